@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# ib_ipoib_cm - outer Makefile (Kbuild reads ./Kbuild for the objects).
+#
+#   make               build ib_ipoib_cm.ko (and softib/softib.ko when softib/ exists)
+#   make KDIR=<dir>    against another 6.1 tree (e.g. the debug kernel from scripts/kernel-build)
+#   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
+#   make check         ELF gate on every C++ object and on the .ko
+#   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
+#   make clean
+# Details: docs/build.md.
+
+# The running kernel's build tree when it has one, else Debian's installed 6.1 headers.
+# Evaluated on first use (and then fixed), so it is resolved after `deps` has run.
+find-kdir = $(or $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),/lib/modules/$(shell uname -r)/build),/usr/src/linux-headers-$(shell $(CURDIR)/scripts/kver 2>/dev/null))
+ifeq ($(KDIR),)
+KDIR = $(eval KDIR := $(find-kdir))$(KDIR)
+endif
+
+# Build with the exact compiler the kernel was built with (first word of its
+# CONFIG_CC_VERSION_TEXT, e.g. gcc-12): Kbuild warns about any other, and cxx.mk pairs g++
+# with it by version.
+KCC = $(firstword $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null))
+
+# pahole 1.24 cannot encode C++ DWARF as BTF; modfinal runs it only when the tree has a
+# vmlinux. Keep the kernel's flags but exclude the C++ units too (g++-12 -std=gnu++20 says
+# DW_LANG_C_plus_plus_14). The script lives in source/ for an O= build tree.
+pahole-flags = $(shell PAHOLE=pahole sh $(firstword $(wildcard $(KDIR)/scripts/pahole-flags.sh $(KDIR)/source/scripts/pahole-flags.sh)) 2>/dev/null | sed 's/--lang_exclude=[^ ]*//')
+pahole-exclude := --lang_exclude=rust,c++,c++03,c++11,c++14
+pahole-arg = $(if $(wildcard $(KDIR)/vmlinux),PAHOLE_FLAGS="$(pahole-flags) $(pahole-exclude)")
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
+
+STRICT_LOG := build/strict.log
+
+.PHONY: all modules clean strict check neg-tests deps help
+
+all modules: deps
+	+$(KMAKE) modules
+
+# Install missing Debian packages (headers, g++ matching gcc) only when something is absent.
+deps:
+	@if [ ! -f "$(KDIR)/Makefile" ] || ! command -v $(subst gcc,g++,$(or $(KCC),gcc-12)) >/dev/null; then \
+		$(CURDIR)/scripts/deps; fi
+
+clean:
+	+$(KMAKE) clean
+	rm -f $(STRICT_LOG)
+
+# Clean rebuild, log kept in a file (a pipe to tee would lose make's status under /bin/sh).
+strict: deps
+	+$(KMAKE) clean >/dev/null
+	@mkdir -p build; rc=0; $(KMAKE) modules > $(STRICT_LOG) 2>&1 || rc=$$?; cat $(STRICT_LOG); \
+	if [ $$rc -ne 0 ]; then echo "strict: build failed ($$rc)"; exit $$rc; fi; \
+	if grep -nE 'warning:|WARNING:|error:|ERROR:' $(STRICT_LOG); then \
+		echo "strict: warnings in the build log (above)"; exit 1; fi; \
+	echo "strict: clean build, no warnings"
+
+check: all
+	@set -e; objs=$$(sed -n 's/^cxx-objs *:\?= *//p' Kbuild); \
+	echo "check: C++ objects: $$objs"; \
+	$(CURDIR)/scripts/check-elf.sh $$objs; \
+	ctors=; grep -q '^CONFIG_KASAN=y' $(KDIR)/.config && ctors=--allow-ctors; \
+	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
+	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"
+
+neg-tests: deps
+	@KDIR=$(KDIR) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh
+
+help:
+	@sed -n '3,10p' Makefile

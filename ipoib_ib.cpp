@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_ib.cpp - which IB ports we bind: the ib_client add/remove entry points, Device and
+// Port bring-up and staged teardown.
+#include "ipoib_cm.h"
+
+namespace ipoib {
+
+Status Port::start()
+{
+	// Nothing failable yet: netdev, QPs and CQs arrive in later stages and unwind here.
+	started_ = true;
+	kstd::log.info("bound %s port %u", dev_.name(), num_);
+	return Status::Ok;
+}
+
+void Port::teardown()
+{
+	if (!kstd::exchange(started_, false))
+		return;
+	kstd::log.info("unbound %s port %u", dev_.name(), num_);
+}
+
+Status Device::start(const PortSelection &sel)
+{
+	const StrView devname(name());
+	for (u32 p = kapi_ib_first_port(ib_); p <= kapi_ib_last_port(ib_); p++) {
+		if (!kapi_ib_port_is_ib(ib_, p)) {
+			IPOIB_DBG(1, "skipping %s port %u: not an InfiniBand port", name(), p);
+			continue;
+		}
+		if (!sel.matches(devname, p)) {
+			IPOIB_DBG(1, "skipping %s port %u: not selected by ports=", name(), p);
+			continue;
+		}
+		auto port = kstd::make_unique<Port>(Gfp::Kernel, *this, p);
+		Status s = port.ok() ? port.value()->start() : port.status();
+		if (!kstd::ok(s)) {
+			kstd::log.err("cannot bind %s port %u: error %d", name(), p, kstd::to_errno(s));
+			teardown();
+			return s;
+		}
+		kstd::SpinGuard g(ports_lock_);
+		ports_.push_back(*port.take().release());
+	}
+	return ports_.empty() ? Status::NotSupported : Status::Ok;
+}
+
+void Device::teardown()
+{
+	// Unpublish each port under the lock, then stop and free it outside (teardown sleeps later).
+	for (;;) {
+		Port *port;
+		{
+			kstd::SpinGuard g(ports_lock_);
+			port = ports_.pop_front();
+		}
+		if (!port)
+			break;
+		port->teardown();
+		delete port;
+	}
+}
+
+Status Driver::add_device(kapi_ib_device *ib, Device *&out)
+{
+	auto dev = kstd::make_unique<Device>(Gfp::Kernel, ib);
+	if (!dev.ok()) {
+		kstd::log.err("cannot allocate state for %s", kapi_ib_device_name(ib));
+		return dev.status();
+	}
+	Status s = dev.value()->start(cfg_.ports);
+	if (!kstd::ok(s))
+		return s;
+	out = dev.take().release();
+	kstd::MutexGuard g(devices_lock_);
+	devices_.push_back(*out);
+	return Status::Ok;
+}
+
+void Driver::remove_device(Device *dev)
+{
+	{
+		kstd::MutexGuard g(devices_lock_);
+		devices_.remove(*dev);
+	}
+	dev->teardown();
+	delete dev;
+}
+
+} // namespace ipoib
+
+using namespace ipoib;
+
+extern "C" int ipoib_core_add_device(void *core, kapi_ib_device *ib, void **ctx) noexcept
+{
+	Device *dev = nullptr;
+	Status s = static_cast<Driver *>(core)->add_device(ib, dev);
+	*ctx = dev;
+	return kstd::to_errno(s);
+}
+
+extern "C" void ipoib_core_remove_device(void *core, kapi_ib_device *, void *ctx) noexcept
+{
+	static_cast<Driver *>(core)->remove_device(static_cast<Device *>(ctx));
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_main.cpp - module load/unload and parameter policy: the C entry points the shim
+// calls, and the Driver's own start/teardown.
+#include "ipoib_cm.h"
+
+namespace ipoib {
+
+constinit int g_debug_level = 0;
+
+namespace {
+
+// The loaded driver; only init and exit touch it (the ib_client gets it as context).
+constinit Driver *g_driver = nullptr;
+
+void log_invalid(const char *param, const char *value, const ParseError &err)
+{
+	kstd::log.err("invalid %s=\"%s\": %s (at offset %zu)", param, value, err.what, err.pos);
+}
+
+} // namespace
+
+Status Config::load(const kapi_params &p)
+{
+	ParseError err;
+	if (!kstd::ok(ports.parse(StrView(p.ports), err))) {
+		log_invalid("ports", p.ports, err);
+		return Status::Invalid;
+	}
+	StrView name(p.ifname);
+	if (!kstd::ok(validate_ifname(name, err)) || !name.copy_to(ifname, sizeof(ifname))) {
+		log_invalid("ifname", p.ifname, err);
+		return Status::Invalid;
+	}
+	if (!kstd::ok(validate_debug_level(p.debug_level, err))) {
+		kstd::log.err("invalid debug_level=%d: %s", p.debug_level, err.what);
+		return Status::Invalid;
+	}
+	debug_level = p.debug_level;
+	return Status::Ok;
+}
+
+Status Driver::start()
+{
+	Status s = kstd::from_errno(kapi_ib_register_client(this));
+	if (!kstd::ok(s)) {
+		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
+		return s;
+	}
+	registered_ = true;
+	return Status::Ok;
+}
+
+void Driver::teardown()
+{
+	// Unregistering calls remove_device() for every device we kept, which unlinks it.
+	if (kstd::exchange(registered_, false))
+		kapi_ib_unregister_client();
+	KSTD_WARN_ON(!devices_.empty());
+}
+
+} // namespace ipoib
+
+using namespace ipoib;
+
+extern "C" int ipoib_core_init(const kapi_params *params) noexcept
+{
+	auto drv = kstd::make_unique<Driver>(Gfp::Kernel);
+	if (!drv.ok()) {
+		kstd::log.err("cannot allocate the driver state");
+		return kstd::to_errno(drv.status());
+	}
+	Status s = drv.value()->config().load(*params);
+	if (!kstd::ok(s))
+		return kstd::to_errno(s);
+	g_debug_level = drv.value()->config().debug_level;
+	s = drv.value()->start();
+	if (!kstd::ok(s)) {
+		drv.value()->teardown();
+		return kstd::to_errno(s);
+	}
+	g_driver = drv.take().release();
+	IPOIB_DBG(1, "loaded: ports=\"%s\" ifname=\"%s\"", params->ports, g_driver->config().ifname);
+	return 0;
+}
+
+extern "C" void ipoib_core_exit(void) noexcept
+{
+	kstd::Unique<Driver> drv(kstd::exchange(g_driver, static_cast<Driver *>(nullptr)));
+	if (drv)
+		drv->teardown();
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_params.cpp - see ipoib_params.h. Every rejection names its reason and offset so the
+// one log line the loader prints is enough to fix the command line.
+#include "ipoib_params.h"
+
+namespace ipoib {
+
+namespace {
+
+constexpr bool is_dev_name_char(char c) { return kstd::is_alnum(c) || c == '_' || c == '-' || c == '.'; }
+
+Status fail(ParseError &err, const char *what, usize pos)
+{
+	err.what = what;
+	err.pos = pos;
+	return Status::Invalid;
+}
+
+// One "name[:port]" entry starting at offset base of the whole value.
+Status parse_entry(StrView entry, usize base, PortSelector &out, ParseError &err)
+{
+	if (entry.empty())
+		return fail(err, "empty entry", base);
+	usize colon = entry.find(':');
+	StrView name = entry.substr(0, colon);
+	if (name.empty())
+		return fail(err, "missing device name", base);
+	if (name.size() >= KAPI_IB_DEVICE_NAME_MAX)
+		return fail(err, "device name too long", base);
+	for (usize i = 0; i < name.size(); i++)
+		if (!is_dev_name_char(name[i]))
+			return fail(err, "invalid character in device name", base + i);
+	if (!name.copy_to(out.dev, sizeof(out.dev)))
+		return fail(err, "device name too long", base);
+	out.port = 0;
+	if (colon == StrView::npos)
+		return Status::Ok;
+	StrView port = entry.substr(colon + 1);
+	if (!kstd::parse_u32(port, PortSelection::kMaxPort, out.port) || out.port == 0)
+		return fail(err, "port must be a number from 1 to 65535", base + colon + 1);
+	return Status::Ok;
+}
+
+} // namespace
+
+bool PortSelection::matches(StrView dev, u32 port) const
+{
+	if (selects_all())
+		return true;
+	for (usize i = 0; i < count_; i++)
+		if (StrView(entries_[i].dev) == dev && (entries_[i].port == 0 || entries_[i].port == port))
+			return true;
+	return false;
+}
+
+Status PortSelection::parse(StrView spec, ParseError &err)
+{
+	count_ = 0;
+	usize start = 0;
+	while (!spec.empty()) {
+		usize comma = spec.find(',', start);
+		usize end = comma == StrView::npos ? spec.size() : comma;
+		if (count_ == kMaxEntries) {
+			count_ = 0;
+			return fail(err, "too many entries (at most 16)", start);
+		}
+		Status s = parse_entry(spec.substr(start, end - start), start, entries_[count_], err);
+		if (!kstd::ok(s)) {
+			count_ = 0;
+			return s;
+		}
+		count_++;
+		if (comma == StrView::npos)
+			break;
+		start = comma + 1;
+	}
+	return Status::Ok;
+}
+
+Status validate_ifname(StrView tmpl, ParseError &err)
+{
+	if (tmpl.empty())
+		return fail(err, "empty name template", 0);
+	if (tmpl.size() >= KAPI_IFNAMSIZ)
+		return fail(err, "longer than 15 characters", KAPI_IFNAMSIZ - 1);
+	if (tmpl == StrView(".") || tmpl == StrView(".."))
+		return fail(err, "\".\" and \"..\" are not device names", 0);
+	usize units = 0;
+	for (usize i = 0; i < tmpl.size(); i++) {
+		char c = tmpl[i];
+		if (c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+		    c == '\f')
+			return fail(err, "'/', ':' and whitespace are not allowed", i);
+		if (c != '%')
+			continue;
+		if (i + 1 >= tmpl.size() || tmpl[i + 1] != 'd')
+			return fail(err, "'%' must be followed by 'd'", i);
+		if (++units > 1)
+			return fail(err, "more than one %d", i);
+		i++;
+	}
+	if (units == 0)
+		return fail(err, "missing %d", 0);
+	return Status::Ok;
+}
+
+Status validate_debug_level(int level, ParseError &err)
+{
+	if (level < 0 || level > kMaxDebugLevel)
+		return fail(err, "must be from 0 to 3", 0);
+	return Status::Ok;
+}
+
+} // namespace ipoib

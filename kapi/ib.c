@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shim: the ib_client and port queries. ib_core calls add/remove for every IB device
+ * (present at registration and hot-plugged later); both go straight to the core, which
+ * decides what to bind.
+ */
+#include <rdma/ib_verbs.h>
+#include "kapi.h"
+
+static void *kapi_ib_core;	/* the core's Driver, set before registration */
+static struct ib_client kapi_ib_client;
+
+static struct ib_device *to_ib(const struct kapi_ib_device *d)
+{
+	return (struct ib_device *)d;
+}
+
+static int kapi_ib_add(struct ib_device *dev)
+{
+	void *ctx = NULL;
+	int ret = ipoib_core_add_device(kapi_ib_core, (struct kapi_ib_device *)dev, &ctx);
+
+	if (ret)
+		return ret;	/* ib_core then never calls remove for this device */
+	ib_set_client_data(dev, &kapi_ib_client, ctx);
+	return 0;
+}
+
+static void kapi_ib_remove(struct ib_device *dev, void *ctx)
+{
+	ipoib_core_remove_device(kapi_ib_core, (struct kapi_ib_device *)dev, ctx);
+}
+
+/* Not "ipoib": that name belongs to the in-tree ib_ipoib, which may be loaded alongside. */
+static struct ib_client kapi_ib_client = {
+	.name = "ib_ipoib_cm",
+	.add = kapi_ib_add,
+	.remove = kapi_ib_remove,
+};
+
+int kapi_ib_register_client(void *core)
+{
+	kapi_ib_core = core;
+	return ib_register_client(&kapi_ib_client);
+}
+
+void kapi_ib_unregister_client(void)
+{
+	ib_unregister_client(&kapi_ib_client);
+	kapi_ib_core = NULL;
+}
+
+const char *kapi_ib_device_name(const struct kapi_ib_device *dev)
+{
+	return dev_name(&to_ib(dev)->dev);
+}
+
+u32 kapi_ib_first_port(const struct kapi_ib_device *dev)
+{
+	return rdma_start_port(to_ib(dev));
+}
+
+u32 kapi_ib_last_port(const struct kapi_ib_device *dev)
+{
+	return rdma_end_port(to_ib(dev));
+}
+
+int kapi_ib_port_is_ib(const struct kapi_ib_device *dev, u32 port)
+{
+	return rdma_protocol_ib(to_ib(dev), port);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shim: spinlocks and mutexes living in C++ objects. One static lock_class_key per
+ * kapi_lock_role: spin_lock_init()/mutex_init() would otherwise give every lock created
+ * here the single class of this call site, and lockdep could not tell roles apart.
+ */
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include "kapi.h"
+
+static struct lock_class_key kapi_lock_keys[KAPI_LOCK_ROLE_COUNT];
+
+static const char *const kapi_lock_names[] = {
+	[KAPI_LOCK_DRIVER_DEVICES] = "ib_ipoib_cm:driver_devices",
+	[KAPI_LOCK_DEVICE_PORTS] = "ib_ipoib_cm:device_ports",
+	[KAPI_LOCK_SELFTEST_A] = "ib_ipoib_cm:selftest_a",
+	[KAPI_LOCK_SELFTEST_B] = "ib_ipoib_cm:selftest_b",
+};
+static_assert(ARRAY_SIZE(kapi_lock_names) == KAPI_LOCK_ROLE_COUNT, "name every lock role");
+
+static spinlock_t *to_spin(struct kapi_spinlock *l)
+{
+	return (spinlock_t *)l;
+}
+
+static struct mutex *to_mutex(struct kapi_mutex *m)
+{
+	return (struct mutex *)m;
+}
+
+void kapi_spin_init(struct kapi_spinlock *l, enum kapi_lock_role role)
+{
+	spin_lock_init(to_spin(l));
+	lockdep_set_class_and_name(to_spin(l), &kapi_lock_keys[role], kapi_lock_names[role]);
+}
+
+void kapi_spin_lock(struct kapi_spinlock *l)
+{
+	spin_lock(to_spin(l));
+}
+
+void kapi_spin_unlock(struct kapi_spinlock *l)
+{
+	spin_unlock(to_spin(l));
+}
+
+void kapi_spin_lock_bh(struct kapi_spinlock *l)
+{
+	spin_lock_bh(to_spin(l));
+}
+
+void kapi_spin_unlock_bh(struct kapi_spinlock *l)
+{
+	spin_unlock_bh(to_spin(l));
+}
+
+unsigned long kapi_spin_lock_irqsave(struct kapi_spinlock *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(to_spin(l), flags);
+	return flags;
+}
+
+void kapi_spin_unlock_irqrestore(struct kapi_spinlock *l, unsigned long flags)
+{
+	spin_unlock_irqrestore(to_spin(l), flags);
+}
+
+void kapi_mutex_init(struct kapi_mutex *m, enum kapi_lock_role role)
+{
+	mutex_init(to_mutex(m));
+	lockdep_set_class_and_name(to_mutex(m), &kapi_lock_keys[role], kapi_lock_names[role]);
+}
+
+void kapi_mutex_destroy(struct kapi_mutex *m)
+{
+	mutex_destroy(to_mutex(m));
+}
+
+void kapi_mutex_lock(struct kapi_mutex *m)
+{
+	mutex_lock(to_mutex(m));
+}
+
+void kapi_mutex_unlock(struct kapi_mutex *m)
+{
+	mutex_unlock(to_mutex(m));
+}
+
+void kapi_might_sleep(void)
+{
+	might_sleep();
+}

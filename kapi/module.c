@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shim: module metadata, parameters and entry points. Parameters are registered here and
+ * handed to the core untouched; the core validates them (one log line, -EINVAL), so the
+ * policy stays in C++. They are read-only (0444): the core reads them once at load.
+ */
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include "kapi.h"
+
+static char *ports = "";
+module_param(ports, charp, 0444);
+MODULE_PARM_DESC(ports, "IB ports to bind: comma-separated ibdev or ibdev:port (e.g. \"mlx5_0:1,softib1\"); empty = every InfiniBand port");
+
+static char *ifname = "ib%d";
+module_param(ifname, charp, 0444);
+MODULE_PARM_DESC(ifname, "netdev name template with exactly one %d (default \"ib%d\")");
+
+static int debug_level;
+module_param(debug_level, int, 0444);
+MODULE_PARM_DESC(debug_level, "debug log verbosity, 0 (off) to 3 (most)");
+
+static int __init kapi_module_init(void)
+{
+	const struct kapi_params params = {
+		.ports = ports,
+		.ifname = ifname,
+		.debug_level = debug_level,
+	};
+
+	return ipoib_core_init(&params);
+}
+
+static void __exit kapi_module_exit(void)
+{
+	ipoib_core_exit();
+}
+
+module_init(kapi_module_init);
+module_exit(kapi_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("ib_ipoib_cm developers");
+MODULE_DESCRIPTION("IP over InfiniBand with connected mode (RFC 4391/4392/4755), restricted C++");

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compile-time proof that what the C++ core believes about the kernel is true for the
+ * kernel being built against: the generated sizes (kapi_sizes.h) and the fixed constants
+ * (kapi_consts.h). Generates no code.
+ */
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+#include "kapi.h"
+
+static_assert(KAPI_SIZEOF_SPINLOCK == sizeof(spinlock_t));
+static_assert(KAPI_ALIGNOF_SPINLOCK == __alignof__(spinlock_t));
+static_assert(KAPI_SIZEOF_MUTEX == sizeof(struct mutex));
+static_assert(KAPI_ALIGNOF_MUTEX == __alignof__(struct mutex));
+static_assert(KAPI_GFP_KERNEL == (__force unsigned int)GFP_KERNEL);
+static_assert(KAPI_GFP_ATOMIC == (__force unsigned int)GFP_ATOMIC);
+static_assert(KAPI_GFP_NOWAIT == (__force unsigned int)GFP_NOWAIT);
+static_assert(KAPI_GFP_ZERO == (__force unsigned int)__GFP_ZERO);
+static_assert(KAPI_GFP_NOWARN == (__force unsigned int)__GFP_NOWARN);
+static_assert(KAPI_KMALLOC_MINALIGN == ARCH_KMALLOC_MINALIGN);
+
+static_assert(KAPI_IFNAMSIZ == IFNAMSIZ);
+static_assert(KAPI_IB_DEVICE_NAME_MAX == IB_DEVICE_NAME_MAX);
+
+static_assert(KAPI_EPERM == EPERM);
+static_assert(KAPI_ENOENT == ENOENT);
+static_assert(KAPI_EIO == EIO);
+static_assert(KAPI_EAGAIN == EAGAIN);
+static_assert(KAPI_ENOMEM == ENOMEM);
+static_assert(KAPI_EBUSY == EBUSY);
+static_assert(KAPI_EEXIST == EEXIST);
+static_assert(KAPI_ENODEV == ENODEV);
+static_assert(KAPI_EINVAL == EINVAL);
+static_assert(KAPI_ENOSPC == ENOSPC);
+static_assert(KAPI_ERANGE == ERANGE);
+static_assert(KAPI_ENAMETOOLONG == ENAMETOOLONG);
+static_assert(KAPI_EOPNOTSUPP == EOPNOTSUPP);
+static_assert(KAPI_ETIMEDOUT == ETIMEDOUT);

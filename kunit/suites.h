@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * suites.h - every test suite, in run order. X(name) names the constinit table
+ * `ktest_suite_<name>` that KTEST_SUITE(name, ...) defines in one of the kunit/test_*.cpp
+ * files. Read by the KUnit glue and by the host runner; scripts/kunit checks that every
+ * KTEST_SUITE in kunit/ is listed here.
+ */
+#define KTEST_SUITES(X)        \
+	X(kstd_list)           \
+	X(kstd_ring)           \
+	X(kstd_refcount)       \
+	X(kstd_status_result)  \
+	X(kstd_unique)         \
+	X(kstd_alloc)          \
+	X(kstd_string)         \
+	X(kstd_lock)           \
+	X(params_ports)        \
+	X(params_ifname)       \
+	X(params_debug_level)  \
+	X(kapi_sizes)

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_params.cpp - the module-parameter parsers (ipoib_params.cpp): ports=, ifname=,
+// debug_level. Valid values, malformed ones, and the edges (empty, trailing comma, port 0,
+// huge numbers, too-long names, too many entries); every rejection names its offset.
+#include "ktest.h"
+#include "ipoib_params.h"
+
+namespace ktest_params {
+
+using ipoib::ParseError;
+using ipoib::PortSelection;
+using kstd::Status;
+using kstd::StrView;
+
+// Expect spec to be rejected at offset pos, with the selection left empty.
+void expect_bad_ports(ktest_ctx *kt, const char *spec, kstd::usize pos)
+{
+	PortSelection sel;
+	ParseError err;
+	// a previous good value must not survive a failed parse
+	ASSERT_OK(sel.parse("seed", err));
+	ASSERT_EQ(sel.size(), 1u);
+	EXPECT_EQ(sel.parse(spec, err), Status::Invalid);
+	EXPECT_NOT_NULL(err.what);
+	EXPECT_EQ(err.pos, pos);
+	EXPECT_EQ(sel.size(), 0u);
+	if (err.pos != pos)
+		ktest_log(kt, "spec \"%s\": %s at %lu", spec, err.what ? err.what : "?", (unsigned long)err.pos);
+}
+
+constinit char g_long[200] = {};
+const char *repeat(char c, int n, const char *tail = "")
+{
+	int i = 0;
+	for (; i < n && i < 150; i++)
+		g_long[i] = c;
+	for (int j = 0; tail[j] && i < 199; j++)
+		g_long[i++] = tail[j];
+	g_long[i] = '\0';
+	return g_long;
+}
+
+KTEST(params_ports, empty_selects_all)
+{
+	PortSelection sel;
+	ParseError err;
+	ASSERT_OK(sel.parse("", err));
+	EXPECT_TRUE(sel.selects_all());
+	EXPECT_EQ(sel.size(), 0u);
+	EXPECT_TRUE(sel.matches("anything", 1));
+	EXPECT_TRUE(sel.matches("mlx5_3", 65535));
+	ASSERT_OK(sel.parse(nullptr, err)); // an unset charp
+	EXPECT_TRUE(sel.selects_all());
+}
+
+KTEST(params_ports, device_only_means_every_port)
+{
+	PortSelection sel;
+	ParseError err;
+	ASSERT_OK(sel.parse("mlx5_0", err));
+	ASSERT_EQ(sel.size(), 1u);
+	EXPECT_STREQ(sel[0].dev, "mlx5_0");
+	EXPECT_EQ(sel[0].port, 0u);
+	EXPECT_TRUE(sel.matches("mlx5_0", 1));
+	EXPECT_TRUE(sel.matches("mlx5_0", 2));
+	EXPECT_FALSE(sel.matches("mlx5_1", 1));
+	EXPECT_FALSE(sel.matches("mlx5_", 1));
+	EXPECT_FALSE(sel.matches("mlx5_00", 1));
+}
+
+KTEST(params_ports, device_and_port)
+{
+	PortSelection sel;
+	ParseError err;
+	ASSERT_OK(sel.parse("softib1:2", err));
+	ASSERT_EQ(sel.size(), 1u);
+	EXPECT_STREQ(sel[0].dev, "softib1");
+	EXPECT_EQ(sel[0].port, 2u);
+	EXPECT_TRUE(sel.matches("softib1", 2));
+	EXPECT_FALSE(sel.matches("softib1", 1));
+	ASSERT_OK(sel.parse("a:65535", err));
+	EXPECT_EQ(sel[0].port, 65535u);
+}
+
+KTEST(params_ports, several_entries)
+{
+	PortSelection sel;
+	ParseError err;
+	ASSERT_OK(sel.parse("mlx5_0:1,softib0,hfi1-x.y:3", err));
+	ASSERT_EQ(sel.size(), 3u);
+	EXPECT_STREQ(sel[0].dev, "mlx5_0");
+	EXPECT_EQ(sel[0].port, 1u);
+	EXPECT_STREQ(sel[1].dev, "softib0");
+	EXPECT_EQ(sel[1].port, 0u);
+	EXPECT_STREQ(sel[2].dev, "hfi1-x.y");
+	EXPECT_EQ(sel[2].port, 3u);
+	EXPECT_TRUE(sel.matches("softib0", 9));
+	EXPECT_TRUE(sel.matches("hfi1-x.y", 3));
+	EXPECT_FALSE(sel.matches("mlx5_0", 2));
+	// a second parse replaces the first
+	ASSERT_OK(sel.parse("x", err));
+	EXPECT_EQ(sel.size(), 1u);
+	EXPECT_FALSE(sel.matches("softib0", 1));
+}
+
+KTEST(params_ports, empty_entries)
+{
+	expect_bad_ports(kt, "a,", 2);  // trailing comma
+	expect_bad_ports(kt, ",a", 0);  // leading comma
+	expect_bad_ports(kt, "a,,b", 2);
+	expect_bad_ports(kt, ",", 0);
+}
+
+KTEST(params_ports, bad_port_numbers)
+{
+	expect_bad_ports(kt, "a:0", 2);
+	expect_bad_ports(kt, "a:", 2);
+	expect_bad_ports(kt, "a:01", 2);
+	expect_bad_ports(kt, "a:65536", 2);
+	expect_bad_ports(kt, "a:4294967297", 2);
+	expect_bad_ports(kt, "a:99999999999999999999999999", 2);
+	expect_bad_ports(kt, "a:-1", 2);
+	expect_bad_ports(kt, "a:+1", 2);
+	expect_bad_ports(kt, "a:1x", 2);
+	expect_bad_ports(kt, "a:1:2", 2);
+	expect_bad_ports(kt, "ok:1,b:0", 7);
+}
+
+KTEST(params_ports, bad_names)
+{
+	expect_bad_ports(kt, ":1", 0);
+	expect_bad_ports(kt, "mlx5 0", 4);
+	expect_bad_ports(kt, "a/b", 1);
+	expect_bad_ports(kt, "x,dev%d", 5);
+	expect_bad_ports(kt, "a\n", 1);
+	expect_bad_ports(kt, " a", 0);
+}
+
+KTEST(params_ports, name_length_limit)
+{
+	PortSelection sel;
+	ParseError err;
+	// IB_DEVICE_NAME_MAX (64) includes the NUL: 63 characters is the longest name.
+	ASSERT_OK(sel.parse(repeat('d', KAPI_IB_DEVICE_NAME_MAX - 1, ":1"), err));
+	EXPECT_EQ(StrView(sel[0].dev).size(), kstd::usize(KAPI_IB_DEVICE_NAME_MAX - 1));
+	EXPECT_EQ(sel[0].port, 1u);
+	expect_bad_ports(kt, repeat('d', KAPI_IB_DEVICE_NAME_MAX), 0);
+	expect_bad_ports(kt, repeat('d', 150, ":1"), 0);
+}
+
+KTEST(params_ports, entry_count_limit)
+{
+	// 16 one-letter entries: "a,a,...,a" (31 chars) is the most; the 17th is rejected at its offset.
+	char spec[64];
+	int n = 0;
+	for (int i = 0; i < 17; i++) {
+		if (i)
+			spec[n++] = ',';
+		spec[n++] = char('a' + i);
+	}
+	spec[n] = '\0';
+	PortSelection sel;
+	ParseError err;
+	EXPECT_EQ(sel.parse(spec, err), Status::Invalid);
+	EXPECT_EQ(err.pos, 32u);
+	EXPECT_EQ(sel.size(), 0u);
+	spec[31] = '\0';
+	ASSERT_OK(sel.parse(spec, err));
+	EXPECT_EQ(sel.size(), PortSelection::kMaxEntries);
+	EXPECT_TRUE(sel.matches("p", 1));
+	EXPECT_FALSE(sel.matches("q", 1));
+}
+
+KTEST_SUITE(params_ports, KTEST_CASE(params_ports, empty_selects_all),
+	    KTEST_CASE(params_ports, device_only_means_every_port), KTEST_CASE(params_ports, device_and_port),
+	    KTEST_CASE(params_ports, several_entries), KTEST_CASE(params_ports, empty_entries),
+	    KTEST_CASE(params_ports, bad_port_numbers), KTEST_CASE(params_ports, bad_names),
+	    KTEST_CASE(params_ports, name_length_limit), KTEST_CASE(params_ports, entry_count_limit));
+
+// ---------------------------------------------------------------- ifname=
+void expect_bad_ifname(ktest_ctx *kt, const char *tmpl, kstd::usize pos)
+{
+	ParseError err;
+	EXPECT_EQ(ipoib::validate_ifname(tmpl, err), Status::Invalid);
+	EXPECT_NOT_NULL(err.what);
+	EXPECT_EQ(err.pos, pos);
+	if (err.pos != pos)
+		ktest_log(kt, "ifname \"%s\": %s at %lu", tmpl, err.what ? err.what : "?", (unsigned long)err.pos);
+}
+
+KTEST(params_ifname, valid)
+{
+	ParseError err;
+	EXPECT_OK(ipoib::validate_ifname("ib%d", err));
+	EXPECT_OK(ipoib::validate_ifname("%d", err));
+	EXPECT_OK(ipoib::validate_ifname("ibcm%d.x", err));
+	EXPECT_OK(ipoib::validate_ifname(repeat('i', KAPI_IFNAMSIZ - 3, "%d"), err)); // 15 chars
+}
+
+KTEST(params_ifname, length)
+{
+	expect_bad_ifname(kt, "", 0);
+	expect_bad_ifname(kt, nullptr, 0);
+	expect_bad_ifname(kt, repeat('i', KAPI_IFNAMSIZ - 2, "%d"), KAPI_IFNAMSIZ - 1); // 16 chars
+	expect_bad_ifname(kt, repeat('i', 150, "%d"), KAPI_IFNAMSIZ - 1);
+}
+
+KTEST(params_ifname, percent_d_exactly_once)
+{
+	expect_bad_ifname(kt, "ib0", 0);
+	expect_bad_ifname(kt, "ib%d%d", 4);
+	expect_bad_ifname(kt, "ib%s", 2);
+	expect_bad_ifname(kt, "ib%", 2);
+	expect_bad_ifname(kt, "ib%%d", 2);
+	expect_bad_ifname(kt, "%dib%x", 4);
+}
+
+KTEST(params_ifname, forbidden_characters)
+{
+	expect_bad_ifname(kt, "ib/%d", 2);
+	expect_bad_ifname(kt, "ib:%d", 2);
+	expect_bad_ifname(kt, "ib %d", 2);
+	expect_bad_ifname(kt, "ib\t%d", 2);
+	expect_bad_ifname(kt, "%d\n", 2);
+	expect_bad_ifname(kt, ".", 0);
+	expect_bad_ifname(kt, "..", 0);
+}
+
+KTEST_SUITE(params_ifname, KTEST_CASE(params_ifname, valid), KTEST_CASE(params_ifname, length),
+	    KTEST_CASE(params_ifname, percent_d_exactly_once), KTEST_CASE(params_ifname, forbidden_characters));
+
+// ---------------------------------------------------------------- debug_level
+KTEST(params_debug_level, range)
+{
+	ParseError err;
+	for (int l = 0; l <= ipoib::kMaxDebugLevel; l++)
+		EXPECT_OK(ipoib::validate_debug_level(l, err));
+	EXPECT_EQ(ipoib::validate_debug_level(-1, err), Status::Invalid);
+	EXPECT_EQ(ipoib::validate_debug_level(ipoib::kMaxDebugLevel + 1, err), Status::Invalid);
+	EXPECT_EQ(ipoib::validate_debug_level(__INT_MAX__, err), Status::Invalid);
+	EXPECT_EQ(ipoib::validate_debug_level(-__INT_MAX__ - 1, err), Status::Invalid);
+	EXPECT_NOT_NULL(err.what);
+}
+
+KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
+
+} // namespace ktest_params

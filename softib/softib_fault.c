@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: fault injection through /sys/kernel/debug/softib/<dev>/fault and
+ * a read-only SA group dump at /sys/kernel/debug/softib/sa_groups.
+ * Every write is one command; a malformed command returns -EINVAL and
+ * changes nothing.  The command set is documented in README.md.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_sa.h>
+#include "softib.h"
+
+static struct dentry *dbg_root;
+
+/* CM attribute names (IBA 12.6): REQ 0x10 ... DREP 0x16 */
+static const struct { const char *name; u16 attr; } cm_attrs[] = {
+	{ "req", 0x10 }, { "mra", 0x11 }, { "rej", 0x12 }, { "rep", 0x13 },
+	{ "rtu", 0x14 }, { "dreq", 0x15 }, { "drep", 0x16 }, { "any", 0 },
+};
+static const struct { const char *name; u16 attr; } sa_attrs[] = {
+	{ "cpi", IB_SA_ATTR_CLASS_PORTINFO }, { "path", IB_SA_ATTR_PATH_REC },
+	{ "mcmember", IB_SA_ATTR_MC_MEMBER_REC }, { "any", 0 },
+};
+
+bool softib_fault_drop_ud(struct softib_port *p)
+{
+	struct softib_dev *sd = p->sdev;
+
+	if (!sd->f_drop_ud)
+		return false;
+	sd->f_drop_ud--;
+	return true;
+}
+
+bool softib_fault_drop_mad(struct softib_port *p, u8 mgmt_class, u16 attr)
+{
+	struct softib_dev *sd = p->sdev;
+
+	if (mgmt_class == IB_MGMT_CLASS_SUBN_ADM && sd->f_drop_sa &&
+	    (!sd->f_drop_sa_attr || sd->f_drop_sa_attr == attr)) {
+		sd->f_drop_sa--;
+		return true;
+	}
+	if (mgmt_class == IB_MGMT_CLASS_CM && sd->f_drop_cm &&
+	    (!sd->f_drop_cm_attr || sd->f_drop_cm_attr == attr)) {
+		sd->f_drop_cm--;
+		return true;
+	}
+	return false;
+}
+
+unsigned int softib_fault_ud_delay_ms(struct softib_port *p)
+{
+	struct softib_dev *sd = p->sdev;
+
+	if (!sd->f_delay_ud)
+		return 0;
+	sd->f_delay_ud--;
+	return sd->f_delay_ms;
+}
+
+static int fault_show(struct seq_file *s, void *unused)
+{
+	struct softib_dev *sd = s->private;
+	struct softib_qp *qp;
+	unsigned long flags, idx;
+	int p;
+
+	spin_lock_irqsave(&softib_lock, flags);
+	if (sd->f_drop_ud)
+		seq_printf(s, "drop_ud %u\n", sd->f_drop_ud);
+	if (sd->f_delay_ud)
+		seq_printf(s, "delay_ud %u %u\n", sd->f_delay_ud, sd->f_delay_ms);
+	if (sd->f_drop_sa)
+		seq_printf(s, "drop_sa 0x%04x %u\n", sd->f_drop_sa_attr, sd->f_drop_sa);
+	if (sd->f_drop_cm)
+		seq_printf(s, "drop_cm 0x%04x %u\n", sd->f_drop_cm_attr, sd->f_drop_cm);
+	xa_for_each(&sd->qps, idx, qp) {
+		if (qp->force_rnr)
+			seq_printf(s, "rnr 0x%x %u\n", qp->qpn, qp->force_rnr);
+		if (qp->vanished)
+			seq_printf(s, "vanish 0x%x\n", qp->qpn);
+	}
+	for (p = 1; p <= softib_ports_per_host; p++)
+		if (sd->ports[p].state != IB_PORT_ACTIVE)
+			seq_printf(s, "port_down %d\n", p);
+	spin_unlock_irqrestore(&softib_lock, flags);
+	return 0;
+}
+
+static int lookup_attr(const char *w, bool cm, u16 *attr)
+{
+	int i;
+
+	if (cm) {
+		for (i = 0; i < ARRAY_SIZE(cm_attrs); i++)
+			if (!strcmp(w, cm_attrs[i].name)) {
+				*attr = cm_attrs[i].attr;
+				return 0;
+			}
+	} else {
+		for (i = 0; i < ARRAY_SIZE(sa_attrs); i++)
+			if (!strcmp(w, sa_attrs[i].name)) {
+				*attr = sa_attrs[i].attr;
+				return 0;
+			}
+	}
+	return kstrtou16(w, 0, attr);
+}
+
+static int parse_port(const char *w)
+{
+	int p;
+
+	if (!w || kstrtoint(w, 0, &p) || p < 1 || p > softib_ports_per_host)
+		return -EINVAL;
+	return p;
+}
+
+/* Must be called in process context: port events sleep. */
+static int run_cmd(struct softib_dev *sd, char *line)
+{
+	char *argv[4] = {};
+	int argc = 0, p;
+	u32 a, b;
+	u16 attr;
+	unsigned long flags, idx;
+	struct softib_qp *qp;
+	char *tok;
+
+	while ((tok = strsep(&line, " \t")) != NULL) {
+		if (!*tok)
+			continue;
+		if (argc == ARRAY_SIZE(argv))
+			return -EINVAL;
+		argv[argc++] = tok;
+	}
+	if (!argc)
+		return -EINVAL;
+
+	if (!strcmp(argv[0], "drop_ud") && argc == 2) {
+		if (kstrtou32(argv[1], 0, &a))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_drop_ud = a;
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "delay_ud") && argc == 3) {
+		if (kstrtou32(argv[1], 0, &a) || kstrtou32(argv[2], 0, &b) || b > 60000)
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_delay_ud = a;
+		sd->f_delay_ms = b;
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if ((!strcmp(argv[0], "drop_sa") || !strcmp(argv[0], "drop_cm")) && argc == 3) {
+		bool cm = argv[0][5] == 'c';
+
+		if (lookup_attr(argv[1], cm, &attr) || kstrtou32(argv[2], 0, &a))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		if (cm) {
+			sd->f_drop_cm_attr = attr;
+			sd->f_drop_cm = a;
+		} else {
+			sd->f_drop_sa_attr = attr;
+			sd->f_drop_sa = a;
+		}
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if ((!strcmp(argv[0], "rnr") && argc == 3) ||
+		   ((!strcmp(argv[0], "qp_err") || !strcmp(argv[0], "vanish")) && argc == 2)) {
+		if (kstrtou32(argv[1], 0, &a))
+			return -EINVAL;
+		b = 0;
+		if (argc == 3 && kstrtou32(argv[2], 0, &b))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		qp = xa_load(&sd->qps, a);
+		if (!qp || qp->dead) {
+			spin_unlock_irqrestore(&softib_lock, flags);
+			return -EINVAL;
+		}
+		if (argv[0][0] == 'r')
+			qp->force_rnr = b;
+		else if (argv[0][0] == 'q')
+			softib_qp_error(qp);
+		else
+			qp->vanished = true;	/* peers now see "no such QP" */
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if ((!strcmp(argv[0], "port_down") || !strcmp(argv[0], "port_up") ||
+		    !strcmp(argv[0], "reregister")) && argc == 2) {
+		p = parse_port(argv[1]);
+		if (p < 0)
+			return -EINVAL;
+		if (argv[0][0] == 'r')
+			softib_port_event(&sd->ports[p], IB_EVENT_CLIENT_REREGISTER);
+		else
+			softib_port_set_state(&sd->ports[p], argv[0][5] == 'u');
+	} else if (!strcmp(argv[0], "clear") && argc == 1) {
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
+		xa_for_each(&sd->qps, idx, qp)
+			qp->force_rnr = 0;
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t fault_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	struct softib_dev *sd = ((struct seq_file *)f->private_data)->private;
+	char buf[96];
+	int err;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (buf[len - 1] == '\n')
+		buf[len - 1] = 0;
+	if (strchr(buf, '\n'))
+		return -EINVAL;		/* one command per write */
+	err = run_cmd(sd, buf);
+	if (err)
+		return err;
+	softib_wire_kick();
+	return len;
+}
+
+static int fault_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, fault_show, inode->i_private);
+}
+
+static const struct file_operations fault_fops = {
+	.owner = THIS_MODULE,
+	.open = fault_open,
+	.read = seq_read,
+	.write = fault_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int sa_groups_show(struct seq_file *s, void *unused)
+{
+	return softib_sa_show(s);
+}
+DEFINE_SHOW_ATTRIBUTE(sa_groups);
+
+void softib_fault_dev_add(struct softib_dev *sd)
+{
+	if (!dbg_root)
+		return;
+	sd->dbg = debugfs_create_dir(dev_name(&sd->ibdev.dev), dbg_root);
+	debugfs_create_file("fault", 0600, sd->dbg, sd, &fault_fops);
+}
+
+int softib_fault_init(void)
+{
+	dbg_root = debugfs_create_dir("softib", NULL);
+	if (IS_ERR(dbg_root))
+		dbg_root = NULL;
+	else
+		debugfs_create_file("sa_groups", 0400, dbg_root, NULL, &sa_groups_fops);
+	return 0;
+}
+
+void softib_fault_exit(void)
+{
+	debugfs_remove_recursive(dbg_root);
+	dbg_root = NULL;
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib: module parameters, the fabric singleton, one ib_device (with a
+ * parent platform device) per simulated host, LID/GUID assignment and port
+ * events.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/debugfs.h>
+#include "softib.h"
+
+int softib_hosts = 2;
+int softib_ports_per_host = 1;
+int softib_srq = 1;
+int softib_time_scale = 1;
+bool softib_retry_immediate;
+u16 softib_pkeys[SOFTIB_MAX_PKEYS];
+int softib_npkeys;
+
+static char *pkeys = "";
+static char *retry_exc = "timed";
+
+module_param_named(hosts, softib_hosts, int, 0444);
+MODULE_PARM_DESC(hosts, "number of simulated hosts (1-16, default 2)");
+module_param_named(ports_per_host, softib_ports_per_host, int, 0444);
+MODULE_PARM_DESC(ports_per_host, "IB ports per host (1-4, default 1)");
+module_param(pkeys, charp, 0444);
+MODULE_PARM_DESC(pkeys, "comma-separated hex P_Keys added after 0xffff");
+module_param_named(srq, softib_srq, int, 0444);
+MODULE_PARM_DESC(srq, "1: support SRQs (default); 0: create_srq returns -EOPNOTSUPP");
+module_param_named(time_scale, softib_time_scale, int, 0444);
+MODULE_PARM_DESC(time_scale, "divide RNR and ACK timeouts by N (1-1000000, default 1)");
+module_param(retry_exc, charp, 0444);
+MODULE_PARM_DESC(retry_exc, "RC peer gone: 'timed' (local ACK timeout x retries) or 'immediate'");
+
+DEFINE_SPINLOCK(softib_lock);
+struct softib_dev *softib_devs[SOFTIB_MAX_HOSTS];
+
+struct softib_port *softib_port_by_lid(u16 lid)
+{
+	int h, p;
+
+	if (lid < 2)
+		return NULL;
+	h = (lid - 2) / softib_ports_per_host;
+	p = (lid - 2) % softib_ports_per_host + 1;
+	if (h >= softib_hosts || !softib_devs[h])
+		return NULL;
+	return &softib_devs[h]->ports[p];
+}
+
+void softib_count(struct softib_port *p, enum softib_cnt c, u64 n)
+{
+	if (p)
+		atomic64_add(n, &p->cnt[c]);
+}
+
+/* Process context only: ib_dispatch_event takes a rwsem. */
+void softib_port_event(struct softib_port *p, enum ib_event_type t)
+{
+	struct ib_event ev = {
+		.device = &p->sdev->ibdev,
+		.element.port_num = p->num,
+		.event = t,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+void softib_port_set_state(struct softib_port *p, bool up)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&softib_lock, flags);
+	p->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	spin_unlock_irqrestore(&softib_lock, flags);
+	softib_port_event(p, up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+}
+
+static int parse_params(void)
+{
+	char *s, *tok, *dup;
+	int err = 0;
+
+	if (softib_hosts < 1 || softib_hosts > SOFTIB_MAX_HOSTS) {
+		pr_err("softib: hosts=%d out of range 1..%d\n", softib_hosts, SOFTIB_MAX_HOSTS);
+		return -EINVAL;
+	}
+	if (softib_ports_per_host < 1 || softib_ports_per_host > SOFTIB_MAX_PORTS) {
+		pr_err("softib: ports_per_host=%d out of range 1..%d\n",
+		       softib_ports_per_host, SOFTIB_MAX_PORTS);
+		return -EINVAL;
+	}
+	if (softib_srq != 0 && softib_srq != 1) {
+		pr_err("softib: srq=%d must be 0 or 1\n", softib_srq);
+		return -EINVAL;
+	}
+	if (softib_time_scale < 1 || softib_time_scale > 1000000) {
+		pr_err("softib: time_scale=%d out of range 1..1000000\n", softib_time_scale);
+		return -EINVAL;
+	}
+	if (!strcmp(retry_exc, "timed")) {
+		softib_retry_immediate = false;
+	} else if (!strcmp(retry_exc, "immediate")) {
+		softib_retry_immediate = true;
+	} else {
+		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
+		return -EINVAL;
+	}
+
+	softib_pkeys[0] = 0xffff;
+	softib_npkeys = 1;
+	if (!pkeys || !*pkeys)
+		return 0;
+	dup = kstrdup(pkeys, GFP_KERNEL);
+	if (!dup)
+		return -ENOMEM;
+	s = dup;
+	while ((tok = strsep(&s, ",")) != NULL) {
+		u16 v;
+
+		if (kstrtou16(tok, 16, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff) {
+			pr_err("softib: pkeys='%s': bad P_Key '%s' (hex, not 0x0000/0x8000/0x7fff/0xffff)\n",
+			       pkeys, tok);
+			err = -EINVAL;
+			break;
+		}
+		if (softib_npkeys == SOFTIB_MAX_PKEYS) {
+			pr_err("softib: pkeys='%s': more than %d P_Keys\n", pkeys,
+			       SOFTIB_MAX_PKEYS - 1);
+			err = -EINVAL;
+			break;
+		}
+		softib_pkeys[softib_npkeys++] = v;
+	}
+	kfree(dup);
+	return err;
+}
+
+static struct softib_dev *softib_add_host(int idx)
+{
+	struct softib_dev *sd;
+	struct platform_device *pdev;
+	int p, err;
+
+	pdev = platform_device_register_simple("softib", idx, NULL, 0);
+	if (IS_ERR(pdev))
+		return ERR_CAST(pdev);
+
+	sd = ib_alloc_device(softib_dev, ibdev);
+	if (!sd) {
+		platform_device_unregister(pdev);
+		return ERR_PTR(-ENOMEM);
+	}
+	sd->pdev = pdev;
+	sd->idx = idx;
+	xa_init_flags(&sd->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	sd->next_qpn = SOFTIB_FIRST_QPN;
+	sd->node_guid = cpu_to_be64(SOFTIB_GUID_BASE + ((u64)idx << 8));
+
+	for (p = 1; p <= softib_ports_per_host; p++) {
+		struct softib_port *sp = &sd->ports[p];
+
+		sp->sdev = sd;
+		sp->num = p;
+		sp->lid = 2 + idx * softib_ports_per_host + (p - 1);
+		sp->guid = cpu_to_be64(SOFTIB_GUID_BASE + ((u64)idx << 8) + p);
+		sp->state = IB_PORT_ACTIVE;
+		memcpy(sp->pkeys, softib_pkeys, sizeof(softib_pkeys));
+		sp->npkeys = softib_npkeys;
+	}
+
+	sd->ibdev.node_type = RDMA_NODE_IB_CA;
+	sd->ibdev.phys_port_cnt = softib_ports_per_host;
+	sd->ibdev.num_comp_vectors = 1;
+	sd->ibdev.local_dma_lkey = 0;
+	sd->ibdev.node_guid = sd->node_guid;
+	sd->ibdev.dev.parent = &pdev->dev;
+	strscpy(sd->ibdev.node_desc, "softib simulated HCA", sizeof(sd->ibdev.node_desc));
+	ib_set_device_ops(&sd->ibdev, &softib_dev_ops);
+
+	softib_devs[idx] = sd;	/* visible to routing before the ports announce */
+	/* dma_device NULL: virtual DMA, sge.addr are kernel VAs (§1.1) */
+	err = ib_register_device(&sd->ibdev, "softib%d", NULL);
+	if (err) {
+		softib_devs[idx] = NULL;
+		ib_dealloc_device(&sd->ibdev);
+		platform_device_unregister(pdev);
+		return ERR_PTR(err);
+	}
+	sd->registered = true;
+	softib_fault_dev_add(sd);
+	/* ib_sa refreshes its SM AH and asks ClassPortInfo on PORT_ACTIVE (§1.4) */
+	for (p = 1; p <= softib_ports_per_host; p++)
+		softib_port_event(&sd->ports[p], IB_EVENT_PORT_ACTIVE);
+	return sd;
+}
+
+static void softib_remove_host(int idx)
+{
+	struct softib_dev *sd = softib_devs[idx];
+	struct platform_device *pdev;
+
+	if (!sd)
+		return;
+	pdev = sd->pdev;
+	debugfs_remove_recursive(sd->dbg);
+	sd->dbg = NULL;
+	ib_unregister_device(&sd->ibdev);
+	softib_devs[idx] = NULL;
+	ib_dealloc_device(&sd->ibdev);
+	platform_device_unregister(pdev);
+}
+
+static int __init softib_init(void)
+{
+	int i, err;
+
+	err = parse_params();
+	if (err)
+		return err;
+	err = softib_wire_init();
+	if (err)
+		return err;
+	err = softib_fault_init();
+	if (err)
+		goto out_wire;
+	for (i = 0; i < softib_hosts; i++) {
+		struct softib_dev *sd = softib_add_host(i);
+
+		if (IS_ERR(sd)) {
+			err = PTR_ERR(sd);
+			pr_err("softib: host %d: %d\n", i, err);
+			goto out_hosts;
+		}
+	}
+	pr_info("softib: %d host(s) x %d port(s), srq=%d, %d P_Key(s), time_scale=%d (RNR/ACK timers divided by %d), retry_exc=%s\n",
+		softib_hosts, softib_ports_per_host, softib_srq, softib_npkeys,
+		softib_time_scale, softib_time_scale,
+		softib_retry_immediate ? "immediate" : "timed");
+	return 0;
+
+out_hosts:
+	while (--i >= 0)
+		softib_remove_host(i);
+	softib_fault_exit();
+out_wire:
+	softib_wire_exit();
+	softib_sa_exit();
+	return err;
+}
+
+static void __exit softib_exit(void)
+{
+	int i;
+
+	for (i = softib_hosts - 1; i >= 0; i--)
+		softib_remove_host(i);
+	softib_fault_exit();
+	softib_wire_exit();
+	softib_sa_exit();
+}
+
+module_init(softib_init);
+module_exit(softib_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("softib: software InfiniBand fabric for IPoIB testing");
+MODULE_AUTHOR("ib_ipoib_cm project");

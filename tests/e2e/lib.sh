@@ -1,0 +1,148 @@
+# Helpers for e2e scenarios (busybox sh, inside the test VM). Source it first:
+#     . /e2e/lib.sh
+# The scenario's stdout is TAP: every helper that reports prints a TAP line; diagnostics go
+# out as "# ..." comment lines. See tests/e2e/README.md.
+
+# ---- real tools, not busybox applets
+# busybox sh runs its own applets (ip, ping, tc, ...) before it searches $PATH, and Debian's
+# busybox `ip` has no netns support. Shell functions win over applets, so these make the plain
+# names mean iproute2/iputils inside scenarios. (A child `sh -c '...'` does not inherit them:
+# there, write /sbin/ip, /usr/bin/ping.)
+ip()    { /usr/sbin/ip "$@"; }
+tc()    { /usr/sbin/tc "$@"; }
+ping()  { /usr/bin/ping "$@"; }
+ping6() { /usr/bin/ping -6 "$@"; }
+
+# ---- TAP
+_tap_n=0
+_tap_planned=0
+_tap_failed=0
+
+# plan N: print the plan up front (or call done_testing at the end instead)
+plan() { _tap_planned=$1; echo "1..$1"; }
+# done_testing: print the plan from the number of tests run (use when N is not known upfront)
+done_testing() { [ "$_tap_planned" = 0 ] && echo "1..$_tap_n"; }
+ok()     { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+not_ok() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
+# skip "description" "reason"
+skip()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP ${2:-}"; }
+# diag text...: TAP comment
+diag()   { echo "$*" | sed 's/^/# /'; }
+# skip_all "reason": the whole scenario does not apply; exits
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# bail "reason": stop now, the run fails
+bail()   { echo "Bail out! $*"; exit 1; }
+# exit status for the end of a scenario: `exit $(tap_status)` (non-zero fails the scenario
+# even if the TAP lines were fine; the host judges the TAP in any case)
+tap_status() { [ "$_tap_failed" = 0 ] && echo 0 || echo 1; }
+
+# check "description" cmd args...: ok if the command succeeds; its output is shown as
+# diagnostics when it fails
+check() {
+    _d=$1; shift
+    _out=$("$@" 2>&1); _rc=$?
+    if [ $_rc = 0 ]; then ok "$_d"; return 0; fi
+    not_ok "$_d"
+    diag "command: $* (exit $_rc)"
+    [ -n "$_out" ] && diag "$_out"
+    return 1
+}
+# check_fail "description" cmd args...: ok if the command FAILS
+check_fail() {
+    _d=$1; shift
+    if _out=$("$@" 2>&1); then
+        not_ok "$_d"; diag "command unexpectedly succeeded: $*"; [ -n "$_out" ] && diag "$_out"
+        return 1
+    fi
+    ok "$_d"
+}
+# check_output "description" PATTERN cmd args...: ok if the command succeeds and its
+# output matches the extended regex PATTERN
+check_output() {
+    _d=$1; _p=$2; shift 2
+    if _out=$("$@" 2>&1) && printf '%s\n' "$_out" | grep -Eq -- "$_p"; then ok "$_d"; return 0; fi
+    not_ok "$_d"; diag "command: $*"; diag "expected /$_p/ in:"; diag "$_out"
+    return 1
+}
+# run cmd...: run a command, echo it and its output as diagnostics, return its status
+run() {
+    diag "\$ $*"
+    _out=$("$@" 2>&1); _rc=$?
+    [ -n "$_out" ] && diag "$_out"
+    return $_rc
+}
+
+# ---- waiting
+# wait_for SECONDS cmd args...: poll every 0.2 s until cmd succeeds; 1 on timeout
+wait_for() {
+    _limit=$(($1 * 5)); shift
+    _i=0
+    while ! "$@" >/dev/null 2>&1; do
+        _i=$((_i + 1))
+        [ $_i -ge $_limit ] && return 1
+        sleep 0.2
+    done
+    return 0
+}
+# has_carrier DEV [NS]: the link has carrier (LOWER_UP)
+has_carrier() {
+    if [ -n "${2:-}" ]; then _l=$(ip -n "$2" -o link show dev "$1" 2>/dev/null)
+    else _l=$(ip -o link show dev "$1" 2>/dev/null); fi
+    case $_l in *LOWER_UP*) return 0 ;; esac
+    return 1
+}
+# wait_carrier DEV [NS] [SECONDS=30]
+wait_carrier() { wait_for "${3:-30}" has_carrier "$1" "${2:-}"; }
+# wait_netdev DEV [NS] [SECONDS=30]: the netdev exists
+wait_netdev() {
+    if [ -n "${2:-}" ]; then wait_for "${3:-30}" ip -n "$2" link show dev "$1"
+    else wait_for "${3:-30}" ip link show dev "$1"; fi
+}
+
+# ---- network namespaces (iproute2; shared RDMA netns mode)
+# ns_create NS...: create namespaces with lo up
+ns_create() { for _ns in "$@"; do ip netns add "$_ns" && ip -n "$_ns" link set lo up || return 1; done; }
+# ns_move DEV NS: move a netdev into a namespace (ipoib netdevs come back to init_net when
+# the namespace is deleted: netns_refund)
+ns_move() { ip link set "$1" netns "$2"; }
+# ns_exec NS cmd...: run a command in a namespace (execvp: real tools, not applets)
+ns_exec() { _ns=$1; shift; ip netns exec "$_ns" "$@"; }
+# ns_ip NS args...: ip -n NS args...
+ns_ip() { _ns=$1; shift; ip -n "$_ns" "$@"; }
+# ns_addr NS DEV ADDR/PREFIX: add the address and bring the device up
+ns_addr() { ip -n "$1" addr add "$3" dev "$2" && ip -n "$1" link set "$2" up; }
+# ns_ping NS ADDR [COUNT=3] [extra ping args]: ping from NS, success if replies came back
+ns_ping() {
+    _ns=$1 _a=$2 _c=${3:-3}
+    if [ $# -ge 3 ]; then shift 3; else shift $#; fi
+    ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 2 "$@" "$_a"
+}
+# ns_delete_all: remove every namespace (the harness also does this after the scenario)
+ns_delete_all() { ip -all netns delete; }
+
+# ---- modules and devices
+module_loaded() { grep -q "^$1 " /proc/modules; }
+# ib_devices: names of registered ib_devices
+ib_devices() { ls /sys/class/infiniband 2>/dev/null; }
+# netdevs_of_type TYPE: netdevs whose /sys/class/net/X/type is TYPE (32 = ARPHRD_INFINIBAND)
+netdevs_of_type() { for _d in /sys/class/net/*; do [ "$(cat "$_d/type" 2>/dev/null)" = "$1" ] && basename "$_d"; done; return 0; }
+ipoib_netdevs() { netdevs_of_type 32; }
+
+# ---- kernel log
+# kmsg TEXT: write a line into the kernel log (to correlate scenario steps with kernel messages)
+kmsg() { echo "e2e: $*" > /dev/kmsg; }
+# dmesg_mark [NAME]: remember the current end of the kernel log
+dmesg_mark() { _dm_mark="e2e-mark ${1:-m}.$$.$(cut -d' ' -f1 /proc/uptime)"; echo "$_dm_mark" > /dev/kmsg; }
+# dmesg_since_mark: kernel log after the last dmesg_mark (all of it if none)
+dmesg_since_mark() {
+    if [ -n "${_dm_mark:-}" ]; then dmesg | sed -n "/$_dm_mark/,\$p" | sed 1d; else dmesg; fi
+}
+# dmesg_has ERE: the kernel log since the mark matches
+dmesg_has() { dmesg_since_mark | grep -Eq -- "$1"; }
+# wait_dmesg SECONDS ERE
+wait_dmesg() { wait_for "$1" dmesg_has "$2"; }
+# E2E_KERNEL_REPORT: the patterns the host fails a run on (same list as scripts/vm-test)
+E2E_KERNEL_REPORT='WARNING:|BUG[: ]|Oops|KASAN|UBSAN|possible circular locking|INFO: |[Cc]orruption|list_(add|del)|memory leak|unreferenced object|blocked for more than|hung_task|Kernel panic|general protection fault|ODEBUG|Call Trace'
+# dmesg_clean: no kernel report since the mark (the harness checks the whole log anyway;
+# this lets a scenario attribute a report to a step)
+dmesg_clean() { ! dmesg_since_mark | grep -Eq -- "$E2E_KERNEL_REPORT"; }

@@ -1,0 +1,8 @@
+#!/bin/sh
+# A non-zero exit must fail, even when every TAP line was ok.
+# timeout: 30
+# expect: fail exit-code
+. /e2e/lib.sh
+plan 1
+ok "fine"
+exit 3

@@ -1,0 +1,9 @@
+#!/bin/sh
+# A KASAN report (debug kernel) must fail the run.
+# load: e2e_selftest uaf=1
+# timeout: 30
+# kernels: debug
+# expect: fail kernel-report
+. /e2e/lib.sh
+plan 1
+check "module loaded (read after free)" module_loaded e2e_selftest

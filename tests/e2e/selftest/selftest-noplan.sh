@@ -1,0 +1,6 @@
+#!/bin/sh
+# TAP with no plan line must fail.
+# timeout: 30
+# expect: fail no-plan
+. /e2e/lib.sh
+ok "a test, but no plan"

@@ -1,0 +1,9 @@
+#!/bin/sh
+# A kernel panic (sysrq crash) must fail the run: no verdict from the VM, Oops in the log.
+# timeout: 30
+# expect: fail vm-died kernel-report
+. /e2e/lib.sh
+plan 1
+ok "about to crash the kernel"
+sleep 0.5
+echo c > /proc/sysrq-trigger

@@ -1,0 +1,3 @@
+// No standard headers exist for module C++.
+// expect: include_new\.cpp:.*fatal error: new: No such file or directory
+#include <new>

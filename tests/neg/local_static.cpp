@@ -1,0 +1,9 @@
+// Function-local static with dynamic initialisation: a racy _ZGV guard byte.
+// expect: check-elf: .*local_static\.o: forbidden symbol _ZGV
+int compute(void);
+int cached(void);
+int cached(void)
+{
+	static int v = compute();
+	return v;
+}

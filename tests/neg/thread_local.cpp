@@ -1,0 +1,4 @@
+// expect: check-elf: .*thread_local\.o: forbidden section \.tbss
+thread_local int counter;
+int bump(void);
+int bump(void) { return ++counter; }

@@ -1,0 +1,7 @@
+// expect: throw\.cpp:.*exception handling disabled
+void fail(int);
+void fail(int x)
+{
+	if (x)
+		throw x;
+}
