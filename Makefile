@@ -7,7 +7,11 @@
 #   make check         ELF gate on every C++ object and on the .ko
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
 #   make clean
-# Details: docs/build.md.
+#   make test          everything CI runs (scripts/make-test); make test-full: more
+#   make kunit         KUnit suites on the debug kernel, in qemu
+#   make e2e E2E=...   e2e scenarios on the stock kernel
+#   make demo          two softib hosts in qemu, IPoIB between them
+# Details: docs/build.md, docs/testing.md.
 
 # The running kernel's build tree when it has one, else Debian's installed 6.1 headers.
 # Evaluated on first use (and then fixed), so it is resolved after `deps` has run.
@@ -32,7 +36,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
 
 STRICT_LOG := build/strict.log
 
-.PHONY: all modules clean strict check neg-tests deps help
+.PHONY: all modules clean strict check neg-tests deps help test test-full kunit e2e demo
 
 all modules: deps
 	+$(KMAKE) modules
@@ -66,5 +70,22 @@ check: all
 neg-tests: deps
 	@KDIR=$(KDIR) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh
 
+# The test tiers (README "Testing"): gates, KUnit on the debug kernel, e2e in qemu.
+test:
+	@$(CURDIR)/scripts/make-test
+
+test-full:
+	@FULL=1 $(CURDIR)/scripts/make-test
+
+kunit:
+	@$(CURDIR)/scripts/kunit
+
+# e2e on the stock kernel; pass scenarios with E2E="name ..." (see tests/e2e/README.md).
+e2e: all
+	@$(CURDIR)/scripts/vm-test --kernel stock $(E2E)
+
+demo:
+	@$(CURDIR)/scripts/demo
+
 help:
-	@sed -n '3,10p' Makefile
+	@sed -n '3,14p' Makefile

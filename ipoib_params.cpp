@@ -7,6 +7,10 @@ namespace ipoib {
 
 namespace {
 
+// The messages below spell these limits out.
+static_assert(PortSelection::kMaxEntries == 16 && PortSelection::kMaxPort == 65535);
+static_assert(kMaxDebugLevel == 3 && KAPI_IFNAMSIZ == 16);
+
 constexpr bool is_dev_name_char(char c) { return kstd::is_alnum(c) || c == '_' || c == '-' || c == '.'; }
 
 Status fail(ParseError &err, const char *what, usize pos)

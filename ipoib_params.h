@@ -52,7 +52,7 @@ private:
 // characters the kernel refuses in netdev names ('/', ':', whitespace), not "." or "..".
 Status validate_ifname(StrView tmpl, ParseError &err);
 
-constexpr int kMaxDebugLevel = 3;
+inline constexpr int kMaxDebugLevel = 3;
 Status validate_debug_level(int level, ParseError &err);
 
 } // namespace ipoib

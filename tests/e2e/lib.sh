@@ -142,7 +142,7 @@ dmesg_has() { dmesg_since_mark | grep -Eq -- "$1"; }
 # wait_dmesg SECONDS ERE
 wait_dmesg() { wait_for "$1" dmesg_has "$2"; }
 # E2E_KERNEL_REPORT: the patterns the host fails a run on (same list as scripts/vm-test)
-E2E_KERNEL_REPORT='WARNING:|BUG[: ]|Oops|KASAN|UBSAN|possible circular locking|INFO: |[Cc]orruption|list_(add|del)|memory leak|unreferenced object|blocked for more than|hung_task|Kernel panic|general protection fault|ODEBUG|Call Trace'
+E2E_KERNEL_REPORT='WARNING:|BUG[: ]|Oops|KASAN|UBSAN|possible circular locking|possible recursive locking|INFO: |[Cc]orruption|blocked for more than|Kernel panic|general protection fault|ODEBUG|Call Trace|soft lockup|hard LOCKUP'
 # dmesg_clean: no kernel report since the mark (the harness checks the whole log anyway;
 # this lets a scenario attribute a report to a step)
 dmesg_clean() { ! dmesg_since_mark | grep -Eq -- "$E2E_KERNEL_REPORT"; }

@@ -26,7 +26,8 @@ ns_addr A ib0 10.0.1.1/24 && ns_addr B ib1 10.0.1.2/24
 ip -n A link set ib0 mtu 65520; ip -n B link set ib1 mtu 65520
 check_output "ib0 mode connected, MTU 65520" 'mtu 65520.*mode connected|mode connected.*' sh -c \
     "/sbin/ip -n A -d link show ib0 | tr '\n' ' '"
-check "carrier on both" sh -c 'true' && wait_carrier ib0 A 60 && wait_carrier ib1 B 60
+both_up() { has_carrier ib0 A && has_carrier ib1 B; }
+check "carrier on both" wait_for 60 both_up
 check "warm-up ping A->B" ns_ping A 10.0.1.2 3
 check "ping -s 60000 A->B" ns_ping A 10.0.1.2 5 -s 60000
 check "ping -s 60000 B->A" ns_ping B 10.0.1.1 5 -s 60000

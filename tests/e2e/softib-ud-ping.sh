@@ -12,7 +12,7 @@
 # kernels: stock debug
 # tier: core
 . /e2e/lib.sh
-plan 22
+plan 23
 
 port=/sys/class/infiniband
 check "two ib_devices softib0 softib1" test "$(ib_devices | tr '\n' ' ')" = "softib0 softib1 "
@@ -41,6 +41,7 @@ check_fail "ping A->B 2017 B with DF is refused locally" ns_ping A 10.0.0.2 1 -s
 check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+check_output "ibstat: Active, Base lid 2, SM lid 1" 'State: Active.*Base lid: 2.*SM lid: 1' sh -c "ibstat softib0 | tr '\\n' ' '"
 check_output "rdma link shows ACTIVE" 'state ACTIVE' rdma link show softib0/1
 check_output "rdma statistic shows tx_packets" 'tx_packets [1-9]' rdma statistic show link softib0/1
 check_output "sa_groups lists the broadcast group" 'ff12:401b:ffff:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups

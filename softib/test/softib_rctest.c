@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softib_rctest: an in-kernel verbs client that drives RC QPs on one softib
+ * device directly (two QPs connected to each other through the fabric) and
+ * prints TAP lines to the kernel log ("softib_rctest: ok N - ...").
+ *
+ * Cases: SEND with 3 SGEs, SEND_WITH_IMM, the RNR matrix (rnr_retry 0/3/7
+ * against a starved receiver, IBA 9.7.5.2.8), too-long message (IBA 10.8.3),
+ * bad work requests, post on an ERR QP (flush), retry-exceeded after the
+ * peer is destroyed, and a raw RC throughput stream.
+ * All work is done at module load; the module stays loaded so the log can be
+ * read and is removed with rmmod.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev = "softib0";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "ib_device to test (default softib0)");
+static int stream_mb = 64;
+module_param(stream_mb, int, 0444);
+MODULE_PARM_DESC(stream_mb, "MiB to stream in the throughput case (default 64)");
+
+#define MSG 65536
+#define DEPTH 64
+
+struct ep {
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	void *buf;
+};
+
+struct ctx {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u16 lid;
+	struct ep a, b;
+};
+
+static int tap_n, tap_fail;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	tap_n++;
+	if (!ok)
+		tap_fail++;
+	pr_info("softib_rctest: %s %d - %pV\n", ok ? "ok" : "not ok", tap_n, &vaf);
+	va_end(args);
+}
+
+static int ep_create(struct ctx *c, struct ep *e)
+{
+	struct ib_cq_init_attr ca = { .cqe = 4 * DEPTH };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+	};
+
+	e->buf = kzalloc(2 * MSG, GFP_KERNEL);
+	if (!e->buf)
+		return -ENOMEM;
+	e->cq = ib_create_cq(c->ibdev, NULL, NULL, NULL, &ca);
+	if (IS_ERR(e->cq))
+		return PTR_ERR(e->cq);
+	qa.send_cq = qa.recv_cq = e->cq;
+	e->qp = ib_create_qp(c->pd, &qa);
+	if (IS_ERR(e->qp)) {
+		int err = PTR_ERR(e->qp);
+
+		e->qp = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void ep_destroy(struct ep *e)
+{
+	if (e->qp && !IS_ERR(e->qp))
+		ib_destroy_qp(e->qp);
+	if (e->cq && !IS_ERR(e->cq))
+		ib_destroy_cq(e->cq);
+	kfree(e->buf);
+	memset(e, 0, sizeof(*e));
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to the peer QP (as ib_cm would do) */
+static int connect(struct ctx *c, struct ep *e, u32 dqpn, u8 min_rnr, u8 rnr_retry)
+{
+	struct ib_qp_attr at = {};
+	int err;
+
+	at.qp_state = IB_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	err = ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IB_QPS_RTR;
+	at.path_mtu = IB_MTU_4096;
+	at.dest_qp_num = dqpn;
+	at.min_rnr_timer = min_rnr;
+	at.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&at.ah_attr, c->lid);
+	rdma_ah_set_port_num(&at.ah_attr, 1);
+	err = ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			   IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IB_QPS_RTS;
+	at.timeout = 14;
+	at.retry_cnt = 1;
+	at.rnr_retry = rnr_retry;
+	return ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int pair_up(struct ctx *c, u8 b_min_rnr, u8 a_rnr_retry)
+{
+	int err = ep_create(c, &c->a) ?: ep_create(c, &c->b);
+
+	if (err)
+		return err;
+	return connect(c, &c->a, c->b.qp->qp_num, 0, a_rnr_retry) ?:
+	       connect(c, &c->b, c->a.qp->qp_num, b_min_rnr, 7);
+}
+
+static void pair_down(struct ctx *c)
+{
+	ep_destroy(&c->a);
+	ep_destroy(&c->b);
+}
+
+/* poll one CQE, waiting up to ms milliseconds; returns 1, or 0 on timeout */
+static int poll1(struct ib_cq *cq, struct ib_wc *wc, int ms)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), ms);
+
+	do {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return 1;
+		usleep_range(200, 400);
+	} while (ktime_before(ktime_get(), end));
+	return 0;
+}
+
+static int post_recv(struct ep *e, u64 id, u32 off, u32 len)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)e->buf + off, .length = len,
+			      .lkey = e->qp->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(e->qp, &wr, NULL);
+}
+
+static int post_send(struct ep *e, u64 id, enum ib_wr_opcode op, struct ib_sge *sge, int n)
+{
+	struct ib_send_wr wr = { .wr_id = id, .opcode = op, .sg_list = sge, .num_sge = n,
+				 .send_flags = IB_SEND_SIGNALED };
+	const struct ib_send_wr *bad;
+
+	if (op == IB_WR_SEND_WITH_IMM)
+		wr.ex.imm_data = cpu_to_be32(0xc0ffee);
+	return ib_post_send(e->qp, &wr, &bad);
+}
+
+static int send_simple(struct ep *e, u64 id, u32 len)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)e->buf, .length = len,
+			      .lkey = e->qp->pd->local_dma_lkey };
+
+	return post_send(e, id, IB_WR_SEND, &sge, 1);
+}
+
+static void case_send(struct ctx *c)
+{
+	struct ib_sge sge[3];
+	struct ib_wc wc;
+	u8 *src, *dst;
+	int i, ok;
+
+	if (pair_up(c, 14, 7)) {
+		tap(false, "SEND: set up QP pair");
+		return;
+	}
+	src = c->a.buf;
+	dst = c->b.buf;
+	for (i = 0; i < 300; i++)
+		src[i] = i * 7;
+	for (i = 0; i < 3; i++) {
+		sge[i].addr = (uintptr_t)src + i * 100;
+		sge[i].length = 100;
+		sge[i].lkey = c->pd->local_dma_lkey;
+	}
+	post_recv(&c->b, 11, 0, 4096);
+	post_send(&c->a, 22, IB_WR_SEND, sge, 3);
+	ok = poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS && wc.wr_id == 11 &&
+	     wc.opcode == IB_WC_RECV && wc.byte_len == 300 && wc.src_qp == c->a.qp->qp_num &&
+	     !memcmp(src, dst, 300);
+	tap(ok, "SEND 3 SGEs: receive CQE len 300, data intact (status %d len %u)",
+	    wc.status, wc.byte_len);
+	ok = poll1(c->a.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS && wc.wr_id == 22;
+	tap(ok, "SEND: send CQE success after placement");
+
+	post_recv(&c->b, 12, 0, 4096);
+	post_send(&c->a, 23, IB_WR_SEND_WITH_IMM, sge, 1);
+	ok = poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS &&
+	     (wc.wc_flags & IB_WC_WITH_IMM) && wc.ex.imm_data == cpu_to_be32(0xc0ffee);
+	tap(ok, "SEND_WITH_IMM: IB_WC_WITH_IMM and imm_data delivered");
+	poll1(c->a.cq, &wc, 2000);
+
+	/* bad work requests fail synchronously like hardware drivers */
+	{
+		struct ib_sge many[5] = {};
+
+		tap(post_send(&c->a, 1, IB_WR_SEND, many, 5) == -EINVAL,
+		    "post_send with 5 SGEs on a max_send_sge=4 QP returns -EINVAL");
+	}
+	/* too long: responder LOC_LEN_ERR, requester REM_INV_REQ_ERR, both to ERR */
+	post_recv(&c->b, 13, 0, 100);
+	send_simple(&c->a, 24, 200);
+	ok = poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_LOC_LEN_ERR && wc.wr_id == 13;
+	tap(ok, "200 B into a 100 B receive: responder IB_WC_LOC_LEN_ERR (got %d)", wc.status);
+	ok = poll1(c->a.cq, &wc, 2000) && wc.status == IB_WC_REM_INV_REQ_ERR && wc.wr_id == 24;
+	tap(ok, "... requester IB_WC_REM_INV_REQ_ERR (got %d)", wc.status);
+	/* posting on an ERR QP completes with FLUSH_ERR */
+	ok = !post_recv(&c->b, 14, 0, 100) && poll1(c->b.cq, &wc, 2000) &&
+	     wc.status == IB_WC_WR_FLUSH_ERR && wc.wr_id == 14;
+	tap(ok, "post_recv on an ERR QP: IB_WC_WR_FLUSH_ERR");
+	ok = !send_simple(&c->a, 25, 10) && poll1(c->a.cq, &wc, 2000) &&
+	     wc.status == IB_WC_WR_FLUSH_ERR && wc.wr_id == 25;
+	tap(ok, "post_send on an ERR QP: IB_WC_WR_FLUSH_ERR");
+	pair_down(c);
+}
+
+/* rnr_retry 0/3/7 against a receiver with no posted receive (IBA 9.7.5.2.8) */
+static void case_rnr(struct ctx *c, u8 rnr_retry)
+{
+	struct ib_wc wc;
+	ktime_t t0;
+	s64 us;
+	int got;
+
+	/* responder min_rnr_timer 22 = 20.48 ms (before time_scale) */
+	if (pair_up(c, 22, rnr_retry)) {
+		tap(false, "RNR rnr_retry=%u: set up QP pair", rnr_retry);
+		return;
+	}
+	t0 = ktime_get();
+	send_simple(&c->a, 30, 64);
+	got = poll1(c->a.cq, &wc, rnr_retry == 7 ? 300 : 3000);
+	us = ktime_us_delta(ktime_get(), t0);
+	if (rnr_retry == 7) {
+		tap(!got, "rnr_retry=7: no completion while starved (%lld us)", us);
+		post_recv(&c->b, 31, 0, 4096);
+		got = poll1(c->a.cq, &wc, 3000);
+		tap(got && wc.status == IB_WC_SUCCESS,
+		    "rnr_retry=7: completes once a receive is posted (status %d)", wc.status);
+	} else {
+		tap(got && wc.status == IB_WC_RNR_RETRY_EXC_ERR,
+		    "rnr_retry=%u: IB_WC_RNR_RETRY_EXC_ERR after %lld us (status %d)",
+		    rnr_retry, us, got ? wc.status : -1);
+		if (got)
+			pr_info("softib_rctest: # rnr_retry=%u elapsed_us=%lld\n", rnr_retry, us);
+	}
+	pair_down(c);
+}
+
+static void case_retry_exc(struct ctx *c)
+{
+	struct ib_wc wc;
+	int got;
+
+	if (pair_up(c, 14, 7)) {
+		tap(false, "retry-exceeded: set up QP pair");
+		return;
+	}
+	ib_destroy_qp(c->b.qp);
+	c->b.qp = NULL;
+	send_simple(&c->a, 40, 64);
+	got = poll1(c->a.cq, &wc, 5000);
+	tap(got && wc.status == IB_WC_RETRY_EXC_ERR,
+	    "peer QP destroyed: IB_WC_RETRY_EXC_ERR (status %d)", got ? wc.status : -1);
+	pair_down(c);
+}
+
+static void case_stream(struct ctx *c)
+{
+	u64 total = (u64)stream_mb << 20, sent = 0, recvd = 0;
+	int posted_s = 0, posted_r = 0, i, err = 0;
+	struct ib_wc wc[16];
+	ktime_t t0;
+	s64 us;
+
+	if (pair_up(c, 14, 7)) {
+		tap(false, "stream: set up QP pair");
+		return;
+	}
+	for (i = 0; i < DEPTH; i++, posted_r++)
+		post_recv(&c->b, i, MSG, MSG);
+	t0 = ktime_get();
+	while (recvd < total && !err) {
+		int n;
+
+		while (posted_s < DEPTH && sent < total) {
+			if (send_simple(&c->a, sent, MSG))
+				break;
+			posted_s++;
+			sent += MSG;
+		}
+		n = ib_poll_cq(c->a.cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IB_WC_SUCCESS)
+				err = wc[i].status;
+			if (wc[i].opcode & IB_WC_RECV) {
+				recvd += wc[i].byte_len;
+				post_recv(&c->b, 0, MSG, MSG);
+			} else {
+				posted_s--;
+			}
+		}
+		n = ib_poll_cq(c->b.cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IB_WC_SUCCESS)
+				err = wc[i].status;
+			recvd += wc[i].byte_len;
+			post_recv(&c->b, 0, MSG, MSG);
+		}
+		if (ktime_ms_delta(ktime_get(), t0) > 60000)
+			err = -ETIMEDOUT;
+		cond_resched();
+	}
+	us = max_t(s64, ktime_us_delta(ktime_get(), t0), 1);
+	tap(!err && recvd >= total, "stream %d MiB of 64 KiB SENDs: %lld MB/s (err %d)",
+	    stream_mb, div64_s64(recvd, us), err);
+	pair_down(c);
+}
+
+static int __init rctest_init(void)
+{
+	struct ib_port_attr pa;
+	struct ctx c = {};
+
+	c.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!c.ibdev) {
+		pr_err("softib_rctest: no ib_device %s\n", dev);
+		return -ENODEV;
+	}
+	if (ib_query_port(c.ibdev, 1, &pa)) {
+		ib_device_put(c.ibdev);
+		return -EIO;
+	}
+	c.lid = pa.lid;
+	c.pd = ib_alloc_pd(c.ibdev, 0);
+	if (IS_ERR(c.pd)) {
+		ib_device_put(c.ibdev);
+		return PTR_ERR(c.pd);
+	}
+	pr_info("softib_rctest: 1..14\n");
+	case_send(&c);
+	case_rnr(&c, 0);
+	case_rnr(&c, 3);
+	case_rnr(&c, 7);
+	case_retry_exc(&c);
+	case_stream(&c);
+	ib_dealloc_pd(c.pd);
+	ib_device_put(c.ibdev);
+	pr_info("softib_rctest: done %d tests, %d failed\n", tap_n, tap_fail);
+	return 0;
+}
+
+static void __exit rctest_exit(void)
+{
+}
+
+module_init(rctest_init);
+module_exit(rctest_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("softib RC verbs test client");

@@ -1,0 +1,64 @@
+#!/bin/sh
+# softib RC fault knobs under in-tree ipoib connected mode (SRQ): forced RNR (ipoib asks
+# rnr_retry 0 -> RNR_RETRY_EXC), qp_err (-> flush + LAST_WQE + drain) and vanish
+# (-> timed RETRY_EXC) on the peer's RC QPs; ipoib reaps and reconnects, pings recover,
+# no "RX drain timing out".
+# load: ib_core
+# load: ib_cm
+# load: softib hosts=2 time_scale=100
+# load: ib_ipoib
+# mem: 1024
+# timeout: 300
+# kernels: stock debug
+# tier: all
+. /e2e/lib.sh
+plan 14
+
+cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+sum() { echo $(( $(cnt softib0 $1) + $(cnt softib1 $1) )); }
+rc_qpns() { rdma resource show qp link "$1/1" | grep 'type RC' | sed -n 's/.*lqpn \([0-9]*\).*/\1/p'; }
+fault_all_rc() { # DEV CMD [ARG]: apply CMD to every RC QP of DEV
+    _n=0
+    for q in $(rc_qpns "$1"); do echo "$2 $q${3:+ $3}" > /sys/kernel/debug/softib/$1/fault && _n=$((_n + 1)); done
+    [ $_n -gt 0 ]
+}
+recovers() { for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+    /sbin/ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 10.0.3.2 >/dev/null && return 0; done; return 1; }
+
+wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+echo connected > /sys/class/net/ib0/mode; echo connected > /sys/class/net/ib1/mode
+ns_create A B
+ns_move ib0 A && ns_move ib1 B
+ns_addr A ib0 10.0.3.1/24 && ns_addr B ib1 10.0.3.2/24
+ip -n A link set ib0 mtu 65520; ip -n B link set ib1 mtu 65520
+wait_carrier ib0 A 60; wait_carrier ib1 B 60
+dmesg_mark rcfaults
+check "connected ping -s 60000" ns_ping A 10.0.3.2 3 -s 60000
+diag "$(rdma resource show qp link softib1/1)"
+check_fail "qp_err on a missing QPN refused" sh -c 'echo "qp_err 0xfffff0" > /sys/kernel/debug/softib/softib1/fault'
+
+r0=$(sum rnr_retry_exceeded)
+check "rnr 1 on softib1's RC QPs" fault_all_rc softib1 rnr 1
+/sbin/ip netns exec A /usr/bin/ping -c 2 -W 2 -s 60000 10.0.3.2 >/dev/null
+check "RNR_RETRY_EXC counted (ipoib asks rnr_retry 0)" test "$(sum rnr_retry_exceeded)" -gt "$r0"
+check "traffic recovers after RNR" recovers
+
+e0=$(sum retry_exceeded); f0=$(sum flushed_wqes)
+check "qp_err on softib1's RC QPs" fault_all_rc softib1 qp_err
+check "flushes counted" test "$(sum flushed_wqes)" -gt "$f0"
+/sbin/ip netns exec A /usr/bin/ping -c 2 -W 2 -s 60000 10.0.3.2 >/dev/null
+check "RETRY_EXC against the ERR peer counted" wait_for 10 sh -c "test \$(( \$(cat /sys/class/infiniband/softib0/ports/1/hw_counters/retry_exceeded) + \$(cat /sys/class/infiniband/softib1/ports/1/hw_counters/retry_exceeded) )) -gt $e0"
+check "traffic recovers after qp_err" recovers
+
+e0=$(sum retry_exceeded)
+check "vanish softib1's RC QPs" fault_all_rc softib1 vanish
+/sbin/ip netns exec A /usr/bin/ping -c 2 -W 2 -s 60000 10.0.3.2 >/dev/null
+check "RETRY_EXC against the vanished peer counted" test "$(sum retry_exceeded)" -gt "$e0"
+check "traffic recovers after vanish" recovers
+check "link down both (drains)" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
+check_fail "no 'RX drain timing out'" dmesg_has 'RX drain timing out'
+check "kernel log clean" dmesg_clean
+diag "$(rdma statistic show link softib0/1)"
+diag "$(rdma statistic show link softib1/1)"
+ns_delete_all
+exit $(tap_status)

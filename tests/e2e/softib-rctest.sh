@@ -1,0 +1,28 @@
+#!/bin/sh
+# softib RC engine driven directly by the softib_rctest verbs client (softib/test): SEND with
+# 3 SGEs, SEND_WITH_IMM, bad WRs, too-long message, flush on ERR, the RNR matrix
+# (rnr_retry 0 -> immediate RNR_RETRY_EXC, 3 -> after 3 RNR timer periods, 7 -> never),
+# retry-exceeded after the peer is destroyed, and a 64 MiB throughput stream.
+# load: ib_core
+# load: softib hosts=1
+# load: softib_rctest
+# mem: 1024
+# timeout: 180
+# kernels: stock debug
+# tier: core
+. /e2e/lib.sh
+plan 6
+
+log() { dmesg | grep 'softib_rctest: '; }
+check_output "client ran 14 cases, 0 failed" 'done 14 tests, 0 failed' log
+check_fail "no 'not ok' line" sh -c "dmesg | grep -q 'softib_rctest: not ok'"
+el() { log | sed -n "s/.*rnr_retry=$1 elapsed_us=\([0-9]*\).*/\1/p"; }
+e0=$(el 0); e3=$(el 3)
+diag "rnr_retry=0: ${e0:-?} us, rnr_retry=3: ${e3:-?} us (RNR timer 22 = 20480 us)"
+check "rnr_retry=0 fails before one RNR timer period" test "${e0:-99999999}" -lt 20480
+check "rnr_retry=3 fails after >= 3 RNR timer periods" test "${e3:-0}" -ge 61440
+check_output "rnr_nak counted" 'rnr_nak [1-9]' rdma statistic show link softib0/1
+check "kernel log clean" dmesg_clean
+diag "$(log)"
+diag "$(rdma statistic show link softib0/1)"
+exit $(tap_status)
