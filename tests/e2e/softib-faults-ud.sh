@@ -35,13 +35,14 @@ check "nothing active after refused commands" test -z "$(cat $F0)"
 d0=$(cnt softib0 drop_fault)
 check "drop_ud 2" wr softib0 "drop_ud 2"
 check_output "fault file lists it" '^drop_ud 2$' cat $F0
-check_output "4 pings: exactly 2 lost" '4 packets transmitted, 2 received' \
-    ns_exec A /usr/bin/ping -c 4 -i 0.3 -W 2 10.0.2.2
+# other UD traffic from host 0 (ARP, IPv6 ND/MLD) may take some of the drops
+check_output "6 pings: at most 2 lost" '6 packets transmitted, [4-6] received' \
+    ns_exec A /usr/bin/ping -c 6 -i 0.3 -W 2 10.0.2.2
 check "drop_fault counted 2" test $(( $(cnt softib0 drop_fault) - d0 )) -eq 2
 check "fault file empty again" test -z "$(cat $F0)"
 
 check "delay_ud 1 1500" wr softib0 "delay_ud 1 1500"
-check_output "ping rtt >= 1500 ms" 'time=(1[5-9]|[2-9])[0-9][0-9][0-9]' \
+check_output "ping rtt >= 1500 ms" 'time=(1[5-9][0-9][0-9]|[2-9][0-9][0-9][0-9])' \
     ns_exec A /usr/bin/ping -c 1 -W 5 10.0.2.2
 
 check "port_down 1 on softib0" wr softib0 "port_down 1"
