@@ -12,6 +12,7 @@
 //   Device::ports_lock_    spinlock  KAPI_LOCK_DEVICE_PORTS    held only to link/unlink/look up
 #pragma once
 
+#include "ipoib_if.h"
 #include "ipoib_params.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
@@ -36,6 +37,8 @@ struct Config {
 	PortSelection ports;
 	char ifname[KAPI_IFNAMSIZ] = {};
 	int debug_level = 0;
+	u32 send_queue_size = 128;
+	u32 recv_queue_size = 256;
 
 	// Validates everything; on failure logs exactly one line naming the parameter.
 	Status load(const kapi_params &params);
@@ -43,10 +46,10 @@ struct Config {
 
 class Device;
 
-// One bound IB port (later: its netdev, UD QP, connections).
+// One bound IB port: its datagram-mode interface (later: connections).
 class Port : public kstd::ListLink<>, kstd::NonCopyable {
 public:
-	Port(Device &dev, u32 num) : dev_(dev), num_(num) {}
+	Port(Device &dev, u32 num, const Config &cfg) : dev_(dev), num_(num), cfg_(cfg) {}
 	~Port() { KSTD_WARN_ON(started_); }
 
 	Status start();
@@ -56,22 +59,26 @@ public:
 private:
 	Device &dev_;
 	u32 num_;
+	const Config &cfg_;
+	kstd::Unique<Interface> if_;
 	bool started_ = false;
 };
 
 // One ib_device with at least one bound port.
 class Device : public kstd::ListLink<>, kstd::NonCopyable {
 public:
-	explicit Device(kapi_ib_device *ib) : ib_(ib), ports_lock_(KAPI_LOCK_DEVICE_PORTS) {}
+	Device(kapi_ib_device *ib, const Config &cfg) : ib_(ib), cfg_(cfg), ports_lock_(KAPI_LOCK_DEVICE_PORTS) {}
 	~Device() { KSTD_WARN_ON(!ports_.empty()); }
 
 	// Binds the selected InfiniBand ports; NotSupported when none is selected.
-	Status start(const PortSelection &sel);
+	Status start();
 	void teardown();
 	const char *name() const { return kapi_ib_device_name(ib_); }
+	kapi_ib_device *ib() const { return ib_; }
 
 private:
 	kapi_ib_device *ib_;
+	const Config &cfg_;
 	kstd::SpinLock ports_lock_;
 	kstd::List<Port> ports_;
 };
@@ -95,6 +102,7 @@ private:
 	kstd::Mutex devices_lock_;
 	kstd::List<Device> devices_;
 	bool registered_ = false;
+	bool sa_registered_ = false;
 };
 
 } // namespace ipoib

@@ -7,9 +7,18 @@ namespace ipoib {
 
 Status Port::start()
 {
-	// Nothing failable yet: netdev, QPs and CQs arrive in later stages and unwind here.
+	auto ifc = kstd::make_unique<Interface>(Gfp::Kernel, dev_.ib(), num_);
+	if (!ifc.ok())
+		return ifc.status();
+	IfConfig ic{cfg_.ifname, cfg_.send_queue_size, cfg_.recv_queue_size};
+	Status s = ifc.value()->start(ic);
+	if (!kstd::ok(s)) {
+		ifc.value()->teardown();
+		return s;
+	}
+	if_ = ifc.take();
 	started_ = true;
-	kstd::log.info("bound %s port %u", dev_.name(), num_);
+	kstd::log.info("bound %s port %u as %s", dev_.name(), num_, if_->name());
 	return Status::Ok;
 }
 
@@ -17,11 +26,16 @@ void Port::teardown()
 {
 	if (!kstd::exchange(started_, false))
 		return;
+	if (if_) {
+		if_->teardown();
+		if_.reset();
+	}
 	kstd::log.info("unbound %s port %u", dev_.name(), num_);
 }
 
-Status Device::start(const PortSelection &sel)
+Status Device::start()
 {
+	const PortSelection &sel = cfg_.ports;
 	const StrView devname(name());
 	for (u32 p = kapi_ib_first_port(ib_); p <= kapi_ib_last_port(ib_); p++) {
 		if (!kapi_ib_port_is_ib(ib_, p)) {
@@ -32,7 +46,7 @@ Status Device::start(const PortSelection &sel)
 			IPOIB_DBG(1, "skipping %s port %u: not selected by ports=", name(), p);
 			continue;
 		}
-		auto port = kstd::make_unique<Port>(Gfp::Kernel, *this, p);
+		auto port = kstd::make_unique<Port>(Gfp::Kernel, *this, p, cfg_);
 		Status s = port.ok() ? port.value()->start() : port.status();
 		if (!kstd::ok(s)) {
 			kstd::log.err("cannot bind %s port %u: error %d", name(), p, kstd::to_errno(s));
@@ -63,12 +77,12 @@ void Device::teardown()
 
 Status Driver::add_device(kapi_ib_device *ib, Device *&out)
 {
-	auto dev = kstd::make_unique<Device>(Gfp::Kernel, ib);
+	auto dev = kstd::make_unique<Device>(Gfp::Kernel, ib, cfg_);
 	if (!dev.ok()) {
 		kstd::log.err("cannot allocate state for %s", kapi_ib_device_name(ib));
 		return dev.status();
 	}
-	Status s = dev.value()->start(cfg_.ports);
+	Status s = dev.value()->start();
 	if (!kstd::ok(s))
 		return s;
 	out = dev.take().release();

@@ -36,11 +36,21 @@ Status Config::load(const kapi_params &p)
 		return Status::Invalid;
 	}
 	debug_level = p.debug_level;
+	// Like the in-tree driver: power of two, within [min, 8192], with one line when changed.
+	bool changed = false;
+	send_queue_size = clamp_queue_size(p.send_queue_size, 128, changed);
+	if (changed)
+		kstd::log.info("send_queue_size=%d adjusted to %u", p.send_queue_size, send_queue_size);
+	recv_queue_size = clamp_queue_size(p.recv_queue_size, 2, changed);
+	if (changed)
+		kstd::log.info("recv_queue_size=%d adjusted to %u", p.recv_queue_size, recv_queue_size);
 	return Status::Ok;
 }
 
 Status Driver::start()
 {
+	kstd::ignore(kstd::from_errno(kapi_sa_register()));
+	sa_registered_ = true;
 	Status s = kstd::from_errno(kapi_ib_register_client(this));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
@@ -55,6 +65,8 @@ void Driver::teardown()
 	// Unregistering calls remove_device() for every device we kept, which unlinks it.
 	if (kstd::exchange(registered_, false))
 		kapi_ib_unregister_client();
+	if (kstd::exchange(sa_registered_, false))
+		kapi_sa_unregister();
 	KSTD_WARN_ON(!devices_.empty());
 }
 

@@ -60,6 +60,8 @@ void kapi_warn(const char *file, int line, const char *what) KAPI_NOEXCEPT;
 enum kapi_lock_role {
 	KAPI_LOCK_DRIVER_DEVICES,	/* mutex: Driver's list of bound IB devices */
 	KAPI_LOCK_DEVICE_PORTS,		/* spinlock: a Device's list of ports (lookups from atomic context) */
+	KAPI_LOCK_IF_PATHS,		/* spinlock (irqsave): an interface's path table and AH reaper list */
+	KAPI_LOCK_IF_MCAST,		/* spinlock (irqsave): an interface's multicast group table */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT
@@ -98,6 +100,8 @@ struct kapi_params {
 	const char *ports;	/* "" = every IB port; else "dev[:port],..." */
 	const char *ifname;	/* netdev name template, one %d */
 	int debug_level;
+	int send_queue_size;	/* UD send ring entries (clamped by the core) */
+	int recv_queue_size;	/* UD receive ring entries (clamped by the core) */
 };
 
 /* ---- entry points the core implements (called only from the shim) ---- */
@@ -110,5 +114,7 @@ void ipoib_core_remove_device(void *core, struct kapi_ib_device *dev, void *ctx)
 #ifdef __cplusplus
 }
 #endif
+
+#include "kapi_ud.h"
 
 #endif /* KAPI_H */

@@ -21,12 +21,22 @@ static int debug_level;
 module_param(debug_level, int, 0444);
 MODULE_PARM_DESC(debug_level, "debug log verbosity, 0 (off) to 3 (most)");
 
+static int send_queue_size = 128;
+module_param(send_queue_size, int, 0444);
+MODULE_PARM_DESC(send_queue_size, "entries in the UD send queue (power of two, 128..8192)");
+
+static int recv_queue_size = 256;
+module_param(recv_queue_size, int, 0444);
+MODULE_PARM_DESC(recv_queue_size, "entries in the UD receive queue (power of two, 2..8192)");
+
 static int __init kapi_module_init(void)
 {
 	const struct kapi_params params = {
 		.ports = ports,
 		.ifname = ifname,
 		.debug_level = debug_level,
+		.send_queue_size = send_queue_size,
+		.recv_queue_size = recv_queue_size,
 	};
 
 	return ipoib_core_init(&params);

@@ -6,6 +6,7 @@
  * KTEST_SUITE in kunit/ is listed here.
  */
 #define KTEST_SUITES(X)        \
+	X(kstd_base)           \
 	X(kstd_list)           \
 	X(kstd_ring)           \
 	X(kstd_refcount)       \

@@ -17,6 +17,22 @@ using namespace kstd;
 // external linkage.
 namespace ktest_kstd {
 
+// ---------------------------------------------------------------- base
+KTEST(kstd_base, warn_on_returns_condition)
+{
+	ktest::WarnCatcher w;
+	int x = 3;
+	EXPECT_FALSE(KSTD_WARN_ON(x == 4));
+	EXPECT_TRUE(KSTD_WARN_ON(x == 3));
+	int evaluated = 0;
+	EXPECT_FALSE(KSTD_WARN_ON(++evaluated == 2)); // evaluated exactly once
+	EXPECT_EQ(evaluated, 1);
+	KSTD_BUG_ON(x != 3); // false: no BUG
+	EXPECT_EQ(w.end(), 1);
+}
+
+KTEST_SUITE(kstd_base, KTEST_CASE(kstd_base, warn_on_returns_condition));
+
 // ---------------------------------------------------------------- list
 struct Item : ListLink<> {
 	explicit Item(int v) : v(v) {}
@@ -220,7 +236,24 @@ KTEST(kstd_ring, owns_move_only_values)
 	EXPECT_EQ(ktest_alloc_live(), 2);
 }
 
+KTEST(kstd_ring, capacity_one_copy_push)
+{
+	Ring<int, 1> r;
+	const int v = 5;
+	EXPECT_TRUE(r.push(v)); // the const T& overload
+	EXPECT_TRUE(r.full());
+	EXPECT_FALSE(r.push(v));
+	int out = 0;
+	for (int i = 0; i < 3; i++) {
+		EXPECT_TRUE(r.pop(out));
+		EXPECT_EQ(out, v + i);
+		EXPECT_TRUE(r.push(v + i + 1));
+	}
+	EXPECT_EQ(r.size(), 1u);
+}
+
 KTEST_SUITE(kstd_ring, KTEST_CASE(kstd_ring, empty), KTEST_CASE(kstd_ring, full_rejects),
+	    KTEST_CASE(kstd_ring, capacity_one_copy_push),
 	    KTEST_CASE(kstd_ring, fifo_across_wraparound), KTEST_CASE(kstd_ring, owns_move_only_values));
 
 // ---------------------------------------------------------------- refcount
@@ -657,6 +690,24 @@ KTEST(kstd_lock, irqsave_guard_restores)
 	EXPECT_FALSE(ktest_spin_is_locked(l.raw()));
 }
 
+KTEST(kstd_lock, nested_irqsave_restores_in_order)
+{
+	SpinLock a(KAPI_LOCK_SELFTEST_A), b(KAPI_LOCK_SELFTEST_B);
+	EXPECT_FALSE(ktest_irqs_disabled());
+	{
+		SpinIrqSaveGuard ga(a);
+		{
+			SpinIrqSaveGuard gb(b);
+			EXPECT_TRUE(ktest_irqs_disabled());
+		}
+		// the inner guard restores the state it found: still disabled
+		EXPECT_TRUE(ktest_irqs_disabled());
+		EXPECT_TRUE(ktest_spin_is_locked(a.raw()));
+		EXPECT_FALSE(ktest_spin_is_locked(b.raw()));
+	}
+	EXPECT_FALSE(ktest_irqs_disabled());
+}
+
 KTEST(kstd_lock, bh_guard)
 {
 	SpinLock l(KAPI_LOCK_SELFTEST_B);
@@ -709,6 +760,7 @@ KTEST(kstd_lock, roles_are_distinct_classes)
 }
 
 KTEST_SUITE(kstd_lock, KTEST_CASE(kstd_lock, spin_guard), KTEST_CASE(kstd_lock, irqsave_guard_restores),
+	    KTEST_CASE(kstd_lock, nested_irqsave_restores_in_order),
 	    KTEST_CASE(kstd_lock, bh_guard), KTEST_CASE(kstd_lock, mutex_guard),
 	    KTEST_CASE(kstd_lock, roles_are_distinct_classes));
 

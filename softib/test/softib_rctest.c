@@ -298,6 +298,108 @@ static void case_retry_exc(struct ctx *c)
 	pair_down(c);
 }
 
+static atomic_t srq_limit_events, last_wqe_events;
+
+static void srq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		atomic_inc(&srq_limit_events);
+}
+
+static void qp_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(&last_wqe_events);
+}
+
+/*
+ * SRQ: receives come from the shared queue, the armed limit fires once
+ * (IBA 10.2.9.3), and an SRQ-attached QP moved to ERR reports
+ * LAST_WQE_REACHED; a drain WR posted after it completes after every
+ * receive CQE of that QP (the ipoib drain rule, docs/softib.md §3.4).
+ */
+static void case_srq(struct ctx *c)
+{
+	struct ib_srq_init_attr sa = {
+		.event_handler = srq_event,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ib_qp_attr at = { .qp_state = IB_QPS_ERR };
+	struct ib_srq_attr lim = { .srq_limit = 2 };
+	struct ib_recv_wr rw = {};
+	struct ib_send_wr dw = { .wr_id = 99, .opcode = IB_WR_SEND };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.event_handler = qp_event,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+	};
+	struct ib_sge sge;
+	struct ib_srq *srq;
+	struct ib_wc wc;
+	int i, ok, last_id = -1;
+
+	if (ep_create(c, &c->a) || ep_create(c, &c->b)) {
+		tap(false, "SRQ: set up");
+		goto out;
+	}
+	srq = ib_create_srq(c->pd, &sa);
+	if (IS_ERR(srq)) {
+		tap(false, "SRQ: create_srq %ld", PTR_ERR(srq));
+		goto out;
+	}
+	/* replace b's QP by one attached to the SRQ */
+	ib_destroy_qp(c->b.qp);
+	qa.send_cq = qa.recv_cq = c->b.cq;
+	qa.srq = srq;
+	c->b.qp = ib_create_qp(c->pd, &qa);
+	if (IS_ERR(c->b.qp) || connect(c, &c->a, c->b.qp->qp_num, 0, 7) ||
+	    connect(c, &c->b, c->a.qp->qp_num, 14, 7)) {
+		tap(false, "SRQ: connect");
+		goto out_srq;
+	}
+	sge.addr = (uintptr_t)c->b.buf;
+	sge.length = 4096;
+	sge.lkey = c->pd->local_dma_lkey;
+	rw.sg_list = &sge;
+	rw.num_sge = 1;
+	for (i = 0; i < 3; i++) {
+		rw.wr_id = 100 + i;
+		ib_post_srq_recv(srq, &rw, NULL);
+	}
+	ib_modify_srq(srq, &lim, IB_SRQ_LIMIT);
+	send_simple(&c->a, 50, 64);
+	send_simple(&c->a, 51, 64);
+	ok = poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS && wc.wr_id == 100 &&
+	     wc.qp == c->b.qp;
+	ok = ok && poll1(c->b.cq, &wc, 2000) && wc.wr_id == 101;
+	tap(ok, "SRQ: two receives taken from the SRQ in order");
+	msleep(100);
+	tap(atomic_read(&srq_limit_events) == 1,
+	    "SRQ: limit 2 armed, 1 WQE left -> one SRQ_LIMIT_REACHED (%d)",
+	    atomic_read(&srq_limit_events));
+	while (poll1(c->a.cq, &wc, 100))
+		;
+	/* more messages in flight, then ERR: LAST_WQE, then a drain WR completes last */
+	send_simple(&c->a, 52, 64);
+	ib_modify_qp(c->b.qp, &at, IB_QP_STATE);
+	for (i = 0; i < 100 && !atomic_read(&last_wqe_events); i++)
+		msleep(10);
+	tap(atomic_read(&last_wqe_events) == 1, "SRQ QP to ERR: IB_EVENT_QP_LAST_WQE_REACHED");
+	ib_post_send(c->b.qp, &dw, NULL);
+	while (poll1(c->b.cq, &wc, 500))
+		last_id = wc.wr_id;
+	tap(last_id == 99, "drain WR's flush CQE is the last CQE of that QP (last wr_id %d)",
+	    last_id);
+out_srq:
+	if (c->b.qp && !IS_ERR(c->b.qp))
+		ib_destroy_qp(c->b.qp);
+	c->b.qp = NULL;
+	ib_destroy_srq(srq);
+out:
+	pair_down(c);
+}
+
 static void case_stream(struct ctx *c)
 {
 	u64 total = (u64)stream_mb << 20, sent = 0, recvd = 0;
@@ -370,12 +472,14 @@ static int __init rctest_init(void)
 		ib_device_put(c.ibdev);
 		return PTR_ERR(c.pd);
 	}
-	pr_info("softib_rctest: 1..14\n");
+	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 18 : 14);
 	case_send(&c);
 	case_rnr(&c, 0);
 	case_rnr(&c, 3);
 	case_rnr(&c, 7);
 	case_retry_exc(&c);
+	if (c.ibdev->attrs.max_srq)
+		case_srq(&c);
 	case_stream(&c);
 	ib_dealloc_pd(c.pd);
 	ib_device_put(c.ibdev);

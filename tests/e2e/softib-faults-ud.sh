@@ -11,7 +11,7 @@
 # kernels: stock debug
 # tier: all
 . /e2e/lib.sh
-plan 22
+plan 23
 
 F0=/sys/kernel/debug/softib/softib0/fault
 cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }

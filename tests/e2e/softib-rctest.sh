@@ -2,7 +2,8 @@
 # softib RC engine driven directly by the softib_rctest verbs client (softib/test): SEND with
 # 3 SGEs, SEND_WITH_IMM, bad WRs, too-long message, flush on ERR, the RNR matrix
 # (rnr_retry 0 -> immediate RNR_RETRY_EXC, 3 -> after 3 RNR timer periods, 7 -> never),
-# retry-exceeded after the peer is destroyed, and a 64 MiB throughput stream.
+# retry-exceeded after the peer is destroyed, SRQ (limit event, LAST_WQE_REACHED, drain WR
+# completes last) and a 64 MiB throughput stream.
 # load: ib_core
 # load: softib hosts=1
 # load: softib_rctest
@@ -14,7 +15,7 @@
 plan 6
 
 log() { dmesg | grep 'softib_rctest: '; }
-check_output "client ran 14 cases, 0 failed" 'done 14 tests, 0 failed' log
+check_output "client ran 18 cases, 0 failed" 'done 18 tests, 0 failed' log
 check_fail "no 'not ok' line" sh -c "dmesg | grep -q 'softib_rctest: not ok'"
 el() { log | sed -n "s/.*rnr_retry=$1 elapsed_us=\([0-9]*\).*/\1/p"; }
 e0=$(el 0); e3=$(el 3)

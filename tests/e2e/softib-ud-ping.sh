@@ -14,6 +14,7 @@
 . /e2e/lib.sh
 plan 23
 
+dmesg_mark udping
 port=/sys/class/infiniband
 check "two ib_devices softib0 softib1" test "$(ib_devices | tr '\n' ' ')" = "softib0 softib1 "
 check_output "softib0 port 1 ACTIVE" '4: ACTIVE' cat $port/softib0/ports/1/state

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_addr.cpp - see ipoib_addr.h. Pure: no kernel calls, no allocation, no logging.
+#include "ipoib_addr.h"
+
+namespace ipoib {
+
+namespace {
+
+void copy(u8 *dst, const u8 *src, usize n)
+{
+	for (usize i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+bool equal(const u8 *a, const u8 *b, usize n)
+{
+	for (usize i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+// Common prefix of every IPoIB MGID: FF | 0001 scope | signature | P_Key (RFC 4391 §4).
+void mgid_prefix(u8 out[kGidLen], u8 scope, u16 signature, u16 pkey)
+{
+	for (usize i = 0; i < kGidLen; i++)
+		out[i] = 0;
+	out[0] = 0xff;
+	out[1] = u8(0x10 | (scope & 0x0f));	// T flag set (transient), scope nibble
+	out[2] = u8(signature >> 8);
+	out[3] = u8(signature);
+	mgid_set_pkey(out, pkey);
+}
+
+} // namespace
+
+HwAddr HwAddr::make(u8 flags, u32 qpn, const u8 *gid)
+{
+	HwAddr a;
+	a.b[0] = flags;
+	a.b[1] = u8(qpn >> 16);
+	a.b[2] = u8(qpn >> 8);
+	a.b[3] = u8(qpn);
+	copy(a.b + 4, gid, kGidLen);
+	return a;
+}
+
+HwAddr HwAddr::from(const u8 *raw)
+{
+	HwAddr a;
+	copy(a.b, raw, kHwAddrLen);
+	return a;
+}
+
+void mgid_set_pkey(u8 mgid[kGidLen], u16 pkey)
+{
+	pkey |= 0x8000;
+	mgid[4] = u8(pkey >> 8);
+	mgid[5] = u8(pkey);
+}
+
+void make_broadcast_mgid(u16 pkey, u8 scope, u8 out[kGidLen])
+{
+	mgid_prefix(out, scope, 0x401b, pkey);
+	out[12] = out[13] = out[14] = out[15] = 0xff;
+}
+
+HwAddr make_broadcast_addr(u16 pkey, u8 scope)
+{
+	u8 mgid[kGidLen];
+	make_broadcast_mgid(pkey, scope, mgid);
+	return HwAddr::make(0, kMulticastQpn, mgid);
+}
+
+bool mgid_is_ipoib(const u8 m[kGidLen])
+{
+	return m[0] == 0xff && (m[1] & 0xf0) == 0x10 && (m[2] == 0x40 || m[2] == 0x60) && m[3] == 0x1b;
+}
+
+void mgid_from_ipv4(u32 group, u16 pkey, u8 scope, u8 out[kGidLen])
+{
+	mgid_prefix(out, scope, 0x401b, pkey);
+	out[12] = u8((group >> 24) & 0x0f);
+	out[13] = u8(group >> 16);
+	out[14] = u8(group >> 8);
+	out[15] = u8(group);
+}
+
+void mgid_from_ipv6(const u8 group[16], u16 pkey, u8 scope, u8 out[kGidLen])
+{
+	mgid_prefix(out, scope, 0x601b, pkey);
+	copy(out + 6, group + 6, 10);
+}
+
+void encap_write(u8 out[kEncapLen], u16 ethertype)
+{
+	out[0] = u8(ethertype >> 8);
+	out[1] = u8(ethertype);
+	out[2] = 0;
+	out[3] = 0;
+}
+
+bool encap_parse(const u8 *data, usize len, u16 &ethertype)
+{
+	if (len < kEncapLen)
+		return false;
+	ethertype = u16((u16(data[0]) << 8) | data[1]);
+	return true;
+}
+
+u32 ib_mtu_bytes(u32 e)
+{
+	return (e >= 1 && e <= 5) ? (128u << e) : 0;
+}
+
+u32 ud_mtu(u32 e)
+{
+	u32 b = ib_mtu_bytes(e);
+	return b ? b - kEncapLen : 0;
+}
+
+u32 clamp_queue_size(int requested, u32 min_size, bool &changed)
+{
+	u32 v = requested < 1 ? 1u : u32(requested);
+	if (v > kMaxQueueSize)
+		v = kMaxQueueSize;
+	u32 p = 1;
+	while (p < v)
+		p <<= 1;
+	if (p < min_size)
+		p = min_size;
+	changed = requested < 0 || u32(requested) != p;
+	return p;
+}
+
+u32 link_speed_mbps(u32 speed, u32 width)
+{
+	u32 lane;
+	switch (speed) {
+	case 1: lane = 2500; break;
+	case 2: lane = 5000; break;
+	case 4:
+	case 8: lane = 10000; break;
+	case 16: lane = 14000; break;
+	case 32: lane = 25000; break;
+	case 64: lane = 50000; break;
+	case 128: lane = 100000; break;
+	default: return 0;
+	}
+	u32 lanes;
+	switch (width) {
+	case 1: lanes = 1; break;
+	case 2: lanes = 4; break;
+	case 4: lanes = 8; break;
+	case 8: lanes = 12; break;
+	case 16: lanes = 2; break;
+	default: return 0;
+	}
+	return lane * lanes;
+}
+
+RxKind classify_rx(const RxInfo &rx, const RxLocal &me)
+{
+	// GRH layout: 8 octets of version/class/flow/length/next/hop, SGID at 8, DGID at 24.
+	const u8 *sgid = rx.has_grh ? rx.grh + 8 : nullptr;
+	const u8 *dgid = rx.has_grh ? rx.grh + 24 : nullptr;
+	if (rx.src_qp == me.qpn && (rx.slid == me.lid || (sgid && equal(sgid, me.gid, kGidLen))))
+		return RxKind::Self;
+	if (!dgid || dgid[0] != 0xff)
+		return RxKind::Host;
+	return equal(dgid, me.bcast_mgid, kGidLen) ? RxKind::Broadcast : RxKind::Multicast;
+}
+
+} // namespace ipoib

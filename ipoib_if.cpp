@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if.cpp - the datagram-mode interface: bring-up and staged teardown, the UD send and
+// receive paths (RFC 4391 §6 encapsulation, §9.1.1 addresses), NAPI, counters, and the C
+// entry points the shim's netdev tables call.
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+namespace {
+
+constexpr u32 kMinSendQueue = 128;	// 2 x the send CQ poll batch of the in-tree driver
+constexpr u32 kMinRecvQueue = 2;
+constexpr u32 kPollBatch = 16;
+constexpr u32 kDefaultMtu = 2044;	// RFC 4391 §7: every implementation supports 2044
+
+} // namespace
+
+void Ah::put()
+{
+	if (ref_.put())
+		owner_.reap_later(this);
+}
+
+void Ah::destroy()
+{
+	if (ah_)
+		kapi_ah_destroy(kstd::exchange(ah_, static_cast<kapi_ah *>(nullptr)));
+}
+
+void Interface::reap_later(Ah *ah)
+{
+	{
+		kstd::SpinIrqSaveGuard g(paths_lock_);
+		dead_ahs_.push_back(*ah);
+	}
+	if (nd_)
+		kapi_netdev_schedule_work(nd_, 0);
+}
+
+void Interface::reap_ahs()
+{
+	for (;;) {
+		Ah *ah;
+		{
+			kstd::SpinIrqSaveGuard g(paths_lock_);
+			ah = dead_ahs_.pop_front();
+		}
+		if (!ah)
+			return;
+		ah->destroy();
+		delete ah;
+	}
+}
+
+// ---- bring-up / teardown ----
+
+Status Interface::start(const IfConfig &cfg)
+{
+	kapi_port_attr attr{};
+	KSTD_TRY(kstd::from_errno(kapi_ib_query_port(ib_, port_, &attr)));
+	KSTD_TRY(kstd::from_errno(kapi_ib_query_pkey(ib_, port_, 0, &pkey_)));
+	KSTD_TRY(kstd::from_errno(kapi_ib_query_gid(ib_, port_, 0, gid_)));
+	lid_ = attr.lid;
+	max_ud_mtu_ = ud_mtu(attr.max_mtu);
+	if (!max_ud_mtu_)
+		return Status::Invalid;
+	pkey_ |= 0x8000;
+	make_broadcast_mgid(pkey_, 2, bcast_mgid_);
+
+	KSTD_TRY(rx_.alloc(cfg.recv_queue_size));
+	KSTD_TRY(tx_.alloc(cfg.send_queue_size));
+
+	kapi_netdev_setup s{};
+	s.name = cfg.ifname;
+	s.dev_port = port_ - 1;
+	s.mtu = kDefaultMtu < max_ud_mtu_ ? kDefaultMtu : max_ud_mtu_;
+	s.max_mtu = max_ud_mtu_;
+	s.tx_queue_len = cfg.send_queue_size * 2;
+	s.hard_header_len = kHardLen;
+	s.addr_len = kHwAddrLen;
+	HwAddr bc = make_broadcast_addr(pkey_, 2);
+	for (usize i = 0; i < kHwAddrLen; i++)
+		s.broadcast[i] = bc.b[i];
+	// dev_addr gets the QPN once the QP exists (below, before register).
+	nd_ = kapi_netdev_alloc(&s, ib_, this);
+	if (!nd_)
+		return Status::NoMem;
+
+	pd_ = kapi_pd_alloc(ib_);
+	if (!pd_)
+		return Status::NoMem;
+	lkey_ = kapi_pd_lkey(pd_);
+	send_cq_ = kapi_cq_create_napi(ib_, nd_, int(tx_.size()));
+	recv_cq_ = kapi_cq_create_napi(ib_, nd_, int(rx_.size()));
+	if (!send_cq_ || !recv_cq_)
+		return Status::NoMem;
+	qp_ = kapi_ud_qp_create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size());
+	if (!qp_)
+		return Status::NoMem;
+	qpn_ = kapi_qp_num(qp_);
+	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, 0, 0)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
+
+	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
+	kapi_netdev_set_dev_addr(nd_, me.b);
+	KSTD_TRY(kstd::from_errno(kapi_netdev_register(nd_)));
+	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
+	registered_ = true;
+	log_.info("UD QPN 0x%06x, P_Key 0x%04x, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_, max_ud_mtu_,
+		  rx_.size(), tx_.size());
+	return Status::Ok;
+}
+
+void Interface::teardown()
+{
+	// 1. unpublish: unregister (runs stop() when up: leaves groups, flushes paths)
+	if (kstd::exchange(registered_, false))
+		kapi_netdev_unregister(nd_);
+	// 2. quiesce: no more work, SA callbacks or completions
+	if (nd_)
+		kapi_netdev_cancel_work(nd_);
+	for (int i = 0; __atomic_load_n(&queries_in_flight_, __ATOMIC_ACQUIRE) > 0; i++) {
+		if (i == 500)
+			log_.warn("still waiting for %d path queries", queries_in_flight_);
+		kapi_msleep(10);
+	}
+	if (qp_) {
+		kstd::ignore(kstd::from_errno(kapi_qp_to_error(qp_)));
+		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
+	}
+	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
+	for (u32 i = 0; i < rx_.size(); i++) {
+		RxSlot &s = rx_[i];
+		if (!s.skb)
+			continue;
+		kapi_dma_unmap(ib_, s.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
+		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
+	}
+	for (; tx_tail_ != tx_head_; tx_tail_++) {
+		TxSlot &s = tx_[tx_tail_ & (tx_.size() - 1)];
+		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
+		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
+		s.ah.reset();
+	}
+	if (send_cq_)
+		kapi_cq_destroy(kstd::exchange(send_cq_, static_cast<kapi_cq *>(nullptr)));
+	if (recv_cq_)
+		kapi_cq_destroy(kstd::exchange(recv_cq_, static_cast<kapi_cq *>(nullptr)));
+	reap_ahs();
+	if (pd_)
+		kapi_pd_free(kstd::exchange(pd_, static_cast<kapi_pd *>(nullptr)));
+	if (nd_)
+		kapi_netdev_free(kstd::exchange(nd_, static_cast<kapi_netdev *>(nullptr)));
+}
+
+Status Interface::open()
+{
+	kapi_port_attr attr{};
+	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
+		lid_ = attr.lid;
+	up_ = true;
+	{
+		auto g = kstd::make_unique<McGroup>(Gfp::Kernel, this);
+		if (!g.ok()) {
+			up_ = false;
+			return Status::NoMem;
+		}
+		McGroup *b = g.take().release();
+		for (usize i = 0; i < kGidLen; i++)
+			b->mgid[i] = bcast_mgid_[i];
+		b->broadcast = true;
+		kstd::SpinIrqSaveGuard l(mcast_lock_);
+		groups_.push_back(*b);
+		bcast_ = b;
+	}
+	kapi_napi_enable(nd_);
+	kapi_netdev_start_queue(nd_);
+	kapi_napi_schedule(nd_);
+	kapi_netdev_schedule_work(nd_, 0);
+	return Status::Ok;
+}
+
+void Interface::stop()
+{
+	up_ = false;
+	carrier_ = false;
+	kapi_netdev_carrier(nd_, 0);
+	kapi_netdev_stop_queue(nd_);
+	kapi_netdev_cancel_work(nd_);
+	mcast_flush();
+	path_flush();
+	kapi_napi_disable(nd_);
+	reap_ahs();
+}
+
+// ---- send path ----
+
+void Interface::drop(kapi_skb *skb, u64 &counter)
+{
+	count(counter);
+	kapi_skb_free(skb);
+}
+
+void Interface::requeue(SkbQueue &q)
+{
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
+}
+
+void Interface::drain(SkbQueue &q)
+{
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_free(skb);
+}
+
+int Interface::header_create(kapi_skb *skb, u16 type, const u8 *daddr)
+{
+	// RFC 4391 §6 header, then the destination (pseudo header) that xmit consumes.
+	encap_write(kapi_skb_push(skb, kEncapLen), type);
+	u8 *p = kapi_skb_push(skb, kPseudoLen);
+	HwAddr dst = daddr ? HwAddr::from(daddr) : make_broadcast_addr(pkey_, 2);
+	for (usize i = 0; i < kPseudoLen; i++)
+		p[i] = dst.b[i];
+	return int(kHardLen);
+}
+
+void Interface::xmit(kapi_skb *skb)
+{
+	if (kapi_skb_len(skb) < kHardLen)
+		return drop(skb, stats_.tx_drop_short);
+	if (!up_)
+		return drop(skb, stats_.tx_drop_not_up);
+	HwAddr dst = HwAddr::from(kapi_skb_data(skb));
+	if (dst.is_multicast()) {
+		u8 mgid[kGidLen];
+		for (usize i = 0; i < kGidLen; i++)
+			mgid[i] = dst.gid()[i];
+		// The P_Key of this link, whatever the neighbour layer filled in (RFC 4391 §4).
+		mgid_set_pkey(mgid, pkey_);
+		send_multicast(skb, mgid);
+	} else {
+		send_unicast(skb, dst);
+	}
+}
+
+// Posts one UD send; skb data starts at the pseudo header, which is stripped here.
+void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
+{
+	kapi_skb_pull(skb, kPseudoLen);
+	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
+		return drop(skb, stats_.tx_drop_linearize);
+	u32 len = kapi_skb_len(skb);
+	if (len > mcast_mtu_ + kEncapLen && len > kapi_netdev_mtu(nd_) + kEncapLen)
+		return drop(skb, stats_.tx_drop_too_big);
+	const u32 size = tx_.size();
+	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size)
+		return drop(skb, stats_.tx_drop_ring_full);
+	TxSlot &slot = tx_[tx_head_ & (size - 1)];
+	if (kapi_dma_map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE, &slot.dma) != 0)
+		return drop(skb, stats_.tx_drop_dma);
+	kapi_ud_send wr{};
+	wr.wr_id = tx_head_ & (size - 1);
+	wr.addr = slot.dma;
+	wr.len = len;
+	wr.remote_qpn = qpn;
+	wr.remote_qkey = qkey;
+	wr.ah = ah->raw();
+	slot.skb = skb;
+	slot.len = len;
+	slot.ah = kstd::move(ah);
+	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
+		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
+		slot.ah.reset();
+		slot.skb = nullptr;
+		return drop(skb, stats_.tx_drop_post);
+	}
+	__atomic_store_n(&tx_head_, tx_head_ + 1, __ATOMIC_RELEASE);
+	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size) {
+		count(stats_.tx_queue_stopped);
+		kapi_netdev_stop_queue(nd_);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) < size)
+			kapi_netdev_wake_queue(nd_);
+	}
+}
+
+void Interface::poll_tx()
+{
+	kapi_wc wc[kPollBatch];
+	const u32 size = tx_.size();
+	u32 done = 0;
+	for (;;) {
+		int n = kapi_cq_poll(send_cq_, wc, int(kPollBatch));
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			// Sends complete in order on one UD QP; the slot is the tail's.
+			TxSlot &s = tx_[u32(wc[i].wr_id) & (size - 1)];
+			if (wc[i].status != 0) {
+				count(stats_.tx_wc_errors);
+				if (wc[i].status != KAPI_WC_WR_FLUSH_ERR)
+					log_.warn("send completion error %u (vendor 0x%x)", wc[i].status, wc[i].vendor_err);
+			} else {
+				count(stats_.tx_packets);
+				count(stats_.tx_bytes, s.len);
+			}
+			kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
+			if (wc[i].status == 0)
+				kapi_skb_consume(s.skb);
+			else
+				kapi_skb_free(s.skb);
+			s.skb = nullptr;
+			s.ah.reset();	// the AH may die now: this send no longer uses it
+			done++;
+		}
+		__atomic_store_n(&tx_tail_, tx_tail_ + u32(n), __ATOMIC_RELEASE);
+		if (u32(n) < kPollBatch)
+			break;
+	}
+	if (!done)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (kapi_netdev_queue_stopped(nd_) && up_ &&
+	    __atomic_load_n(&tx_head_, __ATOMIC_ACQUIRE) - tx_tail_ <= size / 2)
+		kapi_netdev_wake_queue(nd_);
+}
+
+void Interface::tx_timeout()
+{
+	count(stats_.tx_timeouts);
+	log_.warn("transmit timeout: %u sends outstanding", tx_head_ - tx_tail_);
+	kapi_napi_schedule(nd_);
+}
+
+// ---- receive path ----
+
+Status Interface::alloc_rx(RxSlot &slot)
+{
+	kapi_skb *skb = kapi_skb_alloc(nd_, rx_buf_size_, 0, unsigned(Gfp::Atomic));
+	if (!skb)
+		return Status::NoMem;
+	if (kapi_dma_map(ib_, kapi_skb_data(skb), rx_buf_size_, KAPI_DMA_FROM_DEVICE, &slot.dma) != 0) {
+		kapi_skb_free(skb);
+		return Status::NoMem;
+	}
+	slot.skb = skb;
+	return Status::Ok;
+}
+
+// First fill, after the broadcast join fixed the buffer size (GRH area + IB MTU).
+Status Interface::fill_rx()
+{
+	for (u32 i = 0; i < rx_.size(); i++) {
+		KSTD_TRY(alloc_rx(rx_[i]));
+		kapi_recv r{i, rx_[i].dma, rx_buf_size_};
+		if (kapi_post_recv(qp_, lkey_, &r, 1) != 0) {
+			count(stats_.rx_post_errors);
+			return Status::Io;
+		}
+	}
+	return Status::Ok;
+}
+
+int Interface::poll_rx(int budget)
+{
+	kapi_wc wc[kPollBatch];
+	kapi_recv repost[kPollBatch];
+	int done = 0;
+	const u32 mask = rx_.size() - 1;
+	RxLocal me{qpn_, lid_, gid_, bcast_mgid_};
+	while (done < budget) {
+		int want = budget - done < int(kPollBatch) ? budget - done : int(kPollBatch);
+		int n = kapi_cq_poll(recv_cq_, wc, want);
+		if (n <= 0)
+			break;
+		int nrepost = 0;
+		for (int i = 0; i < n; i++) {
+			const u32 idx = u32(wc[i].wr_id) & mask;
+			RxSlot &slot = rx_[idx];
+			if (wc[i].status != 0) {
+				if (wc[i].status == KAPI_WC_WR_FLUSH_ERR) {
+					// QP going down: the buffer stays owned by the slot, freed in teardown.
+					count(stats_.rx_flushed);
+					continue;
+				}
+				count(stats_.rx_wc_errors);
+				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
+				continue;
+			}
+			// Replacement first: if it cannot be had, drop and repost the same buffer.
+			RxSlot fresh;
+			if (!kstd::ok(alloc_rx(fresh))) {
+				count(stats_.rx_drop_nomem);
+				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
+				continue;
+			}
+			kapi_skb *skb = slot.skb;
+			kapi_dma_unmap(ib_, slot.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
+			slot = fresh;
+			repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
+
+			u32 len = wc[i].byte_len;
+			if (len > rx_buf_size_ || len < kGrhLen + kEncapLen) {
+				drop(skb, stats_.rx_drop_short);
+				continue;
+			}
+			kapi_skb_put(skb, len);
+			const u8 *grh = kapi_skb_data(skb);
+			RxInfo info{wc[i].src_qp, wc[i].slid, wc[i].grh != 0, grh};
+			RxKind kind = classify_rx(info, me);
+			if (kind == RxKind::Self) {
+				drop(skb, stats_.rx_drop_self);
+				continue;
+			}
+			// Source address for header_ops->parse: QPN always, GID only with a GRH.
+			u8 src_gid[kGidLen] = {};
+			if (info.has_grh)
+				for (usize k = 0; k < kGidLen; k++)
+					src_gid[k] = grh[8 + k];
+			HwAddr src = HwAddr::make(0, wc[i].src_qp, src_gid);
+			kapi_skb_pull(skb, kGrhLen);
+			u16 type = 0;
+			if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type)) {
+				drop(skb, stats_.rx_drop_short);
+				continue;
+			}
+			u8 *ph = kapi_skb_push(skb, kPseudoLen);
+			for (usize k = 0; k < kPseudoLen; k++)
+				ph[k] = src.b[k];
+			kapi_pkt_type pt = KAPI_PACKET_HOST;
+			if (kind == RxKind::Broadcast) {
+				pt = KAPI_PACKET_BROADCAST;
+				count(stats_.rx_broadcast);
+			} else if (kind == RxKind::Multicast) {
+				pt = KAPI_PACKET_MULTICAST;
+				count(stats_.rx_multicast);
+			}
+			count(stats_.rx_packets);
+			count(stats_.rx_bytes, len - kGrhLen);
+			kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
+		}
+		if (nrepost && kapi_post_recv(qp_, lkey_, repost, nrepost) != 0)
+			count(stats_.rx_post_errors);
+		done += n;
+		if (n < want)
+			break;
+	}
+	return done;
+}
+
+int Interface::poll(int budget)
+{
+	poll_tx();
+	int done = rx_filled_ ? poll_rx(budget) : 0;
+	if (done < budget && kapi_napi_complete_done(nd_, done)) {
+		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
+		int a = kapi_cq_arm(recv_cq_);
+		int b = kapi_cq_arm(send_cq_);
+		if (a > 0 || b > 0)
+			kapi_napi_schedule(nd_);
+	}
+	return done;
+}
+
+Status Interface::change_mtu(u32 mtu)
+{
+	u32 limit = mcast_mtu_ ? mcast_mtu_ : max_ud_mtu_;
+	if (mtu > limit) {
+		log_.warn("MTU %u exceeds the UD MTU %u", mtu, limit);
+		return Status::Invalid;
+	}
+	return Status::Ok;
+}
+
+u32 Interface::speed_mbps()
+{
+	kapi_port_attr a{};
+	if (kapi_ib_query_port(ib_, port_, &a) != 0)
+		return 0;
+	return link_speed_mbps(a.active_speed, a.active_width);
+}
+
+void Interface::work()
+{
+	if (!up_)
+		return;
+	reap_ahs();
+	mcast_work();
+}
+
+} // namespace ipoib
+
+using namespace ipoib;
+
+namespace {
+Interface *ifc(void *core) { return static_cast<Interface *>(core); }
+
+const char *const g_stat_names[] = {
+#define IPOIB_STAT_NAME(n) #n,
+	IPOIB_STATS(IPOIB_STAT_NAME)
+#undef IPOIB_STAT_NAME
+};
+constexpr int kStatCount = int(sizeof(g_stat_names) / sizeof(g_stat_names[0]));
+static_assert(sizeof(Stats) == kStatCount * sizeof(u64));
+} // namespace
+
+extern "C" int ipoib_core_if_open(void *core) noexcept { return kstd::to_errno(ifc(core)->open()); }
+extern "C" int ipoib_core_if_stop(void *core) noexcept
+{
+	ifc(core)->stop();
+	return 0;
+}
+extern "C" int ipoib_core_if_xmit(void *core, kapi_skb *skb) noexcept
+{
+	ifc(core)->xmit(skb);
+	return 0;
+}
+extern "C" void ipoib_core_if_tx_timeout(void *core) noexcept { ifc(core)->tx_timeout(); }
+extern "C" void ipoib_core_if_rx_mode(void *core) noexcept { ifc(core)->rx_mode(); }
+extern "C" int ipoib_core_if_change_mtu(void *core, u32 mtu) noexcept
+{
+	return kstd::to_errno(ifc(core)->change_mtu(mtu));
+}
+extern "C" int ipoib_core_if_poll(void *core, int budget) noexcept { return ifc(core)->poll(budget); }
+extern "C" void ipoib_core_if_work(void *core) noexcept { ifc(core)->work(); }
+extern "C" int ipoib_core_if_header_create(void *core, kapi_skb *skb, u16 type, const u8 *daddr) noexcept
+{
+	return ifc(core)->header_create(skb, type, daddr);
+}
+extern "C" void ipoib_core_if_stats(void *core, kapi_stats64 *o) noexcept
+{
+	Stats &s = ifc(core)->stats();
+	o->rx_packets = read_stat(s.rx_packets);
+	o->tx_packets = read_stat(s.tx_packets);
+	o->rx_bytes = read_stat(s.rx_bytes);
+	o->tx_bytes = read_stat(s.tx_bytes);
+	o->multicast = read_stat(s.rx_multicast) + read_stat(s.rx_broadcast);
+	o->rx_errors = read_stat(s.rx_wc_errors) + read_stat(s.rx_drop_short);
+	o->rx_dropped = read_stat(s.rx_drop_nomem);
+	o->tx_errors = read_stat(s.tx_wc_errors) + read_stat(s.tx_drop_post) + read_stat(s.tx_drop_dma);
+	o->tx_dropped = read_stat(s.tx_drop_short) + read_stat(s.tx_drop_linearize) + read_stat(s.tx_drop_too_big) +
+			read_stat(s.tx_drop_ring_full) + read_stat(s.tx_drop_not_up) +
+			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
+			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
+			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem);
+}
+extern "C" int ipoib_core_if_stat_count(void *) noexcept { return kStatCount; }
+extern "C" const char *ipoib_core_if_stat_name(void *, int i) noexcept
+{
+	return (i >= 0 && i < kStatCount) ? g_stat_names[i] : "";
+}
+extern "C" u64 ipoib_core_if_stat_value(void *core, int i) noexcept
+{
+	if (i < 0 || i >= kStatCount)
+		return 0;
+	return read_stat(reinterpret_cast<const u64 *>(&ifc(core)->stats())[i]);
+}
+extern "C" void ipoib_core_if_ring_sizes(void *core, u32 *tx, u32 *rx, u32 *max) noexcept
+{
+	*tx = ifc(core)->send_size();
+	*rx = ifc(core)->recv_size();
+	*max = kMaxQueueSize;
+}
+extern "C" u32 ipoib_core_if_speed(void *core) noexcept { return ifc(core)->speed_mbps(); }
+extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
+{
+	StrView v(buf, len);
+	while (!v.empty() && (v[v.size() - 1] == '\n' || v[v.size() - 1] == ' '))
+		v = v.substr(0, v.size() - 1);
+	if (v == StrView("datagram"))
+		return 0;
+	if (v == StrView("connected")) {
+		ifc(core)->log().warn("connected mode is not implemented yet; staying in datagram mode");
+		return -KAPI_EINVAL;
+	}
+	return -KAPI_EINVAL;
+}
+extern "C" int ipoib_core_if_umcast(void *core) noexcept { return ifc(core)->umcast(); }
+extern "C" void ipoib_core_if_set_umcast(void *core, int on) noexcept { ifc(core)->set_umcast(on != 0); }
+extern "C" u16 ipoib_core_if_pkey(void *core) noexcept { return ifc(core)->pkey(); }

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if.h - the datagram-mode IPoIB interface (RFC 4391) of one bound IB port: its
+// netdev, PD, CQs, UD QP, receive and send rings, multicast groups and path cache.
+//
+// Ownership (each kernel resource has one owner; staged teardown in Interface::teardown):
+//   Interface -> Netdev (net_device + NAPI + work)  -> Pd -> Cq x2 -> Qp
+//             -> RxSlot[] (skb + DMA mapping), TxSlot[] (skb + DMA mapping + Ref<Ah>)
+//             -> McGroup list (SA membership, Ref<Ah>, bounded skb queue)
+//             -> Path list (SA query, Ref<Ah>, bounded skb queue)
+//             -> dead Ah list (destroyed in process context after the last send completed)
+//
+// Locking order (outer first), each its own lockdep class:
+//   netif tx lock (xmit)  ->  Interface::mcast_lock_ (KAPI_LOCK_IF_MCAST, irqsave)
+//                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
+//   mcast_lock_ and paths_lock_ are never held together. Neither is held across a call that
+//   sleeps or re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking).
+#pragma once
+
+#include "ipoib_addr.h"
+#include "kstd/lock.h"
+#include "kstd/list.h"
+#include "kstd/log.h"
+#include "kstd/refcount.h"
+#include "kstd/string.h"
+#include "kstd/ring.h"
+#include "kstd/unique.h"
+
+namespace ipoib {
+
+using kstd::Gfp;
+using kstd::Status;
+using kstd::StrView;
+
+class Interface;
+
+// Interface counters; every drop has its own (ethtool -S lists them in this order).
+#define IPOIB_STATS(X)                                                                  \
+	X(rx_packets) X(rx_bytes) X(tx_packets) X(tx_bytes)                             \
+	X(rx_broadcast) X(rx_multicast)                                                 \
+	X(rx_drop_self) X(rx_drop_short) X(rx_drop_nomem) X(rx_wc_errors) X(rx_flushed) \
+	X(rx_post_errors)                                                               \
+	X(tx_drop_short) X(tx_drop_linearize) X(tx_drop_too_big) X(tx_drop_ring_full)   \
+	X(tx_drop_dma) X(tx_drop_post) X(tx_drop_not_up)                                \
+	X(tx_drop_path_queue_full) X(tx_drop_path_failed) X(tx_drop_path_nomem)         \
+	X(tx_drop_mcast_queue_full) X(tx_drop_mcast_failed) X(tx_drop_mcast_nomem)      \
+	X(tx_wc_errors) X(tx_timeouts) X(tx_queue_stopped)                              \
+	X(path_queries) X(path_query_errors) X(path_ah_errors)                          \
+	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
+	X(mcast_ah_errors)
+
+struct Stats {
+#define IPOIB_STAT_FIELD(n) u64 n = 0;
+	IPOIB_STATS(IPOIB_STAT_FIELD)
+#undef IPOIB_STAT_FIELD
+};
+
+inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
+
+// Fixed-size array owner (new[] with a GFP, delete[] on destruction).
+template <typename T> class Array : kstd::NonCopyable {
+public:
+	Array() = default;
+	~Array() { delete[] p_; }
+	Status alloc(u32 n)
+	{
+		p_ = new (Gfp::Kernel) T[n];
+		if (!p_)
+			return Status::NoMem;
+		n_ = n;
+		return Status::Ok;
+	}
+	T &operator[](u32 i) { return p_[i]; }
+	u32 size() const { return n_; }
+
+private:
+	T *p_ = nullptr;
+	u32 n_ = 0;
+};
+
+// An address handle. Counted: each path/group holds one, each posted send one; the last
+// put hands it to the interface's reaper, which destroys it in process context.
+class Ah : public kstd::ListLink<>, kstd::NonCopyable {
+public:
+	Ah(Interface &owner, kapi_ah *ah) : owner_(owner), ah_(ah) {}
+	~Ah() { KSTD_WARN_ON(ah_ != nullptr); }
+	void get() { ref_.get(); }
+	void put();
+	kapi_ah *raw() const { return ah_; }
+	void destroy();	// process context, from the reaper
+
+private:
+	Interface &owner_;
+	kapi_ah *ah_;
+	kstd::RefCount ref_{1};
+};
+using AhRef = kstd::Ref<Ah>;
+
+// Up to this many packets wait per unresolved path / unjoined group (RFC 4391 §10 sends
+// after the join; the in-tree driver also queues a few).
+inline constexpr u32 kPendingQueue = 4;
+using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;
+
+struct McGroup : kstd::ListLink<>, kstd::NonCopyable {
+	enum class State { Idle, Joining, Joined, Failed };
+	explicit McGroup(Interface *o) : owner(o) {}
+	Interface *owner;
+	u8 mgid[kGidLen] = {};
+	kapi_mcast *mc = nullptr;
+	State state = State::Idle;
+	bool broadcast = false;
+	bool sendonly = false;	// joined because we send to it, not in the netdev's list
+	bool wanted = true;	// still in the netdev's multicast list (full members)
+	bool attached = false;
+	u16 mlid = 0;
+	u32 qkey = 0;
+	u32 backoff_ms = 0;
+	u64 retry_at = 0;
+	AhRef ah;
+	SkbQueue queue;
+};
+
+struct Path : kstd::ListLink<>, kstd::NonCopyable {
+	Path(Interface &o) : owner(o) {}
+	Interface &owner;
+	u8 gid[kGidLen] = {};
+	AhRef ah;
+	u16 dlid = 0;
+	bool querying = false;
+	bool dead = false;	// unlinked by a flush; the query callback only drops its ref
+	int query_id = -1;
+	void *query = nullptr;
+	SkbQueue queue;
+	kstd::RefCount ref{1};	// the table's; a query in flight holds another
+	void get() { ref.get(); }
+	void put();
+};
+
+struct RxSlot {
+	kapi_skb *skb = nullptr;
+	u64 dma = 0;
+};
+
+struct TxSlot {
+	kapi_skb *skb = nullptr;
+	u64 dma = 0;
+	u32 len = 0;
+	AhRef ah;
+};
+
+struct IfConfig {
+	const char *ifname;
+	u32 send_queue_size;
+	u32 recv_queue_size;
+};
+
+class Interface : kstd::NonCopyable {
+public:
+	Interface(kapi_ib_device *ib, u32 port)
+		: ib_(ib), port_(port), mcast_lock_(KAPI_LOCK_IF_MCAST), paths_lock_(KAPI_LOCK_IF_PATHS)
+	{
+	}
+	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
+
+	Status start(const IfConfig &cfg);
+	void teardown();
+
+	// net_device_ops / header_ops / ethtool / sysfs (entry points in ipoib_if.cpp)
+	Status open();
+	void stop();
+	void xmit(kapi_skb *skb);
+	void tx_timeout();
+	void rx_mode() { kapi_netdev_schedule_work(nd_, 0); }
+	Status change_mtu(u32 mtu);
+	int poll(int budget);
+	void work();
+	int header_create(kapi_skb *skb, u16 type, const u8 *daddr);
+	Stats &stats() { return stats_; }
+	u32 send_size() const { return tx_.size(); }
+	u32 recv_size() const { return rx_.size(); }
+	u32 speed_mbps();
+	u16 pkey() const { return pkey_; }
+	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
+	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
+	const char *name() const { return kapi_netdev_name(nd_); }
+	kstd::Logger &log() { return log_; }
+
+	// SA callbacks
+	int join_done(McGroup &g, kapi_mcast *mc, int status);
+	void path_done(Path &p, int status, kapi_path *rec, u16 dlid);
+
+	// AH reaper
+	void reap_later(Ah *ah);
+
+private:
+	// datapath
+	void send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey);
+	void send_unicast(kapi_skb *skb, const HwAddr &dst);
+	void send_multicast(kapi_skb *skb, const u8 *mgid);
+	void poll_tx();
+	int poll_rx(int budget);
+	Status fill_rx();
+	Status alloc_rx(RxSlot &slot);
+	void drop(kapi_skb *skb, u64 &counter);
+	static void requeue(SkbQueue &q);
+	static void drain(SkbQueue &q);
+	// multicast (ipoib_mcast.cpp)
+	McGroup *find_group(const u8 *mgid);
+	void mcast_work();
+	void join(McGroup &g);
+	void leave(McGroup &g);
+	void mcast_flush();
+	void mcast_sync_list();
+	// paths (ipoib_path.cpp)
+	Path *find_path(const u8 *gid);
+	void path_flush();
+	void reap_ahs();
+
+	kapi_ib_device *ib_;
+	u32 port_;
+	kapi_netdev *nd_ = nullptr;
+	kapi_pd *pd_ = nullptr;
+	kapi_cq *send_cq_ = nullptr;
+	kapi_cq *recv_cq_ = nullptr;
+	kapi_qp *qp_ = nullptr;
+	u32 lkey_ = 0;
+	u32 qpn_ = 0;
+	u16 pkey_ = 0xffff;
+	u32 lid_ = 0;
+	u8 gid_[kGidLen] = {};
+	u8 bcast_mgid_[kGidLen] = {};
+	u32 qkey_ = 0;
+	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
+	u32 max_ud_mtu_ = 0;
+	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
+	u32 rx_buf_size_ = 0;
+	bool rx_filled_ = false;
+	bool up_ = false;
+	bool umcast_ = false;
+	bool carrier_ = false;
+	bool mtu_pending_ = false;
+	bool registered_ = false;
+
+	Array<RxSlot> rx_;
+	Array<TxSlot> tx_;
+	u32 tx_head_ = 0;	// producer: xmit under the netif tx lock
+	u32 tx_tail_ = 0;	// consumer: NAPI
+
+	kstd::SpinLock mcast_lock_;
+	kstd::List<McGroup> groups_;
+	McGroup *bcast_ = nullptr;
+	kstd::SpinLock paths_lock_;
+	kstd::List<Path> paths_;
+	kstd::List<Ah> dead_ahs_;
+	int queries_in_flight_ = 0;
+
+	Stats stats_;
+	char log_prefix_[KAPI_IFNAMSIZ] = {};
+	kstd::Logger log_{log_prefix_};
+};
+
+} // namespace ipoib

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_path.cpp - unicast resolution: the destination GID of a 20-octet address needs an
+// SA PathRecord (LID, SL, rate: RFC 4391 §9.1.2) before a UD send can go out. One Path per
+// GID with its AH; packets wait in a bounded queue while the query runs (drops counted).
+// AHs are counted, so one replaced or flushed here lives until its last send completed.
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+namespace {
+
+constexpr unsigned kPathQueryTimeoutMs = 1000;
+
+bool same_gid16(const u8 *a, const u8 *b)
+{
+	for (usize i = 0; i < kGidLen; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+} // namespace
+
+void Path::put()
+{
+	if (!ref.put())
+		return;
+	ah.reset();
+	kapi_skb *skb;
+	while (queue.pop(skb))
+		kapi_skb_free(skb);
+	delete this;
+}
+
+Path *Interface::find_path(const u8 *gid)
+{
+	for (Path &p : paths_)
+		if (same_gid16(p.gid, gid))
+			return &p;
+	return nullptr;
+}
+
+void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
+{
+	AhRef ah;
+	Path *query = nullptr;
+	u64 *dropped = nullptr;
+	{
+		kstd::SpinIrqSaveGuard l(paths_lock_);
+		Path *p = find_path(dst.gid());
+		if (!p) {
+			p = new (Gfp::Atomic) Path(*this);
+			if (p) {
+				for (usize i = 0; i < kGidLen; i++)
+					p->gid[i] = dst.gid()[i];
+				paths_.push_back(*p);
+			}
+		}
+		if (!p) {
+			dropped = &stats_.tx_drop_path_nomem;
+		} else if (p->ah) {
+			ah = AhRef::acquire(p->ah.get());
+		} else if (!p->queue.push(skb)) {
+			dropped = &stats_.tx_drop_path_queue_full;
+		} else if (!p->querying) {
+			p->querying = true;
+			p->get();	// the query's reference
+			__atomic_fetch_add(&queries_in_flight_, 1, __ATOMIC_RELAXED);
+			query = p;
+		}
+	}
+	if (dropped)
+		return drop(skb, *dropped);
+	if (ah)
+		return send(skb, kstd::move(ah), dst.qpn(), qkey_);
+	if (!query)
+		return;
+	count(stats_.path_queries);
+	void *q = nullptr;
+	int id = kapi_sa_path_query(ib_, port_, query->gid, gid_, pkey_, kPathQueryTimeoutMs, query, &q);
+	if (id < 0) {
+		path_done(*query, id, nullptr, 0);
+		return;
+	}
+	kstd::SpinIrqSaveGuard l(paths_lock_);
+	if (query->querying) {
+		query->query_id = id;
+		query->query = q;
+	}
+}
+
+void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
+{
+	AhRef ah;
+	if (status == 0 && rec) {
+		kapi_ah *kah = kapi_ah_create_path(pd_, port_, rec);
+		Ah *a = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
+		if (kah && !a)
+			kapi_ah_destroy(kah);
+		if (a)
+			ah = AhRef::adopt(a);
+		else
+			count(stats_.path_ah_errors);
+	} else {
+		count(stats_.path_query_errors);
+	}
+	SkbQueue pending;
+	bool resolved = false;
+	{
+		kstd::SpinIrqSaveGuard l(paths_lock_);
+		p.querying = false;
+		p.query = nullptr;
+		p.query_id = -1;
+		if (!p.dead && ah) {
+			p.ah = kstd::move(ah);
+			p.dlid = dlid;
+			resolved = true;
+		}
+		kapi_skb *skb;
+		while (p.queue.pop(skb))
+			if (!pending.push(skb))
+				kapi_skb_free(skb);
+	}
+	if (resolved) {
+		requeue(pending);
+	} else {
+		kapi_skb *skb;
+		while (pending.pop(skb))
+			drop(skb, stats_.tx_drop_path_failed);
+	}
+	ah.reset();
+	p.put();
+	__atomic_fetch_sub(&queries_in_flight_, 1, __ATOMIC_RELEASE);
+}
+
+void Interface::path_flush()
+{
+	for (;;) {
+		Path *p;
+		int id = -1;
+		void *q = nullptr;
+		SkbQueue pending;
+		{
+			kstd::SpinIrqSaveGuard l(paths_lock_);
+			p = paths_.pop_front();
+			if (!p)
+				break;
+			p->dead = true;
+			if (p->querying) {
+				id = p->query_id;
+				q = p->query;
+			}
+			kapi_skb *skb;
+			while (p->queue.pop(skb))
+				if (!pending.push(skb))
+					kapi_skb_free(skb);
+		}
+		if (q)
+			kapi_sa_cancel(id, q);
+		kapi_skb *skb;
+		while (pending.pop(skb))
+			drop(skb, stats_.tx_drop_path_failed);
+		p->put();
+	}
+}
+
+} // namespace ipoib
+
+extern "C" void ipoib_core_path_done(void *ctx, int status, kapi_path *rec, kstd::u16 dlid) noexcept
+{
+	auto *p = static_cast<ipoib::Path *>(ctx);
+	p->owner.path_done(*p, status, rec, dlid);
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shim: verbs for the datagram path - port queries, PD, CQs that schedule a netdev's NAPI,
+ * the UD QP and its state transitions, multicast attach, batched post/poll, AHs, DMA.
+ * One kernel call per function (post and poll take arrays so the hot path crosses the
+ * boundary once per batch); no policy.
+ */
+#include <linux/err.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_sa.h>
+#include <rdma/ib_verbs.h>
+#include "kapi.h"
+
+static struct ib_device *to_ib(const struct kapi_ib_device *d)
+{
+	return (struct ib_device *)d;
+}
+
+int kapi_ib_query_port(struct kapi_ib_device *dev, u32 port, struct kapi_port_attr *out)
+{
+	struct ib_port_attr a;
+	int ret = ib_query_port(to_ib(dev), port, &a);
+
+	if (ret)
+		return ret;
+	out->state = a.state;
+	out->lid = a.lid;
+	out->sm_lid = a.sm_lid;
+	out->max_mtu = a.max_mtu;
+	out->active_mtu = a.active_mtu;
+	out->active_speed = a.active_speed;
+	out->active_width = a.active_width;
+	return 0;
+}
+
+int kapi_ib_query_pkey(struct kapi_ib_device *dev, u32 port, u16 index, u16 *pkey)
+{
+	return ib_query_pkey(to_ib(dev), port, index, pkey);
+}
+
+int kapi_ib_find_pkey(struct kapi_ib_device *dev, u32 port, u16 pkey, u16 *index)
+{
+	return ib_find_pkey(to_ib(dev), port, pkey, index);
+}
+
+int kapi_ib_query_gid(struct kapi_ib_device *dev, u32 port, int index, u8 gid[16])
+{
+	union ib_gid g;
+	int ret = rdma_query_gid(to_ib(dev), port, index, &g);
+
+	if (!ret)
+		memcpy(gid, g.raw, 16);
+	return ret;
+}
+
+/* ---- PD ---- */
+struct kapi_pd *kapi_pd_alloc(struct kapi_ib_device *ib)
+{
+	struct ib_pd *pd = ib_alloc_pd(to_ib(ib), 0);
+
+	return IS_ERR(pd) ? NULL : (struct kapi_pd *)pd;
+}
+
+void kapi_pd_free(struct kapi_pd *pd)
+{
+	ib_dealloc_pd((struct ib_pd *)pd);
+}
+
+u32 kapi_pd_lkey(const struct kapi_pd *pd)
+{
+	return ((const struct ib_pd *)pd)->local_dma_lkey;
+}
+
+/* ---- CQ ---- */
+static void kapi_cq_comp(struct ib_cq *cq, void *ctx)
+{
+	kapi_napi_schedule(ctx);
+}
+
+struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries)
+{
+	struct ib_cq_init_attr attr = { .cqe = entries };
+	struct ib_cq *cq = ib_create_cq(to_ib(ib), kapi_cq_comp, NULL, nd, &attr);
+
+	return IS_ERR(cq) ? NULL : (struct kapi_cq *)cq;
+}
+
+void kapi_cq_destroy(struct kapi_cq *cq)
+{
+	ib_destroy_cq((struct ib_cq *)cq);
+}
+
+int kapi_cq_arm(struct kapi_cq *cq)
+{
+	return ib_req_notify_cq((struct ib_cq *)cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+}
+
+#define KAPI_POLL_BATCH 16
+
+int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *out, int n)
+{
+	struct ib_wc wc[KAPI_POLL_BATCH];
+	int got = 0, i, ret;
+
+	while (got < n) {
+		ret = ib_poll_cq((struct ib_cq *)cq, min(n - got, KAPI_POLL_BATCH), wc);
+		if (ret < 0)
+			return got ? got : ret;
+		for (i = 0; i < ret; i++) {
+			struct kapi_wc *o = &out[got + i];
+
+			o->wr_id = wc[i].wr_id;
+			o->status = wc[i].status;
+			o->byte_len = wc[i].byte_len;
+			o->src_qp = wc[i].src_qp;
+			o->slid = wc[i].slid;
+			o->vendor_err = wc[i].vendor_err;
+			o->grh = !!(wc[i].wc_flags & IB_WC_GRH);
+			o->is_recv = !!(wc[i].opcode & IB_WC_RECV);
+		}
+		got += ret;
+		if (ret < KAPI_POLL_BATCH)
+			break;
+	}
+	return got;
+}
+
+/* ---- UD QP ---- */
+struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
+				  u32 send_wr, u32 recv_wr)
+{
+	struct ib_qp_init_attr a = {
+		.send_cq = (struct ib_cq *)send_cq,
+		.recv_cq = (struct ib_cq *)recv_cq,
+		.cap = { .max_send_wr = send_wr, .max_recv_wr = recv_wr, .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_UD,
+	};
+	struct ib_qp *qp = ib_create_qp((struct ib_pd *)pd, &a);
+
+	return IS_ERR(qp) ? NULL : (struct kapi_qp *)qp;
+}
+
+void kapi_qp_destroy(struct kapi_qp *qp)
+{
+	ib_destroy_qp((struct ib_qp *)qp);
+}
+
+u32 kapi_qp_num(const struct kapi_qp *qp)
+{
+	return ((const struct ib_qp *)qp)->qp_num;
+}
+
+int kapi_ud_qp_to_init(struct kapi_qp *qp, u32 port, u16 pkey_index, u32 qkey)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = pkey_index,
+		.port_num = port,
+		.qkey = qkey,
+	};
+
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY);
+}
+
+int kapi_ud_qp_to_rts(struct kapi_qp *qp)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RTR };
+	int ret = ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE);
+
+	if (ret)
+		return ret;
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0;
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+int kapi_qp_set_qkey(struct kapi_qp *qp, u32 qkey)
+{
+	struct ib_qp_attr a = { .qkey = qkey };
+
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_QKEY);
+}
+
+int kapi_qp_to_error(struct kapi_qp *qp)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE);
+}
+
+int kapi_qp_attach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
+{
+	union ib_gid g;
+
+	memcpy(g.raw, mgid, 16);
+	return ib_attach_mcast((struct ib_qp *)qp, &g, mlid);
+}
+
+int kapi_qp_detach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
+{
+	union ib_gid g;
+
+	memcpy(g.raw, mgid, 16);
+	return ib_detach_mcast((struct ib_qp *)qp, &g, mlid);
+}
+
+#define KAPI_POST_BATCH 16
+
+int kapi_post_recv(struct kapi_qp *qp, u32 lkey, const struct kapi_recv *r, int n)
+{
+	struct ib_sge sge[KAPI_POST_BATCH];
+	struct ib_recv_wr wr[KAPI_POST_BATCH];
+	const struct ib_recv_wr *bad;
+	int done = 0, i, m, ret;
+
+	while (done < n) {
+		m = min(n - done, KAPI_POST_BATCH);
+		for (i = 0; i < m; i++) {
+			sge[i].addr = r[done + i].addr;
+			sge[i].length = r[done + i].len;
+			sge[i].lkey = lkey;
+			wr[i].wr_id = r[done + i].wr_id;
+			wr[i].sg_list = &sge[i];
+			wr[i].num_sge = 1;
+			wr[i].next = i + 1 < m ? &wr[i + 1] : NULL;
+		}
+		ret = ib_post_recv((struct ib_qp *)qp, wr, &bad);
+		if (ret)
+			return ret;
+		done += m;
+	}
+	return 0;
+}
+
+int kapi_post_send_ud(struct kapi_qp *qp, u32 lkey, const struct kapi_ud_send *s, int n)
+{
+	struct ib_sge sge[KAPI_POST_BATCH];
+	struct ib_ud_wr wr[KAPI_POST_BATCH];
+	const struct ib_send_wr *bad;
+	int done = 0, i, m, ret;
+
+	while (done < n) {
+		m = min(n - done, KAPI_POST_BATCH);
+		memset(wr, 0, sizeof(wr[0]) * m);
+		for (i = 0; i < m; i++) {
+			sge[i].addr = s[done + i].addr;
+			sge[i].length = s[done + i].len;
+			sge[i].lkey = lkey;
+			wr[i].wr.wr_id = s[done + i].wr_id;
+			wr[i].wr.sg_list = &sge[i];
+			wr[i].wr.num_sge = 1;
+			wr[i].wr.opcode = IB_WR_SEND;
+			wr[i].wr.send_flags = IB_SEND_SIGNALED;
+			wr[i].wr.next = i + 1 < m ? &wr[i + 1].wr : NULL;
+			wr[i].ah = (struct ib_ah *)s[done + i].ah;
+			wr[i].remote_qpn = s[done + i].remote_qpn;
+			wr[i].remote_qkey = s[done + i].remote_qkey;
+		}
+		ret = ib_post_send((struct ib_qp *)qp, &wr[0].wr, &bad);
+		if (ret)
+			return ret;
+		done += m;
+	}
+	return 0;
+}
+
+/* ---- AH ---- */
+struct kapi_ah *kapi_ah_create_mcast(struct kapi_pd *pdp, u32 port, struct kapi_mcast *mc)
+{
+	struct ib_pd *pd = (struct ib_pd *)pdp;
+	struct ib_sa_multicast *m = (struct ib_sa_multicast *)mc;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+
+	if (ib_init_ah_from_mcmember(pd->device, port, &m->rec, NULL, IB_GID_TYPE_IB, &attr))
+		return NULL;
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&attr);
+	return IS_ERR(ah) ? NULL : (struct kapi_ah *)ah;
+}
+
+struct kapi_ah *kapi_ah_create_path(struct kapi_pd *pdp, u32 port, struct kapi_path *path)
+{
+	struct ib_pd *pd = (struct ib_pd *)pdp;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+
+	if (ib_init_ah_attr_from_path(pd->device, port, (struct sa_path_rec *)path, &attr, NULL))
+		return NULL;
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&attr);
+	return IS_ERR(ah) ? NULL : (struct kapi_ah *)ah;
+}
+
+void kapi_ah_destroy(struct kapi_ah *ah)
+{
+	rdma_destroy_ah((struct ib_ah *)ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/* ---- DMA ---- */
+int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
+{
+	u64 a = ib_dma_map_single(to_ib(ib), cpu, len,
+				  dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+
+	if (ib_dma_mapping_error(to_ib(ib), a))
+		return -EIO;
+	*out = a;
+	return 0;
+}
+
+void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
+{
+	ib_dma_unmap_single(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}

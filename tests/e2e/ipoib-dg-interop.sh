@@ -1,0 +1,40 @@
+#!/bin/sh
+# ib_ipoib_cm datagram mode <-> the unmodified in-tree ib_ipoib over softib: ours on softib0
+# (icm0, namespace A), in-tree on softib1 (ib1, namespace B); the in-tree netdev on softib0
+# stays down. ARP/ND both ways, ping v4 56/1400/2016 B with DF, ping6, broadcast ping, iperf3.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib
+# load: ib_ipoib_cm ports=softib0:1 ifname=icm%d
+# mem: 1024
+# timeout: 300
+. /e2e/lib.sh
+plan 12
+
+check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
+check_output "icm0 is ours" 'driver: ib_ipoib_cm' ethtool -i icm0
+check_output "ib1 is in-tree" 'driver: ib_ipoib$' ethtool -i ib1
+ip link set ib0 down 2>/dev/null
+
+ns_create A B
+ns_move icm0 A && ns_move ib1 B
+ns_addr A icm0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
+ip -n A addr add fd00::1/64 dev icm0 nodad
+ip -n B addr add fd00::2/64 dev ib1 nodad
+check "carrier on icm0" wait_carrier icm0 A 60
+check "carrier on ib1" wait_carrier ib1 B 60
+check "ping ours->in-tree 56 B" ns_ping A 10.0.0.2 5
+check "ping in-tree->ours 1400 B" ns_ping B 10.0.0.1 5 -s 1400
+check "ping ours->in-tree 2016 B with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
+check "ping6 in-tree->ours" ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::1
+ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
+check "broadcast ping ours->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+ns_exec B iperf3 -s -D -1 >/dev/null 2>&1
+sleep 1
+check_output "iperf3 TCP ours->in-tree" 'receiver' ns_exec A iperf3 -c 10.0.0.2 -t 5 -f m
+check "kernel log clean" dmesg_clean
+diag "$(ns_exec A ethtool -S icm0 | grep -v ': 0$')"
+ns_delete_all
+exit $(tap_status)

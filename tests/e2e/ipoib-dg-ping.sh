@@ -1,0 +1,53 @@
+#!/bin/sh
+# ib_ipoib_cm datagram mode, ours <-> ours over softib (two hosts in namespaces): netdev
+# identity (type 32, 20-byte address, broadcast with the P_Key, parent, dev_port, ethtool -i),
+# broadcast join -> carrier, ARP, IPv4 ping at 56/1400 B and the full UD MTU with DF, IPv6
+# (ND over send-only/full-member joins) ping, broadcast ping, sysfs mode/pkey, counters.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib_cm
+# mem: 1024
+# timeout: 240
+# tier: core
+. /e2e/lib.sh
+plan 24
+
+check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
+check_output "20-byte address, QPN in octets 1-3" '^00:[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}:fe:80(:[0-9a-f]{2}){14}$' cat /sys/class/net/ib0/address
+check_output "broadcast address carries the P_Key" '^00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff$' cat /sys/class/net/ib0/broadcast
+check "ib0 parent is softib0's parent device" test -e /sys/class/net/ib0/device/infiniband/softib0
+check_output "dev_port 0" '^0$' cat /sys/class/net/ib0/dev_port
+check_output "ethtool -i: driver ib_ipoib_cm" 'driver: ib_ipoib_cm' ethtool -i ib0
+check_output "sysfs mode datagram" '^datagram$' cat /sys/class/net/ib0/mode
+check_output "sysfs pkey 0xffff" '^0xffff$' cat /sys/class/net/ib0/pkey
+dmesg_mark modewrite
+check_fail "writing connected to mode fails" sh -c 'echo connected > /sys/class/net/ib0/mode'
+check "mode write logged one line" dmesg_has 'connected mode is not implemented'
+
+ns_create A B
+ns_move ib0 A && ns_move ib1 B
+ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
+ip -n A addr add fd00::1/64 dev ib0 nodad
+ip -n B addr add fd00::2/64 dev ib1 nodad
+check "carrier on ib0 (broadcast join done)" wait_carrier ib0 A 60
+check "carrier on ib1" wait_carrier ib1 B 60
+check_output "MTU 2044 from the broadcast group" 'mtu 2044' ip -n A link show ib0
+check "ping A->B 56 B" ns_ping A 10.0.0.2 5
+check "ping B->A 1400 B" ns_ping B 10.0.0.1 5 -s 1400
+check "ping A->B 2016 B (2044 UD MTU) with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
+check_fail "ping A->B 2017 B with DF is refused locally" ns_ping A 10.0.0.2 1 -s 2017 -M do
+check_output "ARP entry has a 20-byte hw address" 'lladdr 00(:[0-9a-f]{2}){19}' ip -n A neigh show 10.0.0.2
+check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
+ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
+check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+check_output "ethtool -S counts rx_packets" 'rx_packets: [1-9]' ns_exec B ethtool -S ib1
+check_output "ethtool -g shows the rings" 'TX:[[:space:]]+128' ns_exec A ethtool -g ib0
+check "kernel log clean" dmesg_clean
+diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
+diag "$(ns_exec B ethtool -S ib1 | grep -v ': 0$')"
+diag "$(dmesg | grep -i -E 'ib_ipoib_cm|softib' | tail -n 20)"
+ns_delete_all
+exit $(tap_status)
