@@ -201,6 +201,7 @@ static void softib_remove_host(int idx)
 {
 	struct softib_dev *sd = softib_devs[idx];
 	struct platform_device *pdev;
+	unsigned long flags;
 
 	if (!sd)
 		return;
@@ -208,7 +209,10 @@ static void softib_remove_host(int idx)
 	debugfs_remove_recursive(sd->dbg);
 	sd->dbg = NULL;
 	ib_unregister_device(&sd->ibdev);
+	/* routing only dereferences softib_devs[] under the lock (§7.5.2) */
+	spin_lock_irqsave(&softib_lock, flags);
 	softib_devs[idx] = NULL;
+	spin_unlock_irqrestore(&softib_lock, flags);
 	ib_dealloc_device(&sd->ibdev);
 	platform_device_unregister(pdev);
 }

@@ -312,6 +312,8 @@ static void qp_reset(struct softib_qp *qp)
 	qp->rq.head = qp->rq.count = 0;
 	qp->wait = SOFTIB_WAIT_NONE;
 	qp->comm_est = false;
+	qp->timed_out = false;
+	qp->delayed_head = false;
 	qp->force_rnr = 0;
 	del_timer(&qp->timer);
 	if (qp->on_runlist) {
