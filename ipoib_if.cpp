@@ -104,6 +104,9 @@ Status Interface::start(const IfConfig &cfg)
 
 	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
 	kapi_netdev_set_dev_addr(nd_, me.b);
+	events_ = kapi_ib_event_register(ib_, this);
+	if (!events_)
+		return Status::NoMem;
 	KSTD_TRY(kstd::from_errno(kapi_netdev_register(nd_)));
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
@@ -117,7 +120,9 @@ void Interface::teardown()
 	// 1. unpublish: unregister (runs stop() when up: leaves groups, flushes paths)
 	if (kstd::exchange(registered_, false))
 		kapi_netdev_unregister(nd_);
-	// 2. quiesce: no more work, SA callbacks or completions
+	// 2. quiesce: no more events, work, SA callbacks or completions
+	if (events_)
+		kapi_ib_event_unregister(kstd::exchange(events_, static_cast<kapi_event_handler *>(nullptr)));
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
 	for (int i = 0; __atomic_load_n(&queries_in_flight_, __ATOMIC_ACQUIRE) > 0; i++) {
@@ -150,8 +155,11 @@ void Interface::teardown()
 	reap_ahs();
 	if (pd_)
 		kapi_pd_free(kstd::exchange(pd_, static_cast<kapi_pd *>(nullptr)));
-	if (nd_)
+	if (nd_) {
+		// The last AH puts above may have scheduled the reaper again.
+		kapi_netdev_cancel_work(nd_);
 		kapi_netdev_free(kstd::exchange(nd_, static_cast<kapi_netdev *>(nullptr)));
+	}
 }
 
 Status Interface::open()
@@ -159,11 +167,11 @@ Status Interface::open()
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
-	up_ = true;
+	__atomic_store_n(&up_, true, __ATOMIC_RELEASE);
 	{
 		auto g = kstd::make_unique<McGroup>(Gfp::Kernel, this);
 		if (!g.ok()) {
-			up_ = false;
+			__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 			return Status::NoMem;
 		}
 		McGroup *b = g.take().release();
@@ -183,7 +191,7 @@ Status Interface::open()
 
 void Interface::stop()
 {
-	up_ = false;
+	__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 	carrier_ = false;
 	kapi_netdev_carrier(nd_, 0);
 	kapi_netdev_stop_queue(nd_);
@@ -231,7 +239,7 @@ void Interface::xmit(kapi_skb *skb)
 {
 	if (kapi_skb_len(skb) < kHardLen)
 		return drop(skb, stats_.tx_drop_short);
-	if (!up_)
+	if (!is_up())
 		return drop(skb, stats_.tx_drop_not_up);
 	HwAddr dst = HwAddr::from(kapi_skb_data(skb));
 	if (dst.is_multicast()) {
@@ -323,7 +331,7 @@ void Interface::poll_tx()
 	if (!done)
 		return;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (kapi_netdev_queue_stopped(nd_) && up_ &&
+	if (kapi_netdev_queue_stopped(nd_) && is_up() &&
 	    __atomic_load_n(&tx_head_, __ATOMIC_ACQUIRE) - tx_tail_ <= size / 2)
 		kapi_netdev_wake_queue(nd_);
 }
@@ -475,6 +483,22 @@ Status Interface::change_mtu(u32 mtu)
 	return Status::Ok;
 }
 
+// Receive CQ moderation; a provider without it (-EOPNOTSUPP) still records the values,
+// as the in-tree driver does.
+Status Interface::set_coalesce(u32 usecs, u32 frames)
+{
+	if (usecs > 0xffff || frames > 0xffff)
+		return Status::Invalid;
+	int rc = kapi_cq_moderate(recv_cq_, u16(frames), u16(usecs));
+	if (rc && rc != -KAPI_EOPNOTSUPP) {
+		log_.warn("cannot set receive CQ moderation: %d", rc);
+		return kstd::from_errno(rc);
+	}
+	coal_usecs_ = usecs;
+	coal_frames_ = frames;
+	return Status::Ok;
+}
+
 u32 Interface::speed_mbps()
 {
 	kapi_port_attr a{};
@@ -483,11 +507,33 @@ u32 Interface::speed_mbps()
 	return link_speed_mbps(a.active_speed, a.active_width);
 }
 
+void Interface::port_event(kapi_ib_event_kind kind, u32 port)
+{
+	if (port != port_ || kind == KAPI_EV_OTHER)
+		return;
+	__atomic_store_n(&flush_pending_, true, __ATOMIC_RELEASE);
+	if (nd_)
+		kapi_netdev_schedule_work(nd_, 0);
+}
+
 void Interface::work()
 {
-	if (!up_)
+	if (!is_up())
 		return;
 	reap_ahs();
+	if (__atomic_exchange_n(&flush_pending_, false, __ATOMIC_ACQ_REL)) {
+		// LID, SM, P_Key or membership may have changed: every AH and MLID is suspect.
+		count(stats_.port_event_flushes);
+		kapi_port_attr attr{};
+		if (kapi_ib_query_port(ib_, port_, &attr) == 0)
+			lid_ = attr.lid;
+		path_flush();
+		mcast_restart();
+		if (attr.state != 4) {	// not ACTIVE: wait for PORT_ACTIVE
+			log_.info("port %u not active, carrier off", port_);
+			return;
+		}
+	}
 	mcast_work();
 }
 
@@ -517,6 +563,10 @@ extern "C" int ipoib_core_if_xmit(void *core, kapi_skb *skb) noexcept
 {
 	ifc(core)->xmit(skb);
 	return 0;
+}
+extern "C" void ipoib_core_if_event(void *core, kapi_ib_event_kind kind, u32 port) noexcept
+{
+	ifc(core)->port_event(kind, port);
 }
 extern "C" void ipoib_core_if_tx_timeout(void *core) noexcept { ifc(core)->tx_timeout(); }
 extern "C" void ipoib_core_if_rx_mode(void *core) noexcept { ifc(core)->rx_mode(); }
@@ -565,6 +615,14 @@ extern "C" void ipoib_core_if_ring_sizes(void *core, u32 *tx, u32 *rx, u32 *max)
 	*max = kMaxQueueSize;
 }
 extern "C" u32 ipoib_core_if_speed(void *core) noexcept { return ifc(core)->speed_mbps(); }
+extern "C" void ipoib_core_if_get_coalesce(void *core, u32 *usecs, u32 *frames) noexcept
+{
+	ifc(core)->get_coalesce(*usecs, *frames);
+}
+extern "C" int ipoib_core_if_set_coalesce(void *core, u32 usecs, u32 frames) noexcept
+{
+	return kstd::to_errno(ifc(core)->set_coalesce(usecs, frames));
+}
 extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
 {
 	StrView v(buf, len);

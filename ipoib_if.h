@@ -46,7 +46,7 @@ class Interface;
 	X(tx_wc_errors) X(tx_timeouts) X(tx_queue_stopped)                              \
 	X(path_queries) X(path_query_errors) X(path_ah_errors)                          \
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
-	X(mcast_ah_errors)
+	X(mcast_ah_errors) X(port_event_flushes)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -179,10 +179,13 @@ public:
 	u32 send_size() const { return tx_.size(); }
 	u32 recv_size() const { return rx_.size(); }
 	u32 speed_mbps();
+	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
+	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
 	const char *name() const { return kapi_netdev_name(nd_); }
+	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
 
 	// SA callbacks
@@ -191,6 +194,9 @@ public:
 
 	// AH reaper
 	void reap_later(Ah *ah);
+
+	// IB port events (any context): flush paths and rejoin every group from the work.
+	void port_event(kapi_ib_event_kind kind, u32 port);
 
 private:
 	// datapath
@@ -211,6 +217,7 @@ private:
 	void leave(McGroup &g);
 	void mcast_flush();
 	void mcast_sync_list();
+	void mcast_restart();
 	// paths (ipoib_path.cpp)
 	Path *find_path(const u8 *gid);
 	void path_flush();
@@ -240,6 +247,10 @@ private:
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool registered_ = false;
+	bool flush_pending_ = false;
+	u32 coal_usecs_ = 0;
+	u32 coal_frames_ = 0;
+	kapi_event_handler *events_ = nullptr;
 
 	Array<RxSlot> rx_;
 	Array<TxSlot> tx_;

@@ -29,6 +29,15 @@ void copy(u8 *d, const u8 *s, usize n)
 		d[i] = s[i];
 }
 
+// Exponential back-off of failed joins: 1, 2, 4, 8, 16, 16... s. Caller holds mcast_lock_.
+void mark_failed(McGroup &g)
+{
+	g.state = McGroup::State::Failed;
+	u32 next = g.backoff_ms * 2;
+	g.backoff_ms = !g.backoff_ms ? kMinBackoffMs : (next > kMaxBackoffMs ? kMaxBackoffMs : next);
+	g.retry_at = kapi_now_ms() + g.backoff_ms;
+}
+
 } // namespace
 
 McGroup *Interface::find_group(const u8 *mgid)
@@ -47,8 +56,8 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 	u64 *dropped = nullptr;
 	{
 		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		McGroup *g = up_ ? find_group(mgid) : nullptr;
-		if (!up_) {
+		McGroup *g = is_up() ? find_group(mgid) : nullptr;
+		if (!is_up()) {
 			dropped = &stats_.tx_drop_not_up;
 		} else if (!g) {
 			g = new (Gfp::Atomic) McGroup(this);
@@ -115,10 +124,7 @@ void Interface::join(McGroup &g)
 		return;
 	}
 	count(stats_.mcast_join_errors);
-	g.state = McGroup::State::Failed;
-	g.backoff_ms = g.backoff_ms ? (g.backoff_ms * 2 > kMaxBackoffMs ? kMaxBackoffMs : g.backoff_ms * 2)
-				    : kMinBackoffMs;
-	g.retry_at = kapi_now_ms() + g.backoff_ms;
+	mark_failed(g);
 }
 
 int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
@@ -180,10 +186,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		u32 delay;
 		{
 			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			g.state = McGroup::State::Failed;
-			g.backoff_ms = g.backoff_ms ? (g.backoff_ms * 2 > kMaxBackoffMs ? kMaxBackoffMs : g.backoff_ms * 2)
-						    : kMinBackoffMs;
-			g.retry_at = kapi_now_ms() + g.backoff_ms;
+			mark_failed(g);
 			delay = g.backoff_ms;
 			kapi_skb *skb;
 			while (g.queue.pop(skb)) {
@@ -237,6 +240,59 @@ void Interface::mcast_flush()
 		}
 		if (!g)
 			break;
+		leave(*g);
+		delete g;
+	}
+}
+
+// After a port event: leave every group (the SA may have forgotten them, MLIDs may change)
+// and mark them for joining again, the broadcast group first (RFC 4391 §5).
+void Interface::mcast_restart()
+{
+	carrier_ = false;
+	kapi_netdev_carrier(nd_, 0);
+	kstd::List<McGroup> all;
+	{
+		kstd::SpinIrqSaveGuard l(mcast_lock_);
+		while (McGroup *g = groups_.pop_front())
+			all.push_back(*g);
+	}
+	kstd::List<McGroup> back;
+	while (McGroup *g = all.pop_front()) {
+		kapi_skb *skb;
+		SkbQueue keep;
+		{
+			kstd::SpinIrqSaveGuard l(mcast_lock_);
+			while (g->queue.pop(skb))
+				if (!keep.push(skb))
+					kapi_skb_free(skb);
+		}
+		leave(*g);
+		g->state = McGroup::State::Idle;
+		g->backoff_ms = 0;
+		g->mlid = 0;
+		while (keep.pop(skb))
+			if (!g->queue.push(skb))
+				kapi_skb_free(skb);
+		back.push_back(*g);
+	}
+	kstd::List<McGroup> dups;
+	{
+		kstd::SpinIrqSaveGuard l(mcast_lock_);
+		while (McGroup *g = back.pop_front()) {
+			// xmit may have created a send-only twin meanwhile: keep ours, move its queue.
+			if (McGroup *twin = find_group(g->mgid)) {
+				groups_.remove(*twin);
+				kapi_skb *skb;
+				while (twin->queue.pop(skb))
+					if (!g->queue.push(skb))
+						kapi_skb_free(skb);
+				dups.push_back(*twin);
+			}
+			groups_.push_back(*g);
+		}
+	}
+	while (McGroup *g = dups.pop_front()) {
 		leave(*g);
 		delete g;
 	}

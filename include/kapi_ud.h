@@ -35,6 +35,16 @@ int kapi_ib_query_pkey(struct kapi_ib_device *dev, kapi_u32 port, kapi_u16 index
 int kapi_ib_find_pkey(struct kapi_ib_device *dev, kapi_u32 port, kapi_u16 pkey, kapi_u16 *index) KAPI_NOEXCEPT;
 int kapi_ib_query_gid(struct kapi_ib_device *dev, kapi_u32 port, int index, kapi_u8 gid[16]) KAPI_NOEXCEPT;
 
+/* Asynchronous IB events of one device: ipoib_core_if_event(ctx, kind, port) for port
+ * events (kind below); NULL on allocation failure. */
+enum kapi_ib_event_kind {
+	KAPI_EV_OTHER, KAPI_EV_PORT_ACTIVE, KAPI_EV_PORT_ERR, KAPI_EV_LID_CHANGE, KAPI_EV_PKEY_CHANGE,
+	KAPI_EV_SM_CHANGE, KAPI_EV_CLIENT_REREGISTER, KAPI_EV_GID_CHANGE,
+};
+struct kapi_event_handler;
+struct kapi_event_handler *kapi_ib_event_register(struct kapi_ib_device *dev, void *ctx) KAPI_NOEXCEPT;
+void kapi_ib_event_unregister(struct kapi_event_handler *h) KAPI_NOEXCEPT;
+
 /* ---- netdev ---- */
 /* Values the core decides; the shim copies them into the net_device. */
 struct kapi_netdev_setup {
@@ -113,6 +123,8 @@ kapi_u32 kapi_pd_lkey(const struct kapi_pd *pd) KAPI_NOEXCEPT;
 /* A CQ whose completion event schedules nd's NAPI. */
 struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries) KAPI_NOEXCEPT;
 void kapi_cq_destroy(struct kapi_cq *cq) KAPI_NOEXCEPT;
+/* rdma_set_cq_moderation */
+int kapi_cq_moderate(struct kapi_cq *cq, kapi_u16 count, kapi_u16 usecs) KAPI_NOEXCEPT;
 /* ib_req_notify_cq(NEXT_COMP | REPORT_MISSED_EVENTS): > 0 means poll again */
 int kapi_cq_arm(struct kapi_cq *cq) KAPI_NOEXCEPT;
 
@@ -223,8 +235,12 @@ const char *ipoib_core_if_stat_name(void *core, int i) KAPI_NOEXCEPT;
 kapi_u64 ipoib_core_if_stat_value(void *core, int i) KAPI_NOEXCEPT;
 void ipoib_core_if_ring_sizes(void *core, kapi_u32 *tx, kapi_u32 *rx, kapi_u32 *max) KAPI_NOEXCEPT;
 kapi_u32 ipoib_core_if_speed(void *core) KAPI_NOEXCEPT;	/* Mb/s, 0 = unknown */
+/* ethtool -c/-C (receive CQ moderation) */
+void ipoib_core_if_get_coalesce(void *core, kapi_u32 *usecs, kapi_u32 *frames) KAPI_NOEXCEPT;
+int ipoib_core_if_set_coalesce(void *core, kapi_u32 usecs, kapi_u32 frames) KAPI_NOEXCEPT;	/* Mb/s, 0 = unknown */
 int ipoib_core_join_done(void *ctx, struct kapi_mcast *mc, int status) KAPI_NOEXCEPT;
 void ipoib_core_path_done(void *ctx, int status, struct kapi_path *path, kapi_u16 dlid) KAPI_NOEXCEPT;
+void ipoib_core_if_event(void *core, enum kapi_ib_event_kind kind, kapi_u32 port) KAPI_NOEXCEPT;
 /* sysfs */
 int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
 int ipoib_core_if_umcast(void *core) KAPI_NOEXCEPT;

@@ -179,7 +179,23 @@ static void kapi_et_stats(struct net_device *dev, struct ethtool_stats *st, u64 
 		data[i] = ipoib_core_if_stat_value(core_of(dev), i);
 }
 
+static int kapi_et_get_coalesce(struct net_device *dev, struct ethtool_coalesce *c,
+				struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ack)
+{
+	ipoib_core_if_get_coalesce(core_of(dev), &c->rx_coalesce_usecs, &c->rx_max_coalesced_frames);
+	return 0;
+}
+
+static int kapi_et_set_coalesce(struct net_device *dev, struct ethtool_coalesce *c,
+				struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ack)
+{
+	return ipoib_core_if_set_coalesce(core_of(dev), c->rx_coalesce_usecs, c->rx_max_coalesced_frames);
+}
+
 static const struct ethtool_ops kapi_et_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS | ETHTOOL_COALESCE_RX_MAX_FRAMES,
+	.get_coalesce = kapi_et_get_coalesce,
+	.set_coalesce = kapi_et_set_coalesce,
 	.get_drvinfo = kapi_et_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = kapi_et_link,

@@ -7,6 +7,7 @@
  */
 #include <linux/err.h>
 #include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
@@ -89,6 +90,11 @@ struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netde
 void kapi_cq_destroy(struct kapi_cq *cq)
 {
 	ib_destroy_cq((struct ib_cq *)cq);
+}
+
+int kapi_cq_moderate(struct kapi_cq *cq, u16 count, u16 usecs)
+{
+	return rdma_set_cq_moderation((struct ib_cq *)cq, count, usecs);
 }
 
 int kapi_cq_arm(struct kapi_cq *cq)
@@ -314,4 +320,46 @@ int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, u32 len, enum kapi_dma_di
 void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
 {
 	ib_dma_unmap_single(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
+
+/* ---- asynchronous events ---- */
+struct kapi_event_handler {
+	struct ib_event_handler h;
+	void *ctx;
+};
+
+static void kapi_ib_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct kapi_event_handler *k = container_of(h, struct kapi_event_handler, h);
+	enum kapi_ib_event_kind kind;
+
+	switch (ev->event) {
+	case IB_EVENT_PORT_ACTIVE: kind = KAPI_EV_PORT_ACTIVE; break;
+	case IB_EVENT_PORT_ERR: kind = KAPI_EV_PORT_ERR; break;
+	case IB_EVENT_LID_CHANGE: kind = KAPI_EV_LID_CHANGE; break;
+	case IB_EVENT_PKEY_CHANGE: kind = KAPI_EV_PKEY_CHANGE; break;
+	case IB_EVENT_SM_CHANGE: kind = KAPI_EV_SM_CHANGE; break;
+	case IB_EVENT_CLIENT_REREGISTER: kind = KAPI_EV_CLIENT_REREGISTER; break;
+	case IB_EVENT_GID_CHANGE: kind = KAPI_EV_GID_CHANGE; break;
+	default: return;
+	}
+	ipoib_core_if_event(k->ctx, kind, ev->element.port_num);
+}
+
+struct kapi_event_handler *kapi_ib_event_register(struct kapi_ib_device *dev, void *ctx)
+{
+	struct kapi_event_handler *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return NULL;
+	k->ctx = ctx;
+	INIT_IB_EVENT_HANDLER(&k->h, to_ib(dev), kapi_ib_event);
+	ib_register_event_handler(&k->h);
+	return k;
+}
+
+void kapi_ib_event_unregister(struct kapi_event_handler *k)
+{
+	ib_unregister_event_handler(&k->h);
+	kfree(k);
 }

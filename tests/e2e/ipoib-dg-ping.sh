@@ -12,7 +12,7 @@
 # timeout: 240
 # tier: core
 . /e2e/lib.sh
-plan 24
+plan 25
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
@@ -45,6 +45,7 @@ ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 check_output "ethtool -S counts rx_packets" 'rx_packets: [1-9]' ns_exec B ethtool -S ib1
 check_output "ethtool -g shows the rings" 'TX:[[:space:]]+128' ns_exec A ethtool -g ib0
+check_output "ethtool -C/-c rx-usecs 10" 'rx-usecs:[[:space:]]+10' sh -c '/sbin/ip netns exec A ethtool -C ib0 rx-usecs 10 rx-frames 16 && /sbin/ip netns exec A ethtool -c ib0'
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(ns_exec B ethtool -S ib1 | grep -v ': 0$')"

@@ -28,7 +28,7 @@ check_output "ib0 mode connected, MTU 65520" 'mtu 65520.*mode connected|mode con
     "/sbin/ip -n A -d link show ib0 | tr '\n' ' '"
 both_up() { has_carrier ib0 A && has_carrier ib1 B; }
 check "carrier on both" wait_for 60 both_up
-check "warm-up ping A->B" ns_ping A 10.0.1.2 3
+check "warm-up ping A->B (path + connection setup)" wait_for 60 ns_ping A 10.0.1.2 1
 check "ping -s 60000 A->B" ns_ping A 10.0.1.2 5 -s 60000
 check "ping -s 60000 B->A" ns_ping B 10.0.1.1 5 -s 60000
 diag "$(rdma statistic show link softib0/1)"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# softib RC fault knobs under in-tree ipoib connected mode (SRQ): forced RNR (ipoib asks
+# softib RC fault knobs under in-tree ipoib connected mode (SRQ): a dropped CM REQ (ib_cm
+# resends it after its ~4 s response timeout), forced RNR (ipoib asks
 # rnr_retry 0 -> RNR_RETRY_EXC), qp_err (-> flush + LAST_WQE + drain + DREQ) and vanish
 # (-> timed RETRY_EXC) on the passive RC QPs; ipoib reaps and reconnects, pings recover,
 # no "RX drain timing out". ib0 (A) is connected, ib1 (B) stays in datagram mode, so every
@@ -15,7 +16,7 @@
 # kernels: stock debug
 # tier: all
 . /e2e/lib.sh
-plan 15
+plan 17
 
 cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
 sum() { echo $(( $(cnt softib0 $1) + $(cnt softib1 $1) )); }
@@ -36,7 +37,10 @@ ns_addr A ib0 10.0.3.1/24 && ns_addr B ib1 10.0.3.2/24
 ip -n A link set ib0 mtu 65520
 wait_carrier ib0 A 60; wait_carrier ib1 B 60
 dmesg_mark rcfaults
-check "connected ping -s 60000" ns_ping A 10.0.3.2 3 -s 60000
+d0=$(cnt softib0 drop_fault)
+check "drop_cm req 1 on softib0" sh -c 'echo "drop_cm req 1" > /sys/kernel/debug/softib/softib0/fault'
+check "connected ping -s 60000 works once ib_cm resends the dropped REQ" recovers
+check "the dropped REQ was counted" test "$(cnt softib0 drop_fault)" -eq $((d0 + 1))
 diag "$(rdma resource show qp link softib1/1)"
 check_fail "qp_err on a missing QPN refused" sh -c 'echo "qp_err 0xfffff0" > /sys/kernel/debug/softib/softib1/fault'
 
