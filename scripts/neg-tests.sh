@@ -23,7 +23,10 @@ t0=$(date +%s)
 
 mkdir -p "$dir/include/generated" "$dir/kapi" "$dir/scripts"
 # Only sources are linked in; generated files stay in the scratch tree.
-for f in kapi.h kapi_consts.h kstd; do ln -sfn "$repo/include/$f" "$dir/include/$f"; done
+# Every header and header directory of include/ except the generated one.
+for f in "$repo"/include/*; do
+	[ "$(basename "$f")" = generated ] || ln -sfn "$f" "$dir/include/$(basename "$f")"
+done
 for f in cxx.mk check-elf.sh; do ln -sf "$repo/scripts/$f" "$dir/scripts/$f"; done
 ln -sf "$repo/kapi/sizes.c" "$dir/kapi/sizes.c"
 rm -f "$dir"/*.cpp "$dir"/*.o "$dir"/.*.cmd "$dir"/*.log
