@@ -4,21 +4,21 @@
 
 namespace ipoib {
 
-namespace {
-
-void copy(u8 *dst, const u8 *src, usize n)
-{
-	for (usize i = 0; i < n; i++)
-		dst[i] = src[i];
-}
-
-bool equal(const u8 *a, const u8 *b, usize n)
+bool bytes_equal(const u8 *a, const u8 *b, usize n)
 {
 	for (usize i = 0; i < n; i++)
 		if (a[i] != b[i])
 			return false;
 	return true;
 }
+
+void bytes_copy(u8 *dst, const u8 *src, usize n)
+{
+	for (usize i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+namespace {
 
 // Common prefix of every IPoIB MGID: FF | 0001 scope | signature | P_Key (RFC 4391 §4).
 void mgid_prefix(u8 out[kGidLen], u8 scope, u16 signature, u16 pkey)
@@ -41,14 +41,14 @@ HwAddr HwAddr::make(u8 flags, u32 qpn, const u8 *gid)
 	a.b[1] = u8(qpn >> 16);
 	a.b[2] = u8(qpn >> 8);
 	a.b[3] = u8(qpn);
-	copy(a.b + 4, gid, kGidLen);
+	bytes_copy(a.b + 4, gid, kGidLen);
 	return a;
 }
 
 HwAddr HwAddr::from(const u8 *raw)
 {
 	HwAddr a;
-	copy(a.b, raw, kHwAddrLen);
+	bytes_copy(a.b, raw, kHwAddrLen);
 	return a;
 }
 
@@ -89,7 +89,15 @@ void mgid_from_ipv4(u32 group, u16 pkey, u8 scope, u8 out[kGidLen])
 void mgid_from_ipv6(const u8 group[16], u16 pkey, u8 scope, u8 out[kGidLen])
 {
 	mgid_prefix(out, scope, 0x601b, pkey);
-	copy(out + 6, group + 6, 10);
+	bytes_copy(out + 6, group + 6, 10);
+}
+
+bool mcast_addr_valid(const u8 a[kHwAddrLen], const u8 b[kHwAddrLen])
+{
+	HwAddr addr = HwAddr::from(a);
+	const u8 *m = a + 4;
+	const u8 *bm = b + 4;
+	return addr.qpn() == kMulticastQpn && mgid_is_ipoib(m) && m[1] == bm[1] && m[4] == bm[4] && m[5] == bm[5];
 }
 
 void encap_write(u8 out[kEncapLen], u16 ethertype)
@@ -164,11 +172,11 @@ RxKind classify_rx(const RxInfo &rx, const RxLocal &me)
 	// GRH layout: 8 octets of version/class/flow/length/next/hop, SGID at 8, DGID at 24.
 	const u8 *sgid = rx.has_grh ? rx.grh + 8 : nullptr;
 	const u8 *dgid = rx.has_grh ? rx.grh + 24 : nullptr;
-	if (rx.src_qp == me.qpn && (rx.slid == me.lid || (sgid && equal(sgid, me.gid, kGidLen))))
+	if (rx.src_qp == me.qpn && (rx.slid == me.lid || (sgid && bytes_equal(sgid, me.gid, kGidLen))))
 		return RxKind::Self;
 	if (!dgid || dgid[0] != 0xff)
 		return RxKind::Host;
-	return equal(dgid, me.bcast_mgid, kGidLen) ? RxKind::Broadcast : RxKind::Multicast;
+	return bytes_equal(dgid, me.bcast_mgid, kGidLen) ? RxKind::Broadcast : RxKind::Multicast;
 }
 
 } // namespace ipoib

@@ -30,6 +30,10 @@ inline constexpr u16 kEthIpv4 = 0x0800;
 inline constexpr u16 kEthArp = 0x0806;
 inline constexpr u16 kEthIpv6 = 0x86dd;
 
+// Byte helpers (no libc in the core).
+bool bytes_equal(const u8 *a, const u8 *b, usize n);
+void bytes_copy(u8 *dst, const u8 *src, usize n);
+
 // The 20-octet IPoIB link-layer address: flags | UD QPN (24 bit) | port GID.
 struct HwAddr {
 	u8 b[kHwAddrLen] = {};
@@ -56,6 +60,11 @@ bool mgid_is_ipoib(const u8 mgid[kGidLen]);
 void mgid_from_ipv4(u32 group, u16 pkey, u8 scope, u8 out[kGidLen]);
 // IPv6 group address -> MGID (low 80 bits, RFC 4391 §4).
 void mgid_from_ipv6(const u8 group[16], u16 pkey, u8 scope, u8 out[kGidLen]);
+
+// A multicast hw address from the netdev's list is one of ours: QPN 0xFFFFFF, an IPoIB MGID
+// (signature 401B or 601B) with the broadcast MGID's flags, scope and P_Key (RFC 4391 §4:
+// all groups of a link use the broadcast-GID's scope and P_Key).
+bool mcast_addr_valid(const u8 addr[kHwAddrLen], const u8 bcast[kHwAddrLen]);
 
 // Encapsulation header (RFC 4391 §6): ethertype, then 16 reserved bits (0 on send).
 void encap_write(u8 out[kEncapLen], u16 ethertype);

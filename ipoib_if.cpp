@@ -78,9 +78,7 @@ Status Interface::start(const IfConfig &cfg)
 	s.tx_queue_len = cfg.send_queue_size * 2;
 	s.hard_header_len = kHardLen;
 	s.addr_len = kHwAddrLen;
-	HwAddr bc = make_broadcast_addr(pkey_, 2);
-	for (usize i = 0; i < kHwAddrLen; i++)
-		s.broadcast[i] = bc.b[i];
+	bytes_copy(s.broadcast, make_broadcast_addr(pkey_, 2).b, kHwAddrLen);
 	// dev_addr gets the QPN once the QP exists (below, before register).
 	nd_ = kapi_netdev_alloc(&s, ib_, this);
 	if (!nd_)
@@ -110,6 +108,7 @@ Status Interface::start(const IfConfig &cfg)
 	KSTD_TRY(kstd::from_errno(kapi_netdev_register(nd_)));
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
+	debugfs_ = kapi_debugfs_add(kapi_netdev_name(nd_), this);	// optional: no debugfs is fine
 	log_.info("UD QPN 0x%06x, P_Key 0x%04x, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_, max_ud_mtu_,
 		  rx_.size(), tx_.size());
 	return Status::Ok;
@@ -117,7 +116,9 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::teardown()
 {
-	// 1. unpublish: unregister (runs stop() when up: leaves groups, flushes paths)
+	// 1. unpublish: debugfs, then unregister (runs stop() when up: leaves groups, flushes paths)
+	if (debugfs_)
+		kapi_debugfs_remove(kstd::exchange(debugfs_, static_cast<kapi_debugfs *>(nullptr)));
 	if (kstd::exchange(registered_, false))
 		kapi_netdev_unregister(nd_);
 	// 2. quiesce: no more events, work, SA callbacks or completions
@@ -175,8 +176,7 @@ Status Interface::open()
 			return Status::NoMem;
 		}
 		McGroup *b = g.take().release();
-		for (usize i = 0; i < kGidLen; i++)
-			b->mgid[i] = bcast_mgid_[i];
+		bytes_copy(b->mgid, bcast_mgid_, kGidLen);
 		b->broadcast = true;
 		kstd::SpinIrqSaveGuard l(mcast_lock_);
 		groups_.push_back(*b);
@@ -228,10 +228,8 @@ int Interface::header_create(kapi_skb *skb, u16 type, const u8 *daddr)
 {
 	// RFC 4391 §6 header, then the destination (pseudo header) that xmit consumes.
 	encap_write(kapi_skb_push(skb, kEncapLen), type);
-	u8 *p = kapi_skb_push(skb, kPseudoLen);
 	HwAddr dst = daddr ? HwAddr::from(daddr) : make_broadcast_addr(pkey_, 2);
-	for (usize i = 0; i < kPseudoLen; i++)
-		p[i] = dst.b[i];
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), dst.b, kPseudoLen);
 	return int(kHardLen);
 }
 
@@ -244,8 +242,7 @@ void Interface::xmit(kapi_skb *skb)
 	HwAddr dst = HwAddr::from(kapi_skb_data(skb));
 	if (dst.is_multicast()) {
 		u8 mgid[kGidLen];
-		for (usize i = 0; i < kGidLen; i++)
-			mgid[i] = dst.gid()[i];
+		bytes_copy(mgid, dst.gid(), kGidLen);
 		// The P_Key of this link, whatever the neighbour layer filled in (RFC 4391 §4).
 		mgid_set_pkey(mgid, pkey_);
 		send_multicast(skb, mgid);
@@ -261,7 +258,8 @@ void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
 		return drop(skb, stats_.tx_drop_linearize);
 	u32 len = kapi_skb_len(skb);
-	if (len > mcast_mtu_ + kEncapLen && len > kapi_netdev_mtu(nd_) + kEncapLen)
+	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
+	if (len > mcast_mtu_ + kEncapLen)
 		return drop(skb, stats_.tx_drop_too_big);
 	const u32 size = tx_.size();
 	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size)
@@ -426,8 +424,7 @@ int Interface::poll_rx(int budget)
 			// Source address for header_ops->parse: QPN always, GID only with a GRH.
 			u8 src_gid[kGidLen] = {};
 			if (info.has_grh)
-				for (usize k = 0; k < kGidLen; k++)
-					src_gid[k] = grh[8 + k];
+				bytes_copy(src_gid, grh + 8, kGidLen);
 			HwAddr src = HwAddr::make(0, wc[i].src_qp, src_gid);
 			kapi_skb_pull(skb, kGrhLen);
 			u16 type = 0;
@@ -435,9 +432,7 @@ int Interface::poll_rx(int budget)
 				drop(skb, stats_.rx_drop_short);
 				continue;
 			}
-			u8 *ph = kapi_skb_push(skb, kPseudoLen);
-			for (usize k = 0; k < kPseudoLen; k++)
-				ph[k] = src.b[k];
+			bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
 			kapi_pkt_type pt = KAPI_PACKET_HOST;
 			if (kind == RxKind::Broadcast) {
 				pt = KAPI_PACKET_BROADCAST;
@@ -563,6 +558,10 @@ extern "C" int ipoib_core_if_xmit(void *core, kapi_skb *skb) noexcept
 {
 	ifc(core)->xmit(skb);
 	return 0;
+}
+extern "C" void ipoib_core_if_show(void *core, kapi_debugfs_file which, kapi_seq *s) noexcept
+{
+	ifc(core)->show(which, s);
 }
 extern "C" void ipoib_core_if_event(void *core, kapi_ib_event_kind kind, u32 port) noexcept
 {

@@ -198,6 +198,9 @@ public:
 	// IB port events (any context): flush paths and rejoin every group from the work.
 	void port_event(kapi_ib_event_kind kind, u32 port);
 
+	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast}
+	void show(kapi_debugfs_file which, kapi_seq *s);
+
 private:
 	// datapath
 	void send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey);
@@ -251,6 +254,7 @@ private:
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;
 	kapi_event_handler *events_ = nullptr;
+	kapi_debugfs *debugfs_ = nullptr;
 
 	Array<RxSlot> rx_;
 	Array<TxSlot> tx_;

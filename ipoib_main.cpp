@@ -51,6 +51,7 @@ Status Driver::start()
 {
 	kstd::ignore(kstd::from_errno(kapi_sa_register()));
 	sa_registered_ = true;
+	kstd::ignore(kstd::from_errno(kapi_debugfs_init()));
 	Status s = kstd::from_errno(kapi_ib_register_client(this));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
@@ -65,8 +66,10 @@ void Driver::teardown()
 	// Unregistering calls remove_device() for every device we kept, which unlinks it.
 	if (kstd::exchange(registered_, false))
 		kapi_ib_unregister_client();
-	if (kstd::exchange(sa_registered_, false))
+	if (kstd::exchange(sa_registered_, false)) {
 		kapi_sa_unregister();
+		kapi_debugfs_exit();
+	}
 	KSTD_WARN_ON(!devices_.empty());
 }
 

@@ -15,20 +15,6 @@ constexpr int kMaxMcList = 64;	// multicast addresses taken from the netdev per 
 constexpr u8 kJoinFull = 0x1;		// JoinState FullMember (RFC 4392 §1.3.1.1)
 constexpr u8 kJoinSendOnlyFull = 0x8;	// SendOnlyFullMember (IBA 1.3)
 
-bool same(const u8 *a, const u8 *b, usize n)
-{
-	for (usize i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
-void copy(u8 *d, const u8 *s, usize n)
-{
-	for (usize i = 0; i < n; i++)
-		d[i] = s[i];
-}
-
 // Exponential back-off of failed joins: 1, 2, 4, 8, 16, 16... s. Caller holds mcast_lock_.
 void mark_failed(McGroup &g)
 {
@@ -43,7 +29,7 @@ void mark_failed(McGroup &g)
 McGroup *Interface::find_group(const u8 *mgid)
 {
 	for (McGroup &g : groups_)
-		if (same(g.mgid, mgid, kGidLen))
+		if (bytes_equal(g.mgid, mgid, kGidLen))
 			return &g;
 	return nullptr;
 }
@@ -62,7 +48,7 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 		} else if (!g) {
 			g = new (Gfp::Atomic) McGroup(this);
 			if (g) {
-				copy(g->mgid, mgid, kGidLen);
+				bytes_copy(g->mgid, mgid, kGidLen);
 				g->sendonly = true;
 				g->wanted = false;
 				groups_.push_back(*g);
@@ -96,8 +82,8 @@ void Interface::join(McGroup &g)
 	if (g.mc)
 		kapi_sa_leave(kstd::exchange(g.mc, static_cast<kapi_mcast *>(nullptr)));
 	kapi_mcmember req{};
-	copy(req.mgid, g.mgid, kGidLen);
-	copy(req.port_gid, gid_, kGidLen);
+	bytes_copy(req.mgid, g.mgid, kGidLen);
+	bytes_copy(req.port_gid, gid_, kGidLen);
 	req.pkey = pkey_;
 	int copy_params = 0;
 	if (g.broadcast) {
@@ -312,12 +298,13 @@ void Interface::mcast_sync_list()
 			if (!g.broadcast && !g.sendonly)
 				g.wanted = false;
 	}
+	HwAddr bcast = make_broadcast_addr(pkey_, 2);
 	for (int i = 0; i < n; i++) {
-		u8 mgid[kGidLen];
-		copy(mgid, addrs + i * kHwAddrLen + 4, kGidLen);
-		if (mgid[0] != 0xff)
+		const u8 *addr = addrs + i * kHwAddrLen;
+		if (!mcast_addr_valid(addr, bcast.b))
 			continue;
-		mgid_set_pkey(mgid, pkey_);
+		u8 mgid[kGidLen];
+		bytes_copy(mgid, addr + 4, kGidLen);
 		McGroup *fresh = nullptr;
 		{
 			kstd::SpinIrqSaveGuard l(mcast_lock_);
@@ -327,10 +314,13 @@ void Interface::mcast_sync_list()
 				continue;
 			}
 		}
+		// umcast: a group some other SA client on this port (userspace) joined is theirs.
+		if (umcast() && kapi_sa_mcmember_known(ib_, port_, mgid) == 0)
+			continue;
 		fresh = new (Gfp::Kernel) McGroup(this);
 		if (!fresh)
 			continue;
-		copy(fresh->mgid, mgid, kGidLen);
+		bytes_copy(fresh->mgid, mgid, kGidLen);
 		kstd::SpinIrqSaveGuard l(mcast_lock_);
 		McGroup *g = find_group(mgid);
 		if (g && g->sendonly) {

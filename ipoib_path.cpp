@@ -11,14 +11,6 @@ namespace {
 
 constexpr unsigned kPathQueryTimeoutMs = 1000;
 
-bool same_gid16(const u8 *a, const u8 *b)
-{
-	for (usize i = 0; i < kGidLen; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
 } // namespace
 
 void Path::put()
@@ -35,7 +27,7 @@ void Path::put()
 Path *Interface::find_path(const u8 *gid)
 {
 	for (Path &p : paths_)
-		if (same_gid16(p.gid, gid))
+		if (bytes_equal(p.gid, gid, kGidLen))
 			return &p;
 	return nullptr;
 }
@@ -51,8 +43,7 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 		if (!p) {
 			p = new (Gfp::Atomic) Path(*this);
 			if (p) {
-				for (usize i = 0; i < kGidLen; i++)
-					p->gid[i] = dst.gid()[i];
+				bytes_copy(p->gid, dst.gid(), kGidLen);
 				paths_.push_back(*p);
 			}
 		}
@@ -162,6 +153,23 @@ void Interface::path_flush()
 			drop(skb, stats_.tx_drop_path_failed);
 		p->put();
 	}
+}
+
+void Interface::show(kapi_debugfs_file which, kapi_seq *s)
+{
+	if (which == KAPI_DEBUGFS_PATHS) {
+		kstd::SpinIrqSaveGuard l(paths_lock_);
+		for (Path &p : paths_)
+			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u\n", p.gid, p.dlid,
+					p.ah ? "resolved" : (p.querying ? "querying" : "unresolved"), p.queue.size());
+		return;
+	}
+	static const char *const states[] = {"idle", "joining", "joined", "failed"};
+	kstd::SpinIrqSaveGuard l(mcast_lock_);
+	for (McGroup &g : groups_)
+		kapi_seq_printf(s, "mgid %pI6 mlid 0x%04x %s %s%s queued %u\n", g.mgid, g.mlid,
+				states[int(g.state)], g.broadcast ? "broadcast" : (g.sendonly ? "sendonly" : "full"),
+				g.attached ? " attached" : "", g.queue.size());
 }
 
 } // namespace ipoib

@@ -45,6 +45,16 @@ struct kapi_event_handler;
 struct kapi_event_handler *kapi_ib_event_register(struct kapi_ib_device *dev, void *ctx) KAPI_NOEXCEPT;
 void kapi_ib_event_unregister(struct kapi_event_handler *h) KAPI_NOEXCEPT;
 
+/* ---- debugfs: <root>/ib_ipoib_cm/<name>/{paths,mcast}; reads call ipoib_core_if_show ---- */
+struct kapi_seq;	/* struct seq_file */
+struct kapi_debugfs;
+int kapi_debugfs_init(void) KAPI_NOEXCEPT;	/* the module's root directory */
+void kapi_debugfs_exit(void) KAPI_NOEXCEPT;
+struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core) KAPI_NOEXCEPT;	/* NULL if unavailable */
+void kapi_debugfs_remove(struct kapi_debugfs *d) KAPI_NOEXCEPT;
+void kapi_seq_printf(struct kapi_seq *s, const char *fmt, ...) KAPI_NOEXCEPT KAPI_PRINTF(2, 3);
+enum kapi_debugfs_file { KAPI_DEBUGFS_PATHS, KAPI_DEBUGFS_MCAST };
+
 /* ---- netdev ---- */
 /* Values the core decides; the shim copies them into the net_device. */
 struct kapi_netdev_setup {
@@ -207,6 +217,8 @@ struct kapi_mcmember {
 struct kapi_mcast *kapi_sa_join(struct kapi_ib_device *ib, kapi_u32 port, const struct kapi_mcmember *req,
 				int copy_params, void *ctx) KAPI_NOEXCEPT;	/* NULL on failure */
 void kapi_sa_leave(struct kapi_mcast *mc) KAPI_NOEXCEPT;	/* ib_sa_free_multicast; sleeps */
+/* ib_sa_get_mcmember_rec: 0 when some SA client on this port is already a member. */
+int kapi_sa_mcmember_known(struct kapi_ib_device *ib, kapi_u32 port, const kapi_u8 mgid[16]) KAPI_NOEXCEPT;
 void kapi_mcast_rec(const struct kapi_mcast *mc, struct kapi_mcmember *out) KAPI_NOEXCEPT;
 
 /* Path query: DGID/SGID/P_Key, NUMB_PATH 1, TRAFFIC_CLASS 0. Completion: ipoib_core_path_done.
@@ -241,6 +253,7 @@ int ipoib_core_if_set_coalesce(void *core, kapi_u32 usecs, kapi_u32 frames) KAPI
 int ipoib_core_join_done(void *ctx, struct kapi_mcast *mc, int status) KAPI_NOEXCEPT;
 void ipoib_core_path_done(void *ctx, int status, struct kapi_path *path, kapi_u16 dlid) KAPI_NOEXCEPT;
 void ipoib_core_if_event(void *core, enum kapi_ib_event_kind kind, kapi_u32 port) KAPI_NOEXCEPT;
+void ipoib_core_if_show(void *core, enum kapi_debugfs_file which, struct kapi_seq *s) KAPI_NOEXCEPT;
 /* sysfs */
 int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
 int ipoib_core_if_umcast(void *core) KAPI_NOEXCEPT;

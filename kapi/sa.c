@@ -63,6 +63,15 @@ void kapi_sa_leave(struct kapi_mcast *mc)
 	ib_sa_free_multicast((struct ib_sa_multicast *)mc);
 }
 
+int kapi_sa_mcmember_known(struct kapi_ib_device *ib, u32 port, const u8 mgid[16])
+{
+	struct ib_sa_mcmember_rec rec;
+	union ib_gid g;
+
+	memcpy(g.raw, mgid, 16);
+	return ib_sa_get_mcmember_rec((struct ib_device *)ib, port, &g, &rec);
+}
+
 void kapi_mcast_rec(const struct kapi_mcast *mc, struct kapi_mcmember *o)
 {
 	const struct ib_sa_mcmember_rec *r = &((const struct ib_sa_multicast *)mc)->rec;

@@ -255,8 +255,8 @@ static void case_rnr(struct ctx *c, u8 rnr_retry)
 	s64 us;
 	int got;
 
-	/* responder min_rnr_timer 22 = 20.48 ms (before time_scale) */
-	if (pair_up(c, 22, rnr_retry)) {
+	/* responder min_rnr_timer 26 = 81.92 ms (before time_scale) */
+	if (pair_up(c, 26, rnr_retry)) {
 		tap(false, "RNR rnr_retry=%u: set up QP pair", rnr_retry);
 		return;
 	}

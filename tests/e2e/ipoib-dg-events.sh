@@ -1,20 +1,22 @@
 #!/bin/sh
 # ib_ipoib_cm datagram mode, port events: CLIENT_REREGISTER and port down/up (softib fault
-# knobs) flush the path cache and rejoin every group; carrier follows the broadcast join,
+# knobs) flush the path cache; also module parameter clamping (send/recv_queue_size) and rejoin every group; carrier follows the broadcast join,
 # and unicast/multicast traffic works again afterwards.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
 # load: softib hosts=2
-# load: ib_ipoib_cm
+# load: ib_ipoib_cm send_queue_size=100 recv_queue_size=300
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 11
+plan 13
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check "softib fault knob present" test -w $fault
+check "queue sizes clamped with a log line" sh -c "dmesg | grep -q 'send_queue_size=100 adjusted to 128' && dmesg | grep -q 'recv_queue_size=300 adjusted to 512'"
+check_output "ethtool -g shows the clamped rings" 'RX:[[:space:]]+512' ethtool -g ib0
 ns_create A B
 ns_move ib0 A && ns_move ib1 B
 ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24

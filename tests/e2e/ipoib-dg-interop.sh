@@ -11,7 +11,7 @@
 # mem: 1024
 # timeout: 300
 . /e2e/lib.sh
-plan 12
+plan 13
 
 check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
 check_output "icm0 is ours" 'driver: ib_ipoib_cm' ethtool -i icm0
@@ -29,6 +29,7 @@ check "ping ours->in-tree 56 B" ns_ping A 10.0.0.2 5
 check "ping in-tree->ours 1400 B" ns_ping B 10.0.0.1 5 -s 1400
 check "ping ours->in-tree 2016 B with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
 check "ping6 in-tree->ours" ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::1
+check "ping6 ours->in-tree" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping ours->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 ns_exec B iperf3 -s -D -1 >/dev/null 2>&1

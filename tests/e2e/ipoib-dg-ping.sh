@@ -12,7 +12,7 @@
 # timeout: 240
 # tier: core
 . /e2e/lib.sh
-plan 25
+plan 29
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
@@ -23,6 +23,7 @@ check_output "dev_port 0" '^0$' cat /sys/class/net/ib0/dev_port
 check_output "ethtool -i: driver ib_ipoib_cm" 'driver: ib_ipoib_cm' ethtool -i ib0
 check_output "sysfs mode datagram" '^datagram$' cat /sys/class/net/ib0/mode
 check_output "sysfs pkey 0xffff" '^0xffff$' cat /sys/class/net/ib0/pkey
+check_output "sysfs umcast writable" '^1$' sh -c 'echo 1 > /sys/class/net/ib0/umcast && cat /sys/class/net/ib0/umcast && echo 0 > /sys/class/net/ib0/umcast'
 dmesg_mark modewrite
 check_fail "writing connected to mode fails" sh -c 'echo connected > /sys/class/net/ib0/mode'
 check "mode write logged one line" dmesg_has 'connected mode is not implemented'
@@ -41,14 +42,20 @@ check "ping A->B 2016 B (2044 UD MTU) with DF" ns_ping A 10.0.0.2 3 -s 2016 -M d
 check_fail "ping A->B 2017 B with DF is refused locally" ns_ping A 10.0.0.2 1 -s 2017 -M do
 check_output "ARP entry has a 20-byte hw address" 'lladdr 00(:[0-9a-f]{2}){19}' ip -n A neigh show 10.0.0.2
 check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
+ll_b=$(ip -n B -6 addr show dev ib1 scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/64.*/\1/p' | head -n1)
+diag "B link-local: $ll_b"
+check "ping6 A->B link-local (interface ID from the port GUID)" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 "$ll_b%ib0"
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 check_output "ethtool -S counts rx_packets" 'rx_packets: [1-9]' ns_exec B ethtool -S ib1
 check_output "ethtool -g shows the rings" 'TX:[[:space:]]+128' ns_exec A ethtool -g ib0
+check_output "debugfs mcast: broadcast group joined and attached" 'mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff mlid 0x[0-9a-f]+ joined broadcast attached' cat /sys/kernel/debug/ib_ipoib_cm/ib0/mcast
+check_output "debugfs paths: B's GID resolved" 'gid fe80:.* dlid 0x0003 resolved' cat /sys/kernel/debug/ib_ipoib_cm/ib0/paths
 check_output "ethtool -C/-c rx-usecs 10" 'rx-usecs:[[:space:]]+10' sh -c '/sbin/ip netns exec A ethtool -C ib0 rx-usecs 10 rx-frames 16 && /sbin/ip netns exec A ethtool -c ib0'
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(ns_exec B ethtool -S ib1 | grep -v ': 0$')"
+diag "$(cat /sys/kernel/debug/ib_ipoib_cm/ib1/mcast 2>/dev/null)"
 diag "$(dmesg | grep -i -E 'ib_ipoib_cm|softib' | tail -n 20)"
 ns_delete_all
 exit $(tap_status)

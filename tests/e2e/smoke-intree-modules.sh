@@ -10,7 +10,7 @@
 # mem: 768
 # timeout: 60
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 14
 

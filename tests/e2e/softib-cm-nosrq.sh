@@ -9,5 +9,5 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/softib-cm-srq.sh
