@@ -104,8 +104,11 @@ void softib_qp_error(struct softib_qp *qp)
 	}
 }
 
-/* lock held: complete the SQ head; errors always complete and kill the QP */
-void softib_complete_send(struct softib_qp *qp, enum ib_wc_status st)
+/*
+ * lock held: pop the SQ head, with a CQE if it was signalled or failed (an error always
+ * completes, IBA 10.8.3.1, whatever the signalling mode).
+ */
+void softib_pop_send(struct softib_qp *qp, enum ib_wc_status st)
 {
 	struct softib_swqe *w = softib_ring_at(&qp->sq, 0);
 	struct ib_wc wc = {
@@ -121,6 +124,12 @@ void softib_complete_send(struct softib_qp *qp, enum ib_wc_status st)
 	    (w->send_flags & IB_SEND_SIGNALED))
 		softib_cq_push(qp->scq, &wc, false);
 	ring_pop(&qp->sq);
+}
+
+/* lock held: complete the RC SQ head; errors kill the QP */
+void softib_complete_send(struct softib_qp *qp, enum ib_wc_status st)
+{
+	softib_pop_send(qp, st);
 	qp->rnr_left = qp->rnr_retry;
 	qp->retry_left = qp->retry_cnt;
 	if (st != IB_WC_SUCCESS)

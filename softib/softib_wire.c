@@ -275,21 +275,7 @@ int softib_deliver_ud(struct softib_qp *dq, struct softib_qp *src,
 /* lock held: pop the UD SQ head; UD send errors do not kill the QP */
 static void ud_complete(struct softib_qp *qp, enum ib_wc_status st)
 {
-	struct softib_swqe *w = softib_ring_at(&qp->sq, 0);
-	struct ib_wc wc = {
-		.wr_id = w->wr_id,
-		.status = st,
-		.opcode = IB_WC_SEND,
-		.byte_len = w->length,
-		.qp = &qp->ibqp,
-		.port_num = qp->port,
-	};
-
-	if (st != IB_WC_SUCCESS || qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
-	    (w->send_flags & IB_SEND_SIGNALED))
-		softib_cq_push(qp->scq, &wc, false);
-	qp->sq.head = (qp->sq.head + 1) % qp->sq.size;
-	qp->sq.count--;
+	softib_pop_send(qp, st);
 	qp->delayed_head = false;
 }
 
