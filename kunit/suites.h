@@ -18,4 +18,9 @@
 	X(params_ports)        \
 	X(params_ifname)       \
 	X(params_debug_level)  \
+	X(cm_priv_data)        \
+	X(cm_caps)             \
+	X(cm_service_id)       \
+	X(cm_mtu)              \
+	X(cm_arbitration)      \
 	X(kapi_sizes)

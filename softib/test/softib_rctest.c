@@ -7,7 +7,8 @@
  * Cases: SEND with 3 SGEs, SEND_WITH_IMM, the RNR matrix (rnr_retry 0/3/7
  * against a starved receiver, IBA 9.7.5.2.8), too-long message (IBA 10.8.3),
  * bad work requests, post on an ERR QP (flush), retry-exceeded after the
- * peer is destroyed, and a raw RC throughput stream.
+ * peer is destroyed, UD errors (receive and MTU length errors, Q_Key
+ * mismatch, post before RTS), and a raw RC throughput stream.
  * All work is done at module load; the module stays loaded so the log can be
  * read and is removed with rmmod.
  */
@@ -452,6 +453,147 @@ static void case_stream(struct ctx *c)
 	pair_down(c);
 }
 
+/* UD QP: RESET -> INIT -> RTR -> RTS with Q_Key qkey */
+static int ud_up(struct ep *e, u32 qkey)
+{
+	struct ib_qp_attr at = { .qp_state = IB_QPS_INIT, .port_num = 1, .qkey = qkey };
+	int err;
+
+	err = ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	at.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(e->qp, &at, IB_QP_STATE);
+	if (err)
+		return err;
+	at.qp_state = IB_QPS_RTS;
+	return ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static int ud_send(struct ep *e, struct ib_ah *ah, u32 dqpn, u32 qkey, u64 id, u32 len)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)e->buf, .length = len,
+			      .lkey = e->qp->pd->local_dma_lkey };
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = id, .opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.ah = ah, .remote_qpn = dqpn, .remote_qkey = qkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(e->qp, &wr.wr, &bad);
+}
+
+static u32 qkey_viol(struct ctx *c)
+{
+	struct ib_port_attr pa;
+
+	return ib_query_port(c->ibdev, 1, &pa) ? 0 : pa.qkey_viol_cntr;
+}
+
+/*
+ * UD work requests the verbs API forbids, with the completions real HCAs give:
+ * post_send before RTS fails synchronously; a message longer than the
+ * receive buffer (GRH area included) completes the receive WQE with
+ * IB_WC_LOC_LEN_ERR (IBA 10.7.3.1 / C10-97) while the sender, which cannot
+ * know, gets SUCCESS; a message longer than the 4096 path MTU completes the
+ * send with IB_WC_LOC_LEN_ERR and is never sent (IBA 9.7.5.1.5 / C10-26); a
+ * Q_Key mismatch is silently dropped and counted (IBA 10.2.5, 9.6.1.5.1).
+ * A UD QP stays usable after all of these.
+ */
+static void case_ud(struct ctx *c)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_cq_init_attr ca = { .cqe = 32 };
+	struct rdma_ah_attr aa = {};
+	struct ib_ah *ah = NULL;
+	struct ep *a = &c->a, *b = &c->b;
+	struct ep *e[2] = { a, b };
+	const u32 qk = 0x11110000;
+	struct ib_wc wc;
+	u32 v0;
+	int i, ok, got;
+
+	for (i = 0; i < 2; i++) {
+		e[i]->buf = kzalloc(2 * MSG, GFP_KERNEL);
+		e[i]->cq = e[i]->buf ? ib_create_cq(c->ibdev, NULL, NULL, NULL, &ca) : NULL;
+		if (IS_ERR_OR_NULL(e[i]->cq)) {
+			e[i]->cq = NULL;
+			tap(false, "UD: create CQ");
+			goto out;
+		}
+		qa.send_cq = qa.recv_cq = e[i]->cq;
+		e[i]->qp = ib_create_qp(c->pd, &qa);
+		if (IS_ERR(e[i]->qp)) {
+			e[i]->qp = NULL;
+			tap(false, "UD: create QP");
+			goto out;
+		}
+	}
+	aa.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&aa, c->lid);
+	rdma_ah_set_port_num(&aa, 1);
+	ah = rdma_create_ah(c->pd, &aa, 0);
+	if (IS_ERR(ah)) {
+		ah = NULL;
+		tap(false, "UD: create AH");
+		goto out;
+	}
+	{
+		struct ib_qp_attr at = { .qp_state = IB_QPS_INIT, .port_num = 1, .qkey = qk };
+
+		ib_modify_qp(a->qp, &at, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY);
+		tap(ud_send(a, ah, b->qp->qp_num, qk, 1, 64) == -EINVAL,
+		    "UD post_send in INIT (not RTS) returns -EINVAL");
+	}
+	if (ud_up(a, qk) || ud_up(b, qk)) {
+		tap(false, "UD: QPs to RTS");
+		goto out;
+	}
+	/* 200 B into a 40 + 100 B receive: receiver LOC_LEN_ERR, sender SUCCESS */
+	post_recv(b, 60, 0, 40 + 100);
+	ud_send(a, ah, b->qp->qp_num, qk, 61, 200);
+	got = poll1(b->cq, &wc, 2000);
+	tap(got && wc.status == IB_WC_LOC_LEN_ERR && wc.wr_id == 60,
+	    "UD 200 B into a 140 B receive: receiver IB_WC_LOC_LEN_ERR (got %d)",
+	    got ? wc.status : -1);
+	got = poll1(a->cq, &wc, 2000);
+	tap(got && wc.status == IB_WC_SUCCESS && wc.wr_id == 61,
+	    "... sender IB_WC_SUCCESS (UD has no ACK) (got %d)", got ? wc.status : -1);
+	/* larger than the 4096 path MTU: the sender's WQE fails, nothing leaves */
+	post_recv(b, 62, 0, 8192);
+	ud_send(a, ah, b->qp->qp_num, qk, 63, 4097);
+	got = poll1(a->cq, &wc, 2000);
+	tap(got && wc.status == IB_WC_LOC_LEN_ERR && wc.wr_id == 63,
+	    "UD 4097 B send (> 4096 MTU): sender IB_WC_LOC_LEN_ERR (got %d)",
+	    got ? wc.status : -1);
+	tap(!poll1(b->cq, &wc, 200), "... and nothing reaches the receiver");
+	/* Q_Key mismatch: silently dropped at the receiver, counted */
+	v0 = qkey_viol(c);
+	ud_send(a, ah, b->qp->qp_num, 0x2222, 64, 100);
+	got = poll1(a->cq, &wc, 2000);
+	ok = got && wc.status == IB_WC_SUCCESS && !poll1(b->cq, &wc, 200) &&
+	     qkey_viol(c) == v0 + 1;
+	tap(ok, "UD Q_Key mismatch: sender SUCCESS, no receive CQE, qkey_viol_cntr %u -> %u",
+	    v0, qkey_viol(c));
+	/* the UD QPs still work: the posted 8 KiB receive takes the next message */
+	ud_send(a, ah, b->qp->qp_num, qk, 65, 100);
+	got = poll1(b->cq, &wc, 2000);
+	tap(got && wc.status == IB_WC_SUCCESS && wc.wr_id == 62 && wc.byte_len == 140 &&
+	    wc.src_qp == a->qp->qp_num,
+	    "UD QPs still usable after the errors: receive len 40 + 100 (status %d len %u)",
+	    got ? wc.status : -1, got ? wc.byte_len : 0);
+	poll1(a->cq, &wc, 2000);
+out:
+	if (ah)
+		rdma_destroy_ah(ah, 0);
+	pair_down(c);
+}
+
 static int __init rctest_init(void)
 {
 	struct ib_port_attr pa;
@@ -472,12 +614,13 @@ static int __init rctest_init(void)
 		ib_device_put(c.ibdev);
 		return PTR_ERR(c.pd);
 	}
-	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 18 : 14);
+	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 25 : 21);
 	case_send(&c);
 	case_rnr(&c, 0);
 	case_rnr(&c, 3);
 	case_rnr(&c, 7);
 	case_retry_exc(&c);
+	case_ud(&c);
 	if (c.ibdev->attrs.max_srq)
 		case_srq(&c);
 	case_stream(&c);

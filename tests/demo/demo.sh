@@ -14,11 +14,13 @@ say "softib fabric: $(ib_devices | tr '\n' ' ')"
 for d in $(ib_devices); do
     say "  $d port 1: $(cat /sys/class/infiniband/$d/ports/1/state), LID $(cat /sys/class/infiniband/$d/ports/1/lid)"
 done
-check "ib_ipoib_cm created a netdev per port" wait_for 20 sh -c '[ "$(ls /sys/class/net | grep -c "^ib[0-9]")" -ge 2 ]'
+two_netdevs() { [ "$(ls /sys/class/net | grep -c '^ib[0-9]')" -ge 2 ]; }
+check "ib_ipoib_cm created a netdev per port" wait_for 20 two_netdevs
 ns_create hostA hostB
 ns_move ib0 hostA && ns_move ib1 hostB
 ns_addr hostA ib0 192.168.77.1/24 && ns_addr hostB ib1 192.168.77.2/24
-check "carrier on both hosts (broadcast group joined)" sh -c 'wait_carrier ib0 hostA 60 && wait_carrier ib1 hostB 60'
+both_carriers() { wait_carrier ib0 hostA 60 && wait_carrier ib1 hostB 60; }
+check "carrier on both hosts (broadcast group joined)" both_carriers
 say "host A:"; ip -n hostA -d link show ib0 | sed 's/^/demo:   /'
 say "host B:"; ip -n hostB -d link show ib1 | sed 's/^/demo:   /'
 check "ping hostA -> hostB" ns_ping hostA 192.168.77.2 3

@@ -1,7 +1,9 @@
 #!/bin/sh
-# iperf3 TCP over in-tree ipoib on softib, 10 s in datagram mode and 10 s in connected mode
-# (switched in place inside the namespaces), plus 5 s of UDP; no loss of the link, counters
-# move, kernel log clean.
+# iperf3 over the in-tree ipoib on softib, TCP and UDP both ways (A->B, and B->A with -R),
+# 5 s each: in datagram mode, then in connected mode (switched in place inside the
+# namespaces) with SRQ (this file) or without (softib-iperf-cm-nosrq.sh sources it with
+# softib srq=0 and runs only the connected half). The receiver's Mbit/s of every run is
+# printed as a diag line. No loss of the link, RC counters move, kernel log clean.
 # load: ib_core
 # load: ib_cm
 # load: softib hosts=2 time_scale=100
@@ -11,7 +13,25 @@
 # kernels: stock debug
 # tier: all
 . /e2e/lib.sh
-plan 8
+srq=$(cat /sys/module/softib/parameters/srq)
+# srq=1: datagram + connected (8 iperf3 runs); srq=0: the connected half only (4 runs)
+if [ "$srq" = 1 ]; then plan 17; else plan 12; fi
+diag "softib srq=$srq"
+
+# perf DESC iperf3-client-args...: run iperf3 from A against the server in B; ok when the
+# receiver summary came back; diag "DESC: N Mbit/s" from the receiver line
+perf() {
+    _d=$1; shift
+    _o=$(ns_exec A iperf3 -c 10.0.7.2 -f m "$@" 2>&1)
+    _r=$(printf '%s\n' "$_o" | grep 'receiver' | tail -n 1)
+    if [ -n "$_r" ]; then
+        ok "$_d"
+        diag "$_d: $(printf '%s\n' "$_r" | sed -n 's/.* \([0-9.]*\) Mbits\/sec.*/\1/p') Mbit/s"
+        diag "  $_r"
+    else
+        not_ok "$_d"; diag "$_o"
+    fi
+}
 
 dmesg_mark iperf
 wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -20,19 +40,31 @@ ns_move ib0 A && ns_move ib1 B
 ns_addr A ib0 10.0.7.1/24 && ns_addr B ib1 10.0.7.2/24
 both_up() { has_carrier ib0 A && has_carrier ib1 B; }
 check "carrier" wait_for 60 both_up
-ns_exec B iperf3 -s -D -1 >/dev/null 2>&1; sleep 1
-check_output "iperf3 TCP 10 s, datagram mode" 'receiver' ns_exec A iperf3 -c 10.0.7.2 -t 10 -f m
+ns_exec B iperf3 -s -D >/dev/null 2>&1
+check "iperf3 server in B" wait_for 10 sh -c '/sbin/ip netns exec B ss -ltn | grep -q ":5201 "'
+check "ping A->B" ns_ping A 10.0.7.2 3
+if [ "$srq" = 1 ]; then
+    perf "datagram TCP A->B" -t 5
+    perf "datagram TCP B->A" -t 5 -R
+    perf "datagram UDP A->B 20 Mbit/s 1400 B" -u -b 20M -l 1400 -t 5
+    perf "datagram UDP B->A 20 Mbit/s 1400 B" -u -b 20M -l 1400 -t 5 -R
+    check_output "datagram: no RC traffic yet" 'cm_mads 0 ' rdma statistic show link softib0/1
+    diag "$(rdma statistic show link softib1/1)"
+fi
 ip -n A link set ib0 type ipoib mode connected; ip -n B link set ib1 type ipoib mode connected
 ip -n A link set ib0 mtu 65520; ip -n B link set ib1 mtu 65520
 check_output "ib0 in connected mode (netlink), MTU 65520" 'mtu 65520.*mode connected' sh -c \
     "/sbin/ip -n A -d link show ib0 | tr '\\n' ' '"
-check "ping -s 60000 in connected mode" ns_ping A 10.0.7.2 3 -s 60000
-ns_exec B iperf3 -s -D -1 >/dev/null 2>&1; sleep 1
-check_output "iperf3 TCP 10 s, connected mode" 'receiver' ns_exec A iperf3 -c 10.0.7.2 -t 10 -f m
-ns_exec B iperf3 -s -D -1 >/dev/null 2>&1; sleep 1
-check_output "iperf3 UDP 5 s at 20 Mbit/s, 1400 B" 'receiver' ns_exec A iperf3 -c 10.0.7.2 -u -b 20M -l 1400 -t 5 -f m
+check_output "ib1 in connected mode (netlink), MTU 65520" 'mtu 65520.*mode connected' sh -c \
+    "/sbin/ip -n B -d link show ib1 | tr '\\n' ' '"
+check "ping -s 60000 in connected mode" wait_for 30 ns_ping A 10.0.7.2 1 -s 60000
+perf "connected (srq=$srq) TCP A->B" -t 5
+perf "connected (srq=$srq) TCP B->A" -t 5 -R
+perf "connected (srq=$srq) UDP A->B 20 Mbit/s 16000 B" -u -b 20M -l 16000 -t 5
+perf "connected (srq=$srq) UDP B->A 20 Mbit/s 16000 B" -u -b 20M -l 16000 -t 5 -R
 check_output "RC traffic counted" 'rx_bytes [1-9][0-9]{6,}' rdma statistic show link softib1/1
 check "kernel log clean" dmesg_clean
+diag "$(rdma statistic show link softib0/1)"
 diag "$(rdma statistic show link softib1/1)"
 ns_delete_all
 exit $(tap_status)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # softib stage 1: two simulated hosts, the UNMODIFIED in-tree ib_ipoib in datagram mode,
 # one netdev per namespace: ports ACTIVE with unique LIDs, SM LID 1, carrier, ping v4
-# (56 B, 1400 B, full UD MTU 2044 with DF), ping6, broadcast ping, and the fabric counters.
+# (56 B, 1400 B, full UD MTU 2044 with DF), ping6, broadcast ping, multicast ping (IPv4
+# 224.0.0.1 all-hosts and IPv6 ff02::1 all-nodes: groups other than the broadcast group,
+# which ipoib joins through the SA), and the fabric counters.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -10,9 +12,9 @@
 # mem: 1024
 # timeout: 240
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/lib.sh
-plan 23
+plan 26
 
 dmesg_mark udping
 port=/sys/class/infiniband
@@ -42,6 +44,17 @@ check_fail "ping A->B 2017 B with DF is refused locally" ns_ping A 10.0.0.2 1 -s
 check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+ns_exec A sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
+check_output "multicast ping A->224.0.0.1: B replies" 'from 10\.0\.0\.2' \
+    ns_exec A /usr/bin/ping -c 3 -i 0.2 -W 2 -I ib0 224.0.0.1
+b_ll() { ip -n B -6 -o addr show dev ib1 scope link | sed -n 's/.*inet6 \(fe80[^/]*\).*/\1/p'; }
+mc6() { _ll=$(b_ll); [ -n "$_ll" ] &&
+    ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 ff02::1%ib0 | grep -q "from $_ll"; }
+check "multicast ping6 A->ff02::1%ib0: B replies from its link-local" wait_for 20 mc6
+diag "ib1 link-local: $(b_ll)"
+check_output "sa_groups lists 224.0.0.1's group ff12:401b:ffff::1" 'ff12:401b:ffff:0000:0000:0000:0000:0001' \
+    cat /sys/kernel/debug/softib/sa_groups
+diag "$(cat /sys/kernel/debug/softib/sa_groups)"
 check_output "ibstat: Active, Base lid 2, SM lid 1" 'State: Active.*Base lid: 2.*SM lid: 1' sh -c "ibstat softib0 | tr '\\n' ' '"
 check_output "rdma link shows ACTIVE" 'state ACTIVE' rdma link show softib0/1
 check_output "rdma statistic shows tx_packets" 'tx_packets [1-9]' rdma statistic show link softib0/1
