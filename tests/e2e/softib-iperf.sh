@@ -50,6 +50,9 @@ if [ "$srq" = 1 ]; then
     perf "datagram UDP B->A 20 Mbit/s 1400 B" -u -b 20M -l 1400 -t 5 -R
     check_output "datagram: no RC traffic yet" 'cm_mads 0 ' rdma statistic show link softib0/1
     diag "$(rdma statistic show link softib1/1)"
+    # where UDP loss goes (not asserted: UD has no flow control): socket buffers, qdisc, netdev
+    for n in A B; do diag "$n $(ns_exec $n grep Udp: /proc/net/snmp | tail -n 1)"; done
+    diag "$(ip -n A -s link show ib0)"; diag "$(ip -n B -s link show ib1)"
 fi
 ip -n A link set ib0 type ipoib mode connected; ip -n B link set ib1 type ipoib mode connected
 ip -n A link set ib0 mtu 65520; ip -n B link set ib1 mtu 65520
