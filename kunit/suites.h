@@ -23,4 +23,13 @@
 	X(cm_service_id)       \
 	X(cm_mtu)              \
 	X(cm_arbitration)      \
+	X(addr_hwaddr)        \
+	X(addr_mgid)          \
+	X(addr_mcast_valid)   \
+	X(addr_encap)         \
+	X(addr_mtu)           \
+	X(addr_queue_size)    \
+	X(addr_link_speed)    \
+	X(addr_classify_rx)   \
+	X(addr_bytes)         \
 	X(kapi_sizes)
