@@ -3,7 +3,7 @@
 # Kbuild, i.e. before Makefile.lib, so Kbuild's own variables are used lazily).
 #
 # Input: cxx-objs (objects, relative to $(obj), each built from the .cpp of the same stem).
-# Recipe and reasons: docs/build.md and /work/shared/docs/cxx-kernel.md §3-§5.
+# Recipe and reasons: docs/build.md and the shared reference docs (cxx-kernel.md) §3-§5.
 
 # ---- compiler: g++ of exactly the kernel's gcc version --------------------------------
 # CC may carry a ccache prefix and a leading space (Debian's .kernelvariables).
