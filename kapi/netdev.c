@@ -297,7 +297,13 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	dev->mtu = s->mtu;
 	dev->min_mtu = 68;
 	dev->max_mtu = s->max_mtu;
+	/*
+	 * alloc_netdev_mqs() marks a device whose setup left tx_queue_len 0 as IFF_NO_QUEUE
+	 * (noqueue qdisc, no backpressure); the core gives a real length, so undo that.
+	 */
 	dev->tx_queue_len = s->tx_queue_len;
+	if (s->tx_queue_len)
+		dev->priv_flags &= ~IFF_NO_QUEUE;
 	dev->dev_port = s->dev_port;
 	dev->dev_id = s->dev_port;
 	memcpy(dev->broadcast, s->broadcast, s->addr_len);

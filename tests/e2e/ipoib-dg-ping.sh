@@ -12,7 +12,7 @@
 # timeout: 240
 # tier: core
 . /e2e/lib.sh
-plan 29
+plan 30
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
@@ -35,6 +35,8 @@ ip -n A addr add fd00::1/64 dev ib0 nodad
 ip -n B addr add fd00::2/64 dev ib1 nodad
 check "carrier on ib0 (broadcast join done)" wait_carrier ib0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
+# tx_queue_len 2 x send queue, like the in-tree driver: the default qdisc, not noqueue
+check_fail "ib0 has a real qdisc (not noqueue)" sh -c '/sbin/ip -n A link show ib0 | grep -q "qdisc noqueue"'
 check_output "MTU 2044 from the broadcast group" 'mtu 2044' ip -n A link show ib0
 check "ping A->B 56 B" ns_ping A 10.0.0.2 5
 check "ping B->A 1400 B" ns_ping B 10.0.0.1 5 -s 1400
