@@ -14,7 +14,7 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: all
+# tier: full
 . /e2e/lib.sh
 plan 17
 

@@ -8,5 +8,5 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: all
+# tier: full
 . /e2e/softib-iperf.sh

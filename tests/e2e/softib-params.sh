@@ -7,7 +7,7 @@
 # mem: 768
 # timeout: 120
 # kernels: stock debug
-# tier: all
+# tier: full
 . /e2e/lib.sh
 plan 14
 

@@ -10,7 +10,7 @@
 # mem: 1024
 # timeout: 240
 # kernels: stock debug
-# tier: all
+# tier: full
 . /e2e/lib.sh
 plan 8
 
