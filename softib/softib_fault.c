@@ -119,6 +119,58 @@ static int parse_port(const char *w)
 	return p;
 }
 
+/* Events `event P NAME` raises without changing any port state. */
+static const struct { const char *name; enum ib_event_type ev; } port_events[] = {
+	{ "lid_change", IB_EVENT_LID_CHANGE }, { "pkey_change", IB_EVENT_PKEY_CHANGE },
+	{ "sm_change", IB_EVENT_SM_CHANGE }, { "gid_change", IB_EVENT_GID_CHANGE },
+	{ "client_reregister", IB_EVENT_CLIENT_REREGISTER },
+};
+
+/*
+ * `lid P LID`: the SM assigns port P a new unicast LID (IBA 14.2.5.6) and the port raises
+ * LID_CHANGE. Peers' cached path records now point at a LID nobody owns: like on a real
+ * fabric, their UD sends are lost until they re-query the SA.
+ */
+static int set_lid(struct softib_port *sp, u32 lid)
+{
+	unsigned long flags;
+	int h, p;
+
+	if (lid < 2 || lid >= be16_to_cpu(IB_MULTICAST_LID_BASE))
+		return -EINVAL;		/* unicast only, and LID 1 is the SM's */
+	spin_lock_irqsave(&softib_lock, flags);
+	for (h = 0; h < softib_hosts; h++)
+		for (p = 1; softib_devs[h] && p <= softib_ports_per_host; p++)
+			if (softib_devs[h]->ports[p].lid == lid && &softib_devs[h]->ports[p] != sp) {
+				spin_unlock_irqrestore(&softib_lock, flags);
+				return -EINVAL;	/* LIDs are unique on a subnet */
+			}
+	sp->lid = lid;
+	spin_unlock_irqrestore(&softib_lock, flags);
+	softib_port_event(sp, IB_EVENT_LID_CHANGE);
+	return 0;
+}
+
+/*
+ * `pkey P INDEX PKEY`: the SM rewrites one P_Key table entry (index 0 stays 0xffff, the
+ * default partition every port is in); PKEY 0 invalidates the entry. Raises PKEY_CHANGE.
+ */
+static int set_pkey(struct softib_port *sp, u32 index, u32 pkey)
+{
+	unsigned long flags;
+
+	if (index < 1 || index >= SOFTIB_MAX_PKEYS || pkey > 0xffff ||
+	    (pkey && !(pkey & 0x7fff)))
+		return -EINVAL;
+	spin_lock_irqsave(&softib_lock, flags);
+	while (sp->npkeys <= index)
+		sp->pkeys[sp->npkeys++] = 0;
+	sp->pkeys[index] = pkey;
+	spin_unlock_irqrestore(&softib_lock, flags);
+	softib_port_event(sp, IB_EVENT_PKEY_CHANGE);
+	return 0;
+}
+
 /* Must be called in process context: port events sleep. */
 static int run_cmd(struct softib_dev *sd, char *line)
 {
@@ -196,6 +248,26 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			softib_port_event(&sd->ports[p], IB_EVENT_CLIENT_REREGISTER);
 		else
 			softib_port_set_state(&sd->ports[p], argv[0][5] == 'u');
+	} else if (!strcmp(argv[0], "lid") && argc == 3) {
+		p = parse_port(argv[1]);
+		if (p < 0 || kstrtou32(argv[2], 0, &a))
+			return -EINVAL;
+		return set_lid(&sd->ports[p], a);
+	} else if (!strcmp(argv[0], "pkey") && argc == 4) {
+		p = parse_port(argv[1]);
+		if (p < 0 || kstrtou32(argv[2], 0, &a) || kstrtou32(argv[3], 0, &b))
+			return -EINVAL;
+		return set_pkey(&sd->ports[p], a, b);
+	} else if (!strcmp(argv[0], "event") && argc == 3) {
+		p = parse_port(argv[1]);
+		if (p < 0)
+			return -EINVAL;
+		for (a = 0; a < ARRAY_SIZE(port_events); a++)
+			if (!strcmp(argv[2], port_events[a].name))
+				break;
+		if (a == ARRAY_SIZE(port_events))
+			return -EINVAL;
+		softib_port_event(&sd->ports[p], port_events[a].ev);
 	} else if (!strcmp(argv[0], "clear") && argc == 1) {
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;

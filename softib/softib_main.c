@@ -37,17 +37,29 @@ MODULE_PARM_DESC(retry_exc, "RC peer gone: 'timed' (local ACK timeout x retries)
 DEFINE_SPINLOCK(softib_lock);
 struct softib_dev *softib_devs[SOFTIB_MAX_HOSTS];
 
+/* Caller holds softib_lock (LIDs change only under it, see the fault knob `lid`). */
 struct softib_port *softib_port_by_lid(u16 lid)
 {
+	struct softib_port *sp;
 	int h, p;
 
 	if (lid < 2)
 		return NULL;
+	/* Fast path: the LID assigned at load (2 + host * ports_per_host + port - 1). */
 	h = (lid - 2) / softib_ports_per_host;
 	p = (lid - 2) % softib_ports_per_host + 1;
-	if (h >= softib_hosts || !softib_devs[h])
-		return NULL;
-	return &softib_devs[h]->ports[p];
+	if (h < softib_hosts && softib_devs[h] && softib_devs[h]->ports[p].lid == lid)
+		return &softib_devs[h]->ports[p];
+	for (h = 0; h < softib_hosts; h++) {
+		if (!softib_devs[h])
+			continue;
+		for (p = 1; p <= softib_ports_per_host; p++) {
+			sp = &softib_devs[h]->ports[p];
+			if (sp->lid == lid)
+				return sp;
+		}
+	}
+	return NULL;
 }
 
 void softib_count(struct softib_port *p, enum softib_cnt c, u64 n)

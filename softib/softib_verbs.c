@@ -88,7 +88,8 @@ static int softib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_a
 	a->init_type_reply = 0;
 	a->active_width = IB_WIDTH_4X;
 	a->active_speed = IB_SPEED_EDR;
-	a->subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	/* ib_port_attr.subnet_prefix is CPU order (ib_core's cache uses be64_to_cpu of the GID) */
+	a->subnet_prefix = 0xfe80000000000000ULL;
 	return 0;
 }
 
