@@ -179,4 +179,23 @@ RxKind classify_rx(const RxInfo &rx, const RxLocal &me)
 	return bytes_equal(dgid, me.bcast_mgid, kGidLen) ? RxKind::Broadcast : RxKind::Multicast;
 }
 
+Flush flush_for(kapi_ib_event_kind ev)
+{
+	switch (ev) {
+	case KAPI_EV_CLIENT_REREGISTER:	// SA restarted/reconfigured: rejoin, re-query
+	case KAPI_EV_GID_CHANGE:
+	case KAPI_EV_SM_CHANGE:		// a new master SM may not know our groups (IBA 14.4.11)
+		return Flush::Light;
+	case KAPI_EV_PORT_ACTIVE:
+	case KAPI_EV_PORT_ERR:
+	case KAPI_EV_LID_CHANGE:
+		return Flush::Normal;
+	case KAPI_EV_PKEY_CHANGE:
+		return Flush::Heavy;
+	case KAPI_EV_OTHER:
+		break;
+	}
+	return Flush::None;
+}
+
 } // namespace ipoib

@@ -6,6 +6,7 @@
 // receive-side classification of UD completions (GRH, self-sent multicast).
 #pragma once
 
+#include "kapi.h"
 #include "kstd/types.h"
 
 namespace ipoib {
@@ -101,5 +102,13 @@ struct RxLocal {
 // Self-sent multicast (our QPN from our LID, or with a GRH from our GID) is Self: the fabric
 // loops multicast back to every attached QP, the sender's own included.
 RxKind classify_rx(const RxInfo &rx, const RxLocal &me);
+
+// How much cached fabric state a port event invalidates (the in-tree levels, Linux
+// ee1e2c82c245; protocol.md §2.16). Light: path records and multicast memberships may be
+// stale (the SA forgot them or the SM moved), the link itself is fine. Normal: the port
+// went down/up or our LID changed: take the carrier down and start over. Heavy: the P_Key
+// table changed: re-check the interface's P_Key, then as normal if it moved or vanished.
+enum class Flush : u8 { None = 0, Light = 1, Normal = 2, Heavy = 3 };
+Flush flush_for(kapi_ib_event_kind ev);
 
 } // namespace ipoib

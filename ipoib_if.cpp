@@ -504,11 +504,51 @@ u32 Interface::speed_mbps()
 
 void Interface::port_event(kapi_ib_event_kind kind, u32 port)
 {
-	if (port != port_ || kind == KAPI_EV_OTHER)
+	Flush level = flush_for(kind);
+	if (port != port_ || level == Flush::None)
 		return;
-	__atomic_store_n(&flush_pending_, true, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&flush_pending_, 1u << u32(level), __ATOMIC_ACQ_REL);
 	if (nd_)
 		kapi_netdev_schedule_work(nd_, 0);
+}
+
+// Process context (the work item), interface up. Events that arrived together are served
+// by one flush, the strongest among them. False when the port is not active: the carrier
+// stays off until PORT_ACTIVE brings a normal flush.
+bool Interface::flush(u32 pending)
+{
+	constexpr u32 kHeavy = 1u << u32(Flush::Heavy), kNormal = 1u << u32(Flush::Normal);
+	if (pending & kHeavy) {
+		count(stats_.flush_heavy);
+		// A P_Key table change matters only if our own entry changed (parent: index 0).
+		u16 pkey = 0;
+		pending &= ~kHeavy;
+		if (kapi_ib_query_pkey(ib_, port_, 0, &pkey) == 0 && (pkey | 0x8000) == pkey_) {
+			log_.info("P_Key table changed, 0x%04x still at index 0", pkey_);
+			if (!pending)
+				return true;
+		} else {
+			log_.warn("P_Key at index 0 is now 0x%04x (was 0x%04x): restarting the link", pkey, pkey_);
+			pending |= kNormal;
+		}
+	}
+	const bool normal = pending & kNormal;
+	count(normal ? stats_.flush_normal : stats_.flush_light);
+	kapi_port_attr attr{};
+	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
+		lid_ = attr.lid;
+	const bool active = attr.state == 4;
+	// Both levels: every path record may be stale (new LID, new SM, re-registration), so
+	// paths are re-queried on next use and every group is joined again. Only a normal flush
+	// drops the carrier: the link restarts from the broadcast join (RFC 4391 §5).
+	path_flush();
+	mcast_restart(!normal && active);
+	if (!active) {
+		carrier_ = false;
+		kapi_netdev_carrier(nd_, 0);
+		log_.info("port %u not active, carrier off", port_);
+	}
+	return active;
 }
 
 void Interface::work()
@@ -516,19 +556,9 @@ void Interface::work()
 	if (!is_up())
 		return;
 	reap_ahs();
-	if (__atomic_exchange_n(&flush_pending_, false, __ATOMIC_ACQ_REL)) {
-		// LID, SM, P_Key or membership may have changed: every AH and MLID is suspect.
-		count(stats_.port_event_flushes);
-		kapi_port_attr attr{};
-		if (kapi_ib_query_port(ib_, port_, &attr) == 0)
-			lid_ = attr.lid;
-		path_flush();
-		mcast_restart();
-		if (attr.state != 4) {	// not ACTIVE: wait for PORT_ACTIVE
-			log_.info("port %u not active, carrier off", port_);
-			return;
-		}
-	}
+	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
+	if (pending && !flush(pending))
+		return;
 	mcast_work();
 }
 

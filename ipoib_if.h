@@ -46,7 +46,7 @@ class Interface;
 	X(tx_wc_errors) X(tx_timeouts) X(tx_queue_stopped)                              \
 	X(path_queries) X(path_query_errors) X(path_ah_errors)                          \
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
-	X(mcast_ah_errors) X(port_event_flushes)
+	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -195,7 +195,7 @@ public:
 	// AH reaper
 	void reap_later(Ah *ah);
 
-	// IB port events (any context): flush paths and rejoin every group from the work.
+	// IB port events (any context): the work item runs the flush the event calls for.
 	void port_event(kapi_ib_event_kind kind, u32 port);
 
 	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast}
@@ -220,7 +220,8 @@ private:
 	void leave(McGroup &g);
 	void mcast_flush();
 	void mcast_sync_list();
-	void mcast_restart();
+	void mcast_restart(bool keep_carrier);
+	bool flush(u32 pending);
 	// paths (ipoib_path.cpp)
 	Path *find_path(const u8 *gid);
 	void path_flush();
@@ -250,7 +251,7 @@ private:
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool registered_ = false;
-	bool flush_pending_ = false;
+	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;
 	kapi_event_handler *events_ = nullptr;

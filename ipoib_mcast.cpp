@@ -116,6 +116,19 @@ void Interface::join(McGroup &g)
 int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 {
 	SkbQueue pending;
+	if (status == -KAPI_ENETRESET) {
+		// ib_sa reset the membership on a port event (port error, LID change, client
+		// re-registration, P_Key change). Our own handler saw the same event and flushes;
+		// rejoining at once also covers a reset that races past that flush. Not an error:
+		// the carrier and the back-off stay as they are.
+		count(stats_.mcast_resets);
+		{
+			kstd::SpinIrqSaveGuard l(mcast_lock_);
+			g.state = McGroup::State::Idle;
+		}
+		kapi_netdev_schedule_work(nd_, 0);
+		return 0;
+	}
 	if (status == 0) {
 		kapi_mcmember rec{};
 		kapi_mcast_rec(mc, &rec);
@@ -232,11 +245,14 @@ void Interface::mcast_flush()
 }
 
 // After a port event: leave every group (the SA may have forgotten them, MLIDs may change)
-// and mark them for joining again, the broadcast group first (RFC 4391 §5).
-void Interface::mcast_restart()
+// and mark them for joining again, the broadcast group first (RFC 4391 §5). A light flush
+// keeps the carrier: the link is up, only memberships are being refreshed.
+void Interface::mcast_restart(bool keep_carrier)
 {
-	carrier_ = false;
-	kapi_netdev_carrier(nd_, 0);
+	if (!keep_carrier) {
+		carrier_ = false;
+		kapi_netdev_carrier(nd_, 0);
+	}
 	kstd::List<McGroup> all;
 	{
 		kstd::SpinIrqSaveGuard l(mcast_lock_);

@@ -37,6 +37,7 @@ static_assert(KAPI_EEXIST == EEXIST);
 static_assert(KAPI_ENODEV == ENODEV);
 static_assert(KAPI_EINVAL == EINVAL);
 static_assert(KAPI_ENOSPC == ENOSPC);
+static_assert(KAPI_ENETRESET == ENETRESET);
 static_assert(KAPI_ERANGE == ERANGE);
 static_assert(KAPI_ENAMETOOLONG == ENAMETOOLONG);
 static_assert(KAPI_EOPNOTSUPP == EOPNOTSUPP);

@@ -32,4 +32,5 @@
 	X(addr_link_speed)    \
 	X(addr_classify_rx)   \
 	X(addr_bytes)         \
+	X(addr_flush_level)   \
 	X(kapi_sizes)

@@ -751,4 +751,29 @@ KTEST(addr_bytes, copy_exactly_n)
 
 KTEST_SUITE(addr_bytes, KTEST_CASE(addr_bytes, equal), KTEST_CASE(addr_bytes, copy_exactly_n));
 
+// Port event -> flush level: the in-tree table (protocol.md §2.16) plus SM change -> light.
+KTEST(addr_flush_level, each_event)
+{
+	EXPECT_EQ(int(flush_for(KAPI_EV_CLIENT_REREGISTER)), int(Flush::Light));
+	EXPECT_EQ(int(flush_for(KAPI_EV_GID_CHANGE)), int(Flush::Light));
+	EXPECT_EQ(int(flush_for(KAPI_EV_SM_CHANGE)), int(Flush::Light));
+	EXPECT_EQ(int(flush_for(KAPI_EV_PORT_ACTIVE)), int(Flush::Normal));
+	EXPECT_EQ(int(flush_for(KAPI_EV_PORT_ERR)), int(Flush::Normal));
+	EXPECT_EQ(int(flush_for(KAPI_EV_LID_CHANGE)), int(Flush::Normal));
+	EXPECT_EQ(int(flush_for(KAPI_EV_PKEY_CHANGE)), int(Flush::Heavy));
+	EXPECT_EQ(int(flush_for(KAPI_EV_OTHER)), int(Flush::None));
+}
+
+// The work item serves the strongest pending level, so the levels must be ordered.
+KTEST(addr_flush_level, ordered_by_strength)
+{
+	EXPECT_LT(int(Flush::None), int(Flush::Light));
+	EXPECT_LT(int(Flush::Light), int(Flush::Normal));
+	EXPECT_LT(int(Flush::Normal), int(Flush::Heavy));
+	EXPECT_LT(int(Flush::Heavy), 32);	// one bit each in a u32 pending mask
+}
+
+KTEST_SUITE(addr_flush_level, KTEST_CASE(addr_flush_level, each_event),
+	    KTEST_CASE(addr_flush_level, ordered_by_strength));
+
 } // namespace ktest_addr

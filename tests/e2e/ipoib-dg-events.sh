@@ -1,7 +1,9 @@
 #!/bin/sh
-# ib_ipoib_cm datagram mode, port events: CLIENT_REREGISTER and port down/up (softib fault
-# knobs) flush the path cache; also module parameter clamping (send/recv_queue_size) and rejoin every group; carrier follows the broadcast join,
-# and unicast/multicast traffic works again afterwards.
+# ib_ipoib_cm datagram mode, port events through softib's knobs: CLIENT_REREGISTER and SM
+# change -> light flush (paths re-queried, groups rejoined, carrier kept); port down/up and
+# LID change -> normal flush (carrier follows the broadcast rejoin); P_Key table change ->
+# heavy flush that keeps the link when our P_Key did not move. Traffic works after each.
+# Also: module parameter clamping (send/recv_queue_size).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -10,7 +12,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 13
+plan 24
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -26,16 +28,37 @@ carriers() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60; }
 check "carrier on both" carriers
 check "ping before events" ns_ping A 10.0.0.2 3
 
+stat() { ns_exec A ethtool -S ib0 | awk -v k="$1:" '$1 == k { print $2 }'; }
+stat_is() { [ "$(stat "$1")" = "$2" ]; }
+dmesg_mark light
 echo "reregister 1" > $fault
-check "flush counted after CLIENT_REREGISTER" wait_for 20 sh -c "/sbin/ip netns exec A ethtool -S ib0 | grep -Eq 'port_event_flushes: [1-9]'"
-check "carrier back after rejoin" wait_carrier ib0 A 60
+check "CLIENT_REREGISTER: one light flush" wait_for 20 stat_is flush_light 1
 check "ping after reregister" ns_ping A 10.0.0.2 3
+check_fail "light flush kept the carrier (no new 'carrier on')" dmesg_has 'carrier on'
+echo "event 1 sm_change" > $fault
+check "SM change: a second light flush" wait_for 20 stat_is flush_light 2
+check "no normal flush so far" stat_is flush_normal 0
 
 echo "port_down 1" > $fault
 check "carrier off while the port is down" wait_for 20 sh -c 'test "$(/sbin/ip netns exec A cat /sys/class/net/ib0/carrier 2>/dev/null)" = 0'
 echo "port_up 1" > $fault
 check "carrier on after port up" wait_carrier ib0 A 60
+check "port down+up: normal flushes" wait_for 20 stat_is flush_normal 2
 check "ping and ping6 after port up" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 3 -i 0.2 -W 2 10.0.0.2 && /sbin/ip netns exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2'
+
+echo "lid 1 0x40" > $fault
+check "LID change: a normal flush" wait_for 20 stat_is flush_normal 3
+check "carrier back after the LID change" wait_carrier ib0 A 60
+echo "reregister 1" > /sys/kernel/debug/softib/softib1/fault	# the peer refreshes its path to us
+check "ping A->B after the LID change" wait_for 20 ns_ping A 10.0.0.2 1
+check "ping B->A after the LID change" wait_for 20 ns_ping B 10.0.0.1 1
+
+dmesg_mark heavy
+echo "pkey 1 2 0x8005" > $fault
+check "P_Key table change: a heavy flush" wait_for 20 stat_is flush_heavy 1
+check "... that keeps the link (our P_Key still at index 0)" wait_dmesg 10 'P_Key table changed, 0xffff still at index 0'
+check "no extra normal flush" stat_is flush_normal 3
+check "ping after the P_Key change" ns_ping A 10.0.0.2 3
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(dmesg | grep -i -E 'ib_ipoib_cm' | tail -n 12)"
