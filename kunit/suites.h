@@ -32,4 +32,6 @@
 	X(addr_link_speed)    \
 	X(addr_classify_rx)   \
 	X(addr_bytes)         \
+	X(lookup_pkey)        \
+	X(lookup_pick)        \
 	X(kapi_sizes)
