@@ -16,7 +16,7 @@
 # timeout: 300
 # tier: core
 . /e2e/lib.sh
-plan 26
+plan 32
 
 # `ip netns exec` remounts /sys, hiding /sys/kernel/debug: use a second debugfs mount
 mkdir -p /run/dbg && mount -t debugfs none /run/dbg
@@ -44,7 +44,7 @@ check "listen on 10.0.0.2:7471 in B" cmd B listen 10.0.0.2 7471
 check "connect from A: 200 messages of 4096 B each way" cmd A connect 10.0.0.2 7471 200 4096
 run result
 check_output "client: ok, 200 messages, 819200 B each way" \
-	'^client status=ok event=established reason=0 messages=200 bytes_sent=819200 bytes_received=819200 errors=0$' result
+	'^client status=ok event=established reason=0 messages=200 bytes_sent=819200 bytes_received=819200 errors=0 held=0$' result
 check_output "server: 1 accepted, 200 messages verified, no errors" \
 	'^server listeners=1 accepted=1 active=[01] messages=200 bytes=1638400 errors=0 disconnected=1$' result
 check "server connection torn down after the disconnect" wait_for 10 sh -c "grep -q 'active=0' $CTL"
@@ -73,8 +73,17 @@ t1=$(secs)
 diag "negative cases took $((t1 - t0)) s"
 diag "$(result)"
 check "stop: listeners and connections destroyed" sh -c "echo stop > $CTL && grep -q 'listeners=0 .*active=0' $CTL"
-# left for rmmod, which must destroy it (the harness fails a busy module or a leak)
-check "a listener left for rmmod" cmd B listen 10.0.0.2 7473
+# A connection kept open ("hold"): stop tears the server side down first (DREQ to the client)
+check "listen on 10.0.0.2:7473 in B" cmd B listen 10.0.0.2 7473
+check "connect and hold: 5 x 512 B" cmd A connect 10.0.0.2 7473 5 512 hold
+check_output "client holds the connection" '^client status=ok .* messages=5 .* held=1$' result
+check_output "server has it active" '^server listeners=1 .*active=1 ' result
+check "stop with a live connection: listener, server and client side all released" \
+	sh -c "echo stop > $CTL && grep -q 'held=0' $CTL && grep -q 'listeners=0 .*active=0' $CTL"
+check "the held client connection was closed" wait_dmesg 10 'closing the held client connection'
+# left for rmmod, which must release them (the harness fails a busy module or a leak)
+leave_for_rmmod() { cmd B listen 10.0.0.2 7474 && cmd A connect 10.0.0.2 7474 3 256 hold && grep -q 'active=1' $CTL; }
+check "a listener and a held connection left for rmmod" leave_for_rmmod
 check "kernel log clean" dmesg_clean
 diag "$(dmesg_since_mark | grep ipoib_rdmacm_test)"
 ns_delete_all

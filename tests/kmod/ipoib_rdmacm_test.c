@@ -7,15 +7,20 @@
  * namespace of the process that writes it (ip netns exec A sh -c 'echo ... > ctl'):
  *
  *   listen <ip> <port>                    an RC echo server on ip:port (IPv4 or IPv6)
- *   connect <ip> <port> <count> <size>    rdma_resolve_addr -> rdma_resolve_route ->
+ *   connect <ip> <port> <count> <size> [hold]
+ *                                         rdma_resolve_addr -> rdma_resolve_route ->
  *                                         rdma_connect, then <count> messages of <size>
  *                                         bytes each way (every one verified), disconnect;
- *                                         the write returns when done (or the errno)
+ *                                         the write returns when done (or the errno).
+ *                                         hold: stay connected until the next connect,
+ *                                         stop or rmmod (one held connection at a time)
  *   stop                                  destroy every listener and server connection
+ *                                         (the server side disconnects), then close the
+ *                                         held client connection
  *
  * Reading the file gives the last client result and the server counters, one line each:
  *   client status=ok|<failure> event=<last rdma_cm event> reason=<REJ reason> messages=N
- *          bytes_sent=N bytes_received=N errors=N
+ *          bytes_sent=N bytes_received=N errors=N held=0|1
  *   server listeners=N accepted=N active=N messages=N bytes=N errors=N disconnected=N
  *
  * Message i from the client carries pattern(i, 0); the server checks it (in order) and
@@ -411,6 +416,8 @@ static int cmd_listen(struct net *net, struct sockaddr_storage *ss)
 	return 0;
 }
 
+static void release_held(void);
+
 /* ctl_lock held */
 static void cmd_stop(void)
 {
@@ -436,6 +443,8 @@ static void cmd_stop(void)
 		sconn_teardown(c);
 	}
 	flush_workqueue(wq);	/* teardowns claimed by the handlers */
+	/* last, so that a held client connection sees the server's DREQ above */
+	release_held();
 }
 
 /* ---- client ---- */
@@ -457,10 +466,11 @@ struct client_result {
 	int reason;
 	u32 messages;
 	u64 sent, received, errors;
-	bool valid;
+	bool valid, held;
 };
 
 static struct client_result last;	/* under ctl_lock */
+static struct client *held;		/* kept open by "connect ... hold"; under ctl_lock */
 
 static int cli_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -564,7 +574,32 @@ static int cli_exchange(struct client *c, u32 seq)
 	return 0;
 }
 
-static int cmd_connect(struct net *net, struct sockaddr_storage *dst, u32 count, u32 size)
+/* Disconnects (if still connected) and frees a client connection. */
+static void client_close(struct client *c, bool established)
+{
+	if (established) {
+		rdma_disconnect(c->ep.id);
+		wait_event_timeout(c->wait, READ_ONCE(c->disconnected), WAIT_JIFFIES);
+	}
+	ep_free(&c->ep);
+	rdma_destroy_id(c->ep.id);
+	kfree(c);
+}
+
+/* ctl_lock held */
+static void release_held(void)
+{
+	if (!held)
+		return;
+	pr_info("ipoib_rdmacm_test: closing the held client connection (%s)\n",
+		READ_ONCE(held->disconnected) ? "the peer disconnected it" : "still connected");
+	client_close(held, true);
+	held = NULL;
+	last.held = false;
+}
+
+static int cmd_connect(struct net *net, struct sockaddr_storage *dst, u32 count, u32 size,
+		       bool hold)
 {
 	struct hello h = { cpu_to_be32(MAGIC), cpu_to_be32(count), cpu_to_be32(size) };
 	struct rdma_conn_param cp = {
@@ -575,6 +610,7 @@ static int cmd_connect(struct net *net, struct sockaddr_storage *dst, u32 count,
 	u32 seq;
 	int ret;
 
+	release_held();
 	memset(&last, 0, sizeof(last));
 	last.valid = true;
 	scnprintf(last.status, sizeof(last.status), "running");
@@ -615,6 +651,15 @@ static int cmd_connect(struct net *net, struct sockaddr_storage *dst, u32 count,
 	}
 	for (seq = 0; !ret && seq < count; seq++)
 		ret = cli_exchange(c, seq);
+	if (!ret && hold) {
+		/* released by the next connect, stop or rmmod */
+		held = c;
+		last.held = true;
+		scnprintf(last.status, sizeof(last.status), "ok");
+		pr_info("ipoib_rdmacm_test: client %pISpc: ok, %u messages of %u bytes, connection held\n",
+			dst, last.messages, size);
+		return 0;
+	}
 	if (last.ev == RDMA_CM_EVENT_ESTABLISHED) {
 		rdma_disconnect(c->ep.id);
 		/* the DISCONNECTED event: the server saw our DREQ (or its DREP timed out) */
@@ -630,9 +675,7 @@ static int cmd_connect(struct net *net, struct sockaddr_storage *dst, u32 count,
 		last.ev == RDMA_CM_EVENT_REJECTED ? ", " : "",
 		last.ev == RDMA_CM_EVENT_REJECTED ? rdma_reject_msg(c->ep.id, last.reason) : "",
 		last.messages, size);
-	ep_free(&c->ep);
-	rdma_destroy_id(c->ep.id);
-	kfree(c);
+	client_close(c, false);
 	return ret;
 }
 
@@ -684,13 +727,13 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		ret = parse_addr(argv[1], argv[2], &ss);
 		if (!ret)
 			ret = cmd_listen(net, &ss);
-	} else if (!strcmp(argv[0], "connect") && argc == 5) {
+	} else if (!strcmp(argv[0], "connect") && (argc == 5 || (argc == 6 && !strcmp(argv[5], "hold")))) {
 		ret = parse_addr(argv[1], argv[2], &ss);
 		if (!ret && (kstrtou32(argv[3], 0, &count) || kstrtou32(argv[4], 0, &size) ||
 			     !count || count > MAX_COUNT || !size || size > MAX_MSG))
 			ret = -EINVAL;
 		if (!ret)
-			ret = cmd_connect(net, &ss, count, size);
+			ret = cmd_connect(net, &ss, count, size, argc == 6);
 	} else if (!strcmp(argv[0], "stop") && argc == 1) {
 		cmd_stop();
 		ret = 0;
@@ -717,9 +760,9 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *p
 		nl++;
 	if (last.valid)
 		n = scnprintf(buf, PAGE_SIZE,
-			      "client status=%s event=%s reason=%d messages=%u bytes_sent=%llu bytes_received=%llu errors=%llu\n",
+			      "client status=%s event=%s reason=%d messages=%u bytes_sent=%llu bytes_received=%llu errors=%llu held=%d\n",
 			      last.status, rdma_event_msg(last.ev), last.reason, last.messages,
-			      last.sent, last.received, last.errors);
+			      last.sent, last.received, last.errors, last.held);
 	else
 		n = scnprintf(buf, PAGE_SIZE, "client status=none\n");
 	n += scnprintf(buf + n, PAGE_SIZE - n,
