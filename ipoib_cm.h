@@ -56,6 +56,14 @@ public:
 	void teardown();
 	u32 num() const { return num_; }
 
+	// Calls f(Interface &) for every interface of this port (today the one parent; P_Key
+	// children belong here too). Called under Device::ports_lock_: f must not sleep.
+	template <typename F> void for_each_interface(F &&f)
+	{
+		if (if_)
+			f(*if_);
+	}
+
 private:
 	Device &dev_;
 	u32 num_;
@@ -76,9 +84,13 @@ public:
 	const char *name() const { return kapi_ib_device_name(ib_); }
 	kapi_ib_device *ib() const { return ib_; }
 
+	// rdma_cm's netdev lookup (ipoib_lookup.cpp): a held netdev or nullptr.
+	kapi_netdev *get_netdev(u32 port, u16 pkey, const u8 *gid, const kapi_sockaddr *addr);
+
 private:
 	kapi_ib_device *ib_;
 	const Config &cfg_;
+	u64 duplicate_addrs_ = 0;	// lookups that found the address on two interfaces
 	kstd::SpinLock ports_lock_;
 	kstd::List<Port> ports_;
 };

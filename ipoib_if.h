@@ -182,6 +182,8 @@ public:
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
+	const u8 *gid() const { return gid_; }	// port GID index 0, fixed at start()
+	kapi_netdev *netdev() const { return nd_; }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
 	const char *name() const { return kapi_netdev_name(nd_); }

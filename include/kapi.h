@@ -116,5 +116,6 @@ void ipoib_core_remove_device(void *core, struct kapi_ib_device *dev, void *ctx)
 #endif
 
 #include "kapi_ud.h"
+#include "kapi_lookup.h"
 
 #endif /* KAPI_H */

@@ -31,11 +31,28 @@ static void kapi_ib_remove(struct ib_device *dev, void *ctx)
 	ipoib_core_remove_device(kapi_ib_core, (struct kapi_ib_device *)dev, ctx);
 }
 
+/*
+ * rdma_cm's question "which netdev does this REQ belong to" (ib_get_net_dev_by_params, from
+ * the ib_cm work queue: process context, ib_core's client_data_rwsem held for reading, so
+ * remove() cannot run meanwhile). The core answers with a held netdev or NULL.
+ */
+static struct net_device *kapi_ib_get_net_dev_by_params(struct ib_device *dev, u32 port, u16 pkey,
+							const union ib_gid *gid,
+							const struct sockaddr *addr,
+							void *ctx)
+{
+	if (!ctx || !rdma_protocol_ib(dev, port))
+		return NULL;
+	return (struct net_device *)ipoib_core_get_netdev(ctx, port, pkey, gid ? gid->raw : NULL,
+							  (const struct kapi_sockaddr *)addr);
+}
+
 /* Not "ipoib": that name belongs to the in-tree ib_ipoib, which may be loaded alongside. */
 static struct ib_client kapi_ib_client = {
 	.name = "ib_ipoib_cm",
 	.add = kapi_ib_add,
 	.remove = kapi_ib_remove,
+	.get_net_dev_by_params = kapi_ib_get_net_dev_by_params,
 };
 
 int kapi_ib_register_client(void *core)

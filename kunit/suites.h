@@ -33,4 +33,6 @@
 	X(addr_classify_rx)   \
 	X(addr_bytes)         \
 	X(addr_flush_level)   \
+	X(lookup_pkey)        \
+	X(lookup_pick)        \
 	X(kapi_sizes)
