@@ -11,6 +11,7 @@ Status Port::start()
 	if (!ifc.ok())
 		return ifc.status();
 	IfConfig ic{cfg_.ifname, cfg_.send_queue_size, cfg_.recv_queue_size};
+	ic.owner = this;
 	Status s = ifc.value()->start(ic);
 	if (!kstd::ok(s)) {
 		ifc.value()->teardown();
@@ -26,6 +27,7 @@ void Port::teardown()
 {
 	if (!kstd::exchange(started_, false))
 		return;
+	teardown_children();
 	if (if_) {
 		if_->teardown();
 		if_.reset();

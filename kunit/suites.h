@@ -32,4 +32,7 @@
 	X(addr_link_speed)    \
 	X(addr_classify_rx)   \
 	X(addr_bytes)         \
+	X(pkey_parse)         \
+	X(pkey_link_args)     \
+	X(pkey_child_name)    \
 	X(kapi_sizes)
