@@ -4,8 +4,9 @@
 # through sysfs create_child (ib0.8001, ib1.8001) and through `ip link add ... type ipoib pkey
 # 0x8002` (ib0.8002, ib1.8002); identity and sysfs/netlink attributes; v4/v6 ping over each
 # pair incl. the full UD MTU with DF (host A in namespace A, host B in B and C); isolation (0x8001 cannot reach the peer's 0x8002 child,
-# not even with a static neighbour: softib drops it as a P_Key violation); a child whose P_Key
-# is not in the table stays without carrier; bad input rejected with the errno, one log line
+# not even with a static neighbour: softib drops it as a P_Key violation); children whose P_Key
+# is not in the table (0x8003) stay without carrier until softib adds it (IB_EVENT_PKEY_CHANGE),
+# then ping; bad input rejected with the errno, one log line
 # and nothing changed; deletion through delete_child and ip link del; rmmod with a child left.
 # load: ib_core
 # load: ib_cm
@@ -16,7 +17,7 @@
 # timeout: 300
 # tier: core
 . /e2e/lib.sh
-plan 64
+plan 71
 
 cm_lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 links() { ls /sys/class/net | tr '\n' ' '; }
@@ -88,7 +89,7 @@ check_output "it has the parent's P_Key 0xffff" '^0xffff$' cat /sys/class/net/ib
 check "ip link del ib0.dflt" ip link del ib0.dflt
 check "create_child 0x8003 (not in the P_Key table)" sysw /sys/class/net/ib0/create_child 0x8003
 check "its bring-up says the P_Key is missing" dmesg_has 'ib0.8003: .*P_Key 0x8003 \(not in the port.s P_Key table'
-ip link set ib0.8003 up
+check "create_child 0x8003 on ib1 too" sysw /sys/class/net/ib1/create_child 0x8003
 
 # ---- traffic over each P_Key, hosts in namespaces
 ns_create A B C
@@ -96,11 +97,12 @@ for d in ib0 ib0.8001 ib0.8002 ib0.8003; do ns_move $d A; done
 # host B's 0x8002 child in a namespace of its own (C): with ib1.8001 next to it, B would
 # answer ARP for it over 0x8001 (Linux's weak host model) and hide the P_Key isolation
 for d in ib1 ib1.8001; do ns_move $d B; done
-ns_move ib1.8002 C
+ns_move ib1.8002 C && ns_move ib1.8003 C
 ns_addr A ib0.8001 10.0.1.1/24 && ns_addr B ib1.8001 10.0.1.2/24
 ns_addr A ib0.8002 10.0.2.1/24 && ns_addr C ib1.8002 10.0.2.2/24
 ip -n A addr add fd01::1/64 dev ib0.8001 nodad; ip -n B addr add fd01::2/64 dev ib1.8001 nodad
 ip -n A addr add fd02::1/64 dev ib0.8002 nodad; ip -n C addr add fd02::2/64 dev ib1.8002 nodad
+ns_addr A ib0.8003 10.0.3.1/24 && ns_addr C ib1.8003 10.0.3.2/24
 kids_up() { has_carrier ib0.8001 A && has_carrier ib1.8001 B && has_carrier ib0.8002 A && has_carrier ib1.8002 C; }
 check "carrier on all four children" wait_for 60 kids_up
 check_output "MTU 2044 on ib0.8002" 'mtu 2044' ip -n A link show ib0.8002
@@ -113,6 +115,13 @@ check "ping6 0x8002 C->A" ns_exec C /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd02::1
 check_output "SA has the 0x8001 broadcast group" 'ff12:401b:8001:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
 check_output "SA has the 0x8002 broadcast group" 'ff12:401b:8002:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
 check_fail "ib0.8003 (P_Key not in the table) has no carrier" has_carrier ib0.8003 A
+check_fail "ib1.8003 neither" has_carrier ib1.8003 C
+dmesg_mark pkeyadd
+check "softib adds 0x8003 to both ports' tables" sh -c 'echo "pkey_add 1 0x8003" > /sys/kernel/debug/softib/softib0/fault && echo "pkey_add 1 0x8003" > /sys/kernel/debug/softib/softib1/fault'
+kids3() { has_carrier ib0.8003 A && has_carrier ib1.8003 C; }
+check "after the P_Key change event both 0x8003 children get carrier" wait_for 60 kids3
+check "ib0.8003 logged that its P_Key appeared" dmesg_has 'ib0.8003: P_Key 0x8003 is now in the port.s table'
+check "ping 0x8003 A->C" ns_ping A 10.0.3.2 3
 
 # isolation: ib0.8001 and ib1.8002 share a subnet but not a P_Key
 ip -n A addr add 10.0.9.1/24 dev ib0.8001; ip -n C addr add 10.0.9.2/24 dev ib1.8002
@@ -132,12 +141,14 @@ check_fail "ib0.8001 is gone" ip -n A link show ib0.8001
 check_output "three 'deleted child' lines" '^3$' sh -c "dmesg | sed -n '/$_dm_mark/,\$p' | grep -c 'deleted child'"
 check_output "the parent ib0 is still there" 'driver: ib_ipoib_cm' ns_exec A ethtool -i ib0
 dmesg_mark rmmod
-check "rmmod with ib0.8003 and ib1.8002 still there" rmmod ib_ipoib_cm
+check "rmmod with ib0.8003, ib1.8002 and ib1.8003 still there" rmmod ib_ipoib_cm
 # each child's 'deleted child' line comes before its port's 'unbound' line
 order() { dmesg_since_mark | grep -Eo 'deleted child ib[01]|unbound softib[01]' | tr '\n' ' '; }
 before() { case "$(order)" in *"deleted child $1"*"unbound $2"*) return 0;; esac; diag "$(order)"; return 1; }
 check "ib0.8003 deleted before softib0 was unbound" before ib0 softib0
-check "ib1.8002 deleted before softib1 was unbound" before ib1 softib1
+check "ib1.8002/ib1.8003 deleted before softib1 was unbound" before ib1 softib1
+ndel() { order | grep -o 'deleted child' | wc -l; }
+check_output "three children deleted by rmmod" '^ *3$' ndel
 check "kernel log clean" dmesg_clean
 ns_delete_all
 exit $(tap_status)
