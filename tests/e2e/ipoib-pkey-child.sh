@@ -1,13 +1,15 @@
 #!/bin/sh
 # ib_ipoib_cm P_Key child interfaces, ours <-> ours over softib with pkeys=0x8001,0x8002
 # (our module only: no in-tree ib_ipoib, so `ip link add ... type ipoib` is ours). Children
-# through sysfs create_child (ib0.8001, ib1.8001) and through `ip link add ... type ipoib pkey
-# 0x8002` (ib0.8002, ib1.8002); identity and sysfs/netlink attributes; v4/v6 ping over each
-# pair incl. the full UD MTU with DF (host A in namespace A, host B in B and C); isolation (0x8001 cannot reach the peer's 0x8002 child,
-# not even with a static neighbour: softib drops it as a P_Key violation); children whose P_Key
-# is not in the table (0x8003) stay without carrier until softib adds it (IB_EVENT_PKEY_CHANGE),
-# then ping; bad input rejected with the errno, one log line
-# and nothing changed; deletion through delete_child and ip link del; rmmod with a child left.
+# through sysfs create_child (ib0.8001, ib1.8001) and `ip link add ... type ipoib pkey 0x8002`
+# (ib0.8002, ib1.8002); sysfs/netlink attributes; v4/v6 ping over each pair incl. the full UD
+# MTU with DF (host A in namespace A, host B in B and C); isolation (0x8001 cannot reach the
+# peer's 0x8002 child, not even through a static neighbour: softib drops it as a P_Key
+# violation); children whose P_Key (0x8003) is not in the table stay without carrier until
+# softib adds it (IB_EVENT_PKEY_CHANGE), then ping; bad input rejected with the errno, one log
+# line and nothing changed; deletion through delete_child, ip link del and namespace deletion
+# (children come back); rmmod with children left; rmmod while loops create/delete children
+# through sysfs and netlink.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -17,7 +19,7 @@
 # timeout: 300
 # tier: core
 . /e2e/lib.sh
-plan 71
+plan 79
 
 cm_lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 links() { ls /sys/class/net | tr '\n' ' '; }
@@ -140,6 +142,8 @@ check "ip link del ib1.8001 (sysfs child)" ip -n B link del ib1.8001
 check_fail "ib0.8001 is gone" ip -n A link show ib0.8001
 check_output "three 'deleted child' lines" '^3$' sh -c "dmesg | sed -n '/$_dm_mark/,\$p' | grep -c 'deleted child'"
 check_output "the parent ib0 is still there" 'driver: ib_ipoib_cm' ns_exec A ethtool -i ib0
+ip netns delete C
+check "a deleted namespace hands its children back to init_net" wait_for 10 test -e /sys/class/net/ib1.8002 -a -e /sys/class/net/ib1.8003
 dmesg_mark rmmod
 check "rmmod with ib0.8003, ib1.8002 and ib1.8003 still there" rmmod ib_ipoib_cm
 # each child's 'deleted child' line comes before its port's 'unbound' line
@@ -150,5 +154,23 @@ check "ib1.8002/ib1.8003 deleted before softib1 was unbound" before ib1 softib1
 ndel() { order | grep -o 'deleted child' | wc -l; }
 check_output "three children deleted by rmmod" '^ *3$' ndel
 check "kernel log clean" dmesg_clean
+
+# ---- races: children made and deleted through sysfs and netlink in loops while rmmod runs
 ns_delete_all
+check "reload" insmod /e2e/modules/ib_ipoib_cm.ko
+check "ib0 and ib1 back" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+dmesg_mark race
+sh -c 'while :; do echo 0x8001 > /sys/class/net/ib0/create_child; echo 0x8001 > /sys/class/net/ib0/delete_child; done' >/dev/null 2>&1 &
+r1=$!
+sh -c 'while :; do /sbin/ip link add link ib1 name ib1.8002 type ipoib pkey 0x8002; /sbin/ip link set ib1.8002 up; /sbin/ip link del ib1.8002; done' >/dev/null 2>&1 &
+r2=$!
+sleep 4
+check "rmmod while children come and go" rmmod ib_ipoib_cm
+kill $r1 $r2; wait $r1 $r2 2>/dev/null
+check_output "no IPoIB netdev left" '^$' ipoib_netdevs
+made() { dmesg_since_mark | grep -c 'created child'; }
+gone() { dmesg_since_mark | grep -c 'deleted child'; }
+check "the loops made children ($(made) made, $(gone) deleted)" test "$(made)" -ge 2
+check "every child made was deleted" test "$(made)" = "$(gone)"
+check "kernel log clean" dmesg_clean
 exit $(tap_status)
