@@ -36,7 +36,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
 
 STRICT_LOG := build/strict.log
 
-.PHONY: all modules clean strict check neg-tests deps help test test-full kunit e2e demo
+.PHONY: all modules clean clean-stock strict check neg-tests deps help test test-full kunit e2e demo
 
 all modules: deps
 	+$(KMAKE) modules
@@ -46,13 +46,21 @@ deps:
 	@if [ ! -f "$(KDIR)/Makefile" ] || ! command -v $(subst gcc,g++,$(or $(KCC),gcc-12)) >/dev/null; then \
 		$(CURDIR)/scripts/deps; fi
 
-clean:
-	+$(KMAKE) clean
+# Kbuild's `M=... clean` deletes every *.ko below the tree, build/ included (the debug-kernel
+# builds and VM runs use those); clean only the stock build's own outputs instead.
+CLEAN_FIND := find . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.o' -o \
+	-name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.o.d' -o \
+	-name 'modules.order' -o -name 'Module.symvers' -o -name '*.dwo' \) -print
+clean-stock:
+	@$(CLEAN_FIND) | xargs -r rm -f
+	rm -rf include/generated
+
+clean: clean-stock
 	rm -f $(STRICT_LOG)
 
 # Clean rebuild, log kept in a file (a pipe to tee would lose make's status under /bin/sh).
 strict: deps
-	+$(KMAKE) clean >/dev/null
+	@$(MAKE) --no-print-directory clean-stock >/dev/null
 	@mkdir -p build; rc=0; $(KMAKE) modules > $(STRICT_LOG) 2>&1 || rc=$$?; cat $(STRICT_LOG); \
 	if [ $$rc -ne 0 ]; then echo "strict: build failed ($$rc)"; exit $$rc; fi; \
 	if grep -nE 'warning:|WARNING:|error:|ERROR:' $(STRICT_LOG); then \

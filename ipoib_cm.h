@@ -7,13 +7,22 @@
 //               -> Device (per ib_device ib_core hands us; the ib_client's client_data)
 //                    -> Port (per bound port)
 //
+//                         -> Child (per P_Key child interface: sysfs create_child, ip link add)
+//
 // Locking order (outer first); each lock is its own lockdep class (kapi_lock_role):
 //   Driver::devices_lock_  mutex     KAPI_LOCK_DRIVER_DEVICES  process context only
-//   Device::ports_lock_    spinlock  KAPI_LOCK_DEVICE_PORTS    held only to link/unlink/look up
+//   Device::ports_lock_    mutex     KAPI_LOCK_DEVICE_PORTS    held to link/unlink/look up; the
+//                                                              rdma_cm lookup nests children_lock_
+//   rtnl -> Port::children_lock_  mutex  KAPI_LOCK_PORT_CHILDREN
+//     Creating a child holds it (under rtnl) across the child's start(), so a concurrent
+//     Port::teardown either sees the child in the list or finds dying_ set first. Deleting
+//     (rtnl held) holds it only to unlink. Port::teardown takes it without rtnl, only to set
+//     dying_ and take the list; it never takes rtnl while holding it.
 #pragma once
 
 #include "ipoib_if.h"
 #include "ipoib_params.h"
+#include "ipoib_pkey.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"
@@ -46,30 +55,55 @@ struct Config {
 
 class Device;
 
-// One bound IB port: its datagram-mode interface (later: connections).
+// A P_Key child interface: a full Interface of its own on its parent's port.
+struct Child : kstd::ListLink<>, kstd::NonCopyable {
+	kstd::Unique<Interface> ifc;
+	u16 pkey = 0;		// with the full-member bit
+	bool legacy = false;	// made by create_child: unique per P_Key, delete_child finds it
+};
+
+// One bound IB port: its datagram-mode interface and its P_Key children (later: connections).
 class Port : public kstd::ListLink<>, kstd::NonCopyable {
 public:
-	Port(Device &dev, u32 num, const Config &cfg) : dev_(dev), num_(num), cfg_(cfg) {}
-	~Port() { KSTD_WARN_ON(started_); }
+	Port(Device &dev, u32 num, const Config &cfg)
+		: dev_(dev), num_(num), cfg_(cfg), children_lock_(KAPI_LOCK_PORT_CHILDREN)
+	{
+	}
+	~Port() { KSTD_WARN_ON(started_ || !children_.empty()); }
 
 	Status start();
-	void teardown();
+	void teardown();	// children first, then the port's own interface
 	u32 num() const { return num_; }
 
-	// Calls f(Interface &) for every interface of this port (today the one parent; P_Key
-	// children belong here too). Called under Device::ports_lock_: f must not sleep.
+	// Calls f(Interface &) for the port's interface, then every P_Key child, with
+	// children_lock_ held (the set cannot change meanwhile); f must not take rtnl.
 	template <typename F> void for_each_interface(F &&f)
 	{
 		if (if_)
 			f(*if_);
+		kstd::MutexGuard g(children_lock_);
+		for (Child &c : children_)
+			f(*c.ifc);
 	}
 
+	// P_Key children (ipoib_child.cpp); every one of these runs with rtnl held.
+	Status sysfs_child(bool create, StrView value);
+	Status newlink(kapi_netdev *dev, bool parent_is_child, const LinkArgs &args);
+	void dellink(Interface *ifc);
+
 private:
+	Status add_child(u16 pkey, bool legacy, const char *name, kapi_netdev *adopt, Interface *&out);
+	void destroy_child(Child *c, bool rtnl_held);
+	void teardown_children();
+
 	Device &dev_;
 	u32 num_;
 	const Config &cfg_;
 	kstd::Unique<Interface> if_;
 	bool started_ = false;
+	kstd::Mutex children_lock_;
+	kstd::List<Child> children_;
+	bool dying_ = false;	// under children_lock_: no new children
 };
 
 // One ib_device with at least one bound port.
@@ -91,7 +125,7 @@ private:
 	kapi_ib_device *ib_;
 	const Config &cfg_;
 	u64 duplicate_addrs_ = 0;	// lookups that found the address on two interfaces
-	kstd::SpinLock ports_lock_;
+	kstd::Mutex ports_lock_;
 	kstd::List<Port> ports_;
 };
 
@@ -115,6 +149,7 @@ private:
 	kstd::List<Device> devices_;
 	bool registered_ = false;
 	bool sa_registered_ = false;
+	bool link_registered_ = false;
 };
 
 } // namespace ipoib

@@ -11,6 +11,7 @@ Status Port::start()
 	if (!ifc.ok())
 		return ifc.status();
 	IfConfig ic{cfg_.ifname, cfg_.send_queue_size, cfg_.recv_queue_size};
+	ic.owner = this;
 	Status s = ifc.value()->start(ic);
 	if (!kstd::ok(s)) {
 		ifc.value()->teardown();
@@ -26,6 +27,7 @@ void Port::teardown()
 {
 	if (!kstd::exchange(started_, false))
 		return;
+	teardown_children();
 	if (if_) {
 		if_->teardown();
 		if_.reset();
@@ -53,7 +55,7 @@ Status Device::start()
 			teardown();
 			return s;
 		}
-		kstd::SpinGuard g(ports_lock_);
+		kstd::MutexGuard g(ports_lock_);
 		ports_.push_back(*port.take().release());
 	}
 	return ports_.empty() ? Status::NotSupported : Status::Ok;
@@ -65,7 +67,7 @@ void Device::teardown()
 	for (;;) {
 		Port *port;
 		{
-			kstd::SpinGuard g(ports_lock_);
+			kstd::MutexGuard g(ports_lock_);
 			port = ports_.pop_front();
 		}
 		if (!port)

@@ -58,7 +58,12 @@ Status Interface::start(const IfConfig &cfg)
 {
 	kapi_port_attr attr{};
 	KSTD_TRY(kstd::from_errno(kapi_ib_query_port(ib_, port_, &attr)));
-	KSTD_TRY(kstd::from_errno(kapi_ib_query_pkey(ib_, port_, 0, &pkey_)));
+	if (cfg.pkey) {
+		child_ = true;	// a P_Key child: the QP gets its index below (ipoib_child.cpp)
+		pkey_ = cfg.pkey;
+	} else {
+		KSTD_TRY(kstd::from_errno(kapi_ib_query_pkey(ib_, port_, 0, &pkey_)));
+	}
 	KSTD_TRY(kstd::from_errno(kapi_ib_query_gid(ib_, port_, 0, gid_)));
 	lid_ = attr.lid;
 	max_ud_mtu_ = ud_mtu(attr.max_mtu);
@@ -79,6 +84,9 @@ Status Interface::start(const IfConfig &cfg)
 	s.hard_header_len = kHardLen;
 	s.addr_len = kHwAddrLen;
 	bytes_copy(s.broadcast, make_broadcast_addr(pkey_, 2).b, kHwAddrLen);
+	s.owner = cfg.owner;
+	s.parent = cfg.parent;
+	s.adopt = cfg.adopt;
 	// dev_addr gets the QPN once the QP exists (below, before register).
 	nd_ = kapi_netdev_alloc(&s, ib_, this);
 	if (!nd_)
@@ -97,30 +105,40 @@ Status Interface::start(const IfConfig &cfg)
 		return Status::NoMem;
 	qpn_ = kapi_qp_num(qp_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
-	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, 0, 0)));
-	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
+	if (!child_) {
+		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, 0, 0)));
+		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
+		qp_ready_ = true;
+	} else {
+		pkey_ok_ = pkey_check();	// QP to RTS now, or when a P_Key event brings the P_Key
+	}
 
 	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
 	kapi_netdev_set_dev_addr(nd_, me.b);
 	events_ = kapi_ib_event_register(ib_, this);
 	if (!events_)
 		return Status::NoMem;
-	KSTD_TRY(kstd::from_errno(kapi_netdev_register(nd_)));
+	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd_) : kapi_netdev_register(nd_)));
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
 	debugfs_ = kapi_debugfs_add(kapi_netdev_name(nd_), this);	// optional: no debugfs is fine
-	log_.info("UD QPN 0x%06x, P_Key 0x%04x, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_, max_ud_mtu_,
-		  rx_.size(), tx_.size());
+	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_,
+		  pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_, rx_.size(),
+		  tx_.size());
 	return Status::Ok;
 }
 
-void Interface::teardown()
+void Interface::teardown(bool rtnl_held)
 {
 	// 1. unpublish: debugfs, then unregister (runs stop() when up: leaves groups, flushes paths)
 	if (debugfs_)
 		kapi_debugfs_remove(kstd::exchange(debugfs_, static_cast<kapi_debugfs *>(nullptr)));
-	if (kstd::exchange(registered_, false))
-		kapi_netdev_unregister(nd_);
+	if (kstd::exchange(registered_, false)) {
+		if (rtnl_held)
+			kapi_netdev_unregister_locked(nd_);
+		else
+			kapi_netdev_unregister(nd_);
+	}
 	// 2. quiesce: no more events, work, SA callbacks or completions
 	if (events_)
 		kapi_ib_event_unregister(kstd::exchange(events_, static_cast<kapi_event_handler *>(nullptr)));
@@ -518,17 +536,31 @@ void Interface::port_event(kapi_ib_event_kind kind, u32 port)
 bool Interface::flush(u32 pending)
 {
 	constexpr u32 kHeavy = 1u << u32(Flush::Heavy), kNormal = 1u << u32(Flush::Normal);
+	// A child's P_Key may come or go with any table refresh: re-check it on every flush.
+	bool pkey_moved = false;
+	if (child_) {
+		const bool was_ok = pkey_ok_;
+		pkey_ok_ = pkey_check();
+		pkey_moved = was_ok != pkey_ok_;
+	}
 	if (pending & kHeavy) {
 		count(stats_.flush_heavy);
+		pending &= ~kHeavy;
 		// A P_Key table change matters only if our own entry changed (parent: index 0).
 		u16 pkey = 0;
-		pending &= ~kHeavy;
-		if (kapi_ib_query_pkey(ib_, port_, 0, &pkey) == 0 && (pkey | 0x8000) == pkey_) {
-			log_.info("P_Key table changed, 0x%04x still at index 0", pkey_);
+		const bool same = child_ ? !pkey_moved
+					 : kapi_ib_query_pkey(ib_, port_, 0, &pkey) == 0 && (pkey | 0x8000) == pkey_;
+		if (same) {
+			if (pkey_ok_)
+				log_.info("P_Key table changed, 0x%04x still at index %u", pkey_, pkey_index_);
+			else
+				log_.info("P_Key table changed, 0x%04x still not in it", pkey_);
 			if (!pending)
 				return true;
 		} else {
-			log_.warn("P_Key at index 0 is now 0x%04x (was 0x%04x): restarting the link", pkey, pkey_);
+			if (!child_)
+				log_.warn("P_Key at index 0 is now 0x%04x (was 0x%04x): restarting the link", pkey,
+					  pkey_);
 			pending |= kNormal;
 		}
 	}
@@ -558,6 +590,8 @@ void Interface::work()
 	reap_ahs();
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
+		return;
+	if (!pkey_ok_)	// a child without its P_Key: no joins until a P_Key change event
 		return;
 	mcast_work();
 }

@@ -152,6 +152,11 @@ struct IfConfig {
 	const char *ifname;
 	u32 send_queue_size;
 	u32 recv_queue_size;
+	u16 pkey = 0;			// 0: the port's own interface (P_Key index 0); else a child's P_Key
+	void *owner = nullptr;		// the Port (kept by the shim for create_child/newlink)
+	kapi_netdev *parent = nullptr;	// a child's parent netdev
+	kapi_netdev *adopt = nullptr;	// the net_device rtnl allocated (ip link add), else allocate
+	bool rtnl_held = false;		// the caller holds rtnl: register_netdevice
 };
 
 class Interface : kstd::NonCopyable {
@@ -163,7 +168,7 @@ public:
 	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
 
 	Status start(const IfConfig &cfg);
-	void teardown();
+	void teardown(bool rtnl_held = false);
 
 	// net_device_ops / header_ops / ethtool / sysfs (entry points in ipoib_if.cpp)
 	Status open();
@@ -228,6 +233,8 @@ private:
 	Path *find_path(const u8 *gid);
 	void path_flush();
 	void reap_ahs();
+	// a child's P_Key in the port's table (ipoib_child.cpp)
+	bool pkey_check();
 
 	kapi_ib_device *ib_;
 	u32 port_;
@@ -239,6 +246,10 @@ private:
 	u32 lkey_ = 0;
 	u32 qpn_ = 0;
 	u16 pkey_ = 0xffff;
+	u16 pkey_index_ = 0;
+	bool child_ = false;	// a P_Key child: its P_Key may be missing from the table
+	bool qp_ready_ = false;	// QP in RTS (a child's waits in RESET for its P_Key)
+	bool pkey_ok_ = true;	// the P_Key is in the table (children re-check on port events)
 	u32 lid_ = 0;
 	u8 gid_[kGidLen] = {};
 	u8 bcast_mgid_[kGidLen] = {};

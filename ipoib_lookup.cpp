@@ -10,8 +10,9 @@ kapi_netdev *Device::get_netdev(u32 port, u16 pkey, const u8 *gid, const kapi_so
 {
 	const NetdevQuery q{pkey, gid};
 	// ib_core holds client_data_rwsem, so remove() (our teardown) cannot run meanwhile; the
-	// lock keeps the set of interfaces still while both passes walk it. Nothing below sleeps.
-	kstd::SpinGuard g(ports_lock_);
+	// ports lock and each port's children lock keep the set of interfaces still while both
+	// passes walk it (process context: ib_cm's work queue).
+	kstd::MutexGuard g(ports_lock_);
 	auto for_each = [&](auto &&visit) {
 		for (Port &p : ports_) {
 			if (p.num() != port)

@@ -52,6 +52,14 @@ Status Driver::start()
 	kstd::ignore(kstd::from_errno(kapi_sa_register()));
 	sa_registered_ = true;
 	kstd::ignore(kstd::from_errno(kapi_debugfs_init()));
+	// The rtnl kind "ipoib" (ip link add ... type ipoib) is one per kernel: when the in-tree
+	// ib_ipoib has it, children are still available through create_child.
+	int rc = kapi_link_register();
+	if (rc == -KAPI_EEXIST)
+		kstd::log.warn("rtnl kind ipoib is held by another module (ib_ipoib?); ip link add ... type ipoib unavailable, use create_child");
+	else if (rc)
+		kstd::log.warn("cannot register the rtnl kind ipoib (error %d); use create_child", rc);
+	link_registered_ = rc == 0;
 	Status s = kstd::from_errno(kapi_ib_register_client(this));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
@@ -66,6 +74,9 @@ void Driver::teardown()
 	// Unregistering calls remove_device() for every device we kept, which unlinks it.
 	if (kstd::exchange(registered_, false))
 		kapi_ib_unregister_client();
+	// After the ports: no child is left for rtnl_link_unregister() to delete.
+	if (kstd::exchange(link_registered_, false))
+		kapi_link_unregister();
 	if (kstd::exchange(sa_registered_, false)) {
 		kapi_sa_unregister();
 		kapi_debugfs_exit();

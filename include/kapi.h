@@ -62,6 +62,7 @@ enum kapi_lock_role {
 	KAPI_LOCK_DEVICE_PORTS,		/* spinlock: a Device's list of ports (lookups from atomic context) */
 	KAPI_LOCK_IF_PATHS,		/* spinlock (irqsave): an interface's path table and AH reaper list */
 	KAPI_LOCK_IF_MCAST,		/* spinlock (irqsave): an interface's multicast group table */
+	KAPI_LOCK_PORT_CHILDREN,	/* mutex: a Port's P_Key child interfaces (taken under rtnl) */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT

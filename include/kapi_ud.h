@@ -67,6 +67,9 @@ struct kapi_netdev_setup {
 	kapi_u8 addr_len;
 	kapi_u8 dev_addr[32];
 	kapi_u8 broadcast[32];
+	void *owner;			/* the core's Port: sysfs create/delete_child, rtnl links */
+	struct kapi_netdev *parent;	/* a P_Key child's parent netdev; NULL for a port's own */
+	struct kapi_netdev *adopt;	/* the net_device rtnl allocated for newlink, else NULL */
 };
 /* alloc_netdev + ARPHRD_INFINIBAND + ops tables; parent = the ib_device's parent device. */
 struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *setup, struct kapi_ib_device *ib,
@@ -74,6 +77,9 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *setup, str
 void kapi_netdev_free(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 int kapi_netdev_register(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_unregister(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* The same with rtnl already held by the caller (sysfs create/delete_child, newlink, dellink). */
+int kapi_netdev_register_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_unregister_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 const char *kapi_netdev_name(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;	/* takes rtnl */
 void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
@@ -259,6 +265,23 @@ int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) KAPI_
 int ipoib_core_if_umcast(void *core) KAPI_NOEXCEPT;
 void ipoib_core_if_set_umcast(void *core, int on) KAPI_NOEXCEPT;
 kapi_u16 ipoib_core_if_pkey(void *core) KAPI_NOEXCEPT;
+
+/* ---- P_Key children (kapi/link.c): the rtnl kind "ipoib" and sysfs create/delete_child ---- */
+/* rtnl_link_register(); -EEXIST when another module (the in-tree ib_ipoib) holds the kind. */
+int kapi_link_register(void) KAPI_NOEXCEPT;
+void kapi_link_unregister(void) KAPI_NOEXCEPT;
+/* What the shim read from an RTM_NEWLINK/CHANGELINK (IFLA_LINK, IFLA_IPOIB_*). */
+struct kapi_link_args {
+	kapi_u8 has_link, has_pkey, has_mode, has_umcast;
+	kapi_u16 pkey, mode, umcast;
+};
+/* Entry points, all called with rtnl held. owner is the Port of the parent netdev. */
+int ipoib_core_child_sysfs(void *owner, int create, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
+/* parent: the IFLA_LINK device, NULL if missing or not ours; parent_owner NULL then too. */
+int ipoib_core_child_newlink(void *parent_owner, struct kapi_netdev *parent, int parent_is_child,
+			     struct kapi_netdev *dev, const struct kapi_link_args *a) KAPI_NOEXCEPT;
+void ipoib_core_child_dellink(void *owner, void *core) KAPI_NOEXCEPT;
+int ipoib_core_if_changelink(void *core, const struct kapi_link_args *a) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

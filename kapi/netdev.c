@@ -16,13 +16,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
-
-struct kapi_netdev_priv {
-	void *core;
-	struct ib_device *ib;
-	struct napi_struct napi;
-	struct delayed_work work;
-};
+#include "netdev_priv.h"
 
 static struct net_device *to_nd(const struct kapi_netdev *n)
 {
@@ -91,7 +85,7 @@ static void kapi_nd_get_stats64(struct net_device *dev, struct rtnl_link_stats64
 	st->multicast = s.multicast;
 }
 
-static const struct net_device_ops kapi_nd_ops = {
+const struct net_device_ops kapi_nd_ops = {
 	.ndo_open = kapi_nd_open,
 	.ndo_stop = kapi_nd_stop,
 	.ndo_start_xmit = kapi_nd_xmit,
@@ -242,13 +236,25 @@ static ssize_t umcast_store(struct device *d, struct device_attribute *attr, con
 }
 static DEVICE_ATTR_RW(umcast);
 
+/* A port's own netdev also has create_child/delete_child, a P_Key child its parent (link.c). */
 static struct attribute *kapi_nd_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_pkey.attr,
 	&dev_attr_umcast.attr,
+	&dev_attr_create_child.attr,
+	&dev_attr_delete_child.attr,
 	NULL,
 };
 static const struct attribute_group kapi_nd_group = { .attrs = kapi_nd_attrs };
+
+static struct attribute *kapi_nd_child_attrs[] = {
+	&dev_attr_mode.attr,
+	&dev_attr_pkey.attr,
+	&dev_attr_umcast.attr,
+	&dev_attr_parent.attr,
+	NULL,
+};
+static const struct attribute_group kapi_nd_child_group = { .attrs = kapi_nd_child_attrs };
 
 /* ---- NAPI and work ---- */
 static int kapi_napi_poll(struct napi_struct *napi, int budget)
@@ -265,7 +271,7 @@ static void kapi_nd_work(struct work_struct *w)
 	ipoib_core_if_work(p->core);
 }
 
-static void kapi_nd_setup(struct net_device *dev)
+void kapi_nd_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &kapi_nd_ops;
 	dev->header_ops = &kapi_hdr_ops;
@@ -284,12 +290,20 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	struct kapi_netdev_priv *p;
 	struct net_device *dev;
 
-	dev = alloc_netdev(sizeof(*p), s->name, NET_NAME_UNKNOWN, kapi_nd_setup);
-	if (!dev)
-		return NULL;
+	if (s->adopt) {
+		/* rtnl_create_link() made it with kapi_link_ops (our setup and priv size). */
+		dev = to_nd(s->adopt);
+	} else {
+		dev = alloc_netdev(sizeof(*p), s->name, NET_NAME_UNKNOWN, kapi_nd_setup);
+		if (!dev)
+			return NULL;
+	}
 	p = netdev_priv(dev);
 	p->core = core;
 	p->ib = ib;
+	p->owner = s->owner;
+	p->parent = s->parent ? to_nd(s->parent) : NULL;
+	p->adopted = s->adopt != NULL;
 	INIT_DELAYED_WORK(&p->work, kapi_nd_work);
 	netif_napi_add(dev, &p->napi, kapi_napi_poll);
 	dev->hard_header_len = s->hard_header_len;
@@ -308,7 +322,14 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	dev->dev_id = s->dev_port;
 	memcpy(dev->broadcast, s->broadcast, s->addr_len);
 	dev_addr_set(dev, s->dev_addr);
-	dev->sysfs_groups[0] = &kapi_nd_group;
+	dev->sysfs_groups[0] = p->parent ? &kapi_nd_child_group : &kapi_nd_group;
+	if (p->parent) {
+		/* A child lives where its parent is; `ip link del` works on it when the kind is ours. */
+		if (!p->adopted) {
+			dev_net_set(dev, dev_net(p->parent));
+			dev->rtnl_link_ops = kapi_link_ops_if_registered();
+		}
+	}
 	SET_NETDEV_DEV(dev, ib->dev.parent);
 	netif_carrier_off(dev);
 	return (struct kapi_netdev *)dev;
@@ -318,7 +339,11 @@ void kapi_netdev_free(struct kapi_netdev *nd)
 {
 	struct net_device *dev = to_nd(nd);
 
+	/* A net_device rtnl allocated and never registered is freed by rtnl_newlink_create(). */
+	if (nd_priv(dev)->adopted && dev->reg_state == NETREG_UNINITIALIZED)
+		return;
 	netif_napi_del(&nd_priv(dev)->napi);
+	/* Under rtnl right after unregister_netdevice() this only marks it: netdev_run_todo frees. */
 	free_netdev(dev);
 }
 
@@ -332,6 +357,18 @@ void kapi_netdev_unregister(struct kapi_netdev *nd)
 	unregister_netdev(to_nd(nd));
 }
 
+int kapi_netdev_register_locked(struct kapi_netdev *nd)
+{
+	ASSERT_RTNL();
+	return register_netdevice(to_nd(nd));
+}
+
+void kapi_netdev_unregister_locked(struct kapi_netdev *nd)
+{
+	ASSERT_RTNL();
+	unregister_netdevice(to_nd(nd));
+}
+
 const char *kapi_netdev_name(const struct kapi_netdev *nd)
 {
 	return to_nd(nd)->name;
@@ -339,6 +376,11 @@ const char *kapi_netdev_name(const struct kapi_netdev *nd)
 
 void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const u8 *addr)
 {
+	/* Not registered yet (the caller may hold rtnl already): nobody to notify. */
+	if (to_nd(nd)->reg_state == NETREG_UNINITIALIZED) {
+		dev_addr_set(to_nd(nd), addr);
+		return;
+	}
 	rtnl_lock();
 	dev_addr_set(to_nd(nd), addr);
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, to_nd(nd));

@@ -34,6 +34,7 @@ static_assert(KAPI_EAGAIN == EAGAIN);
 static_assert(KAPI_ENOMEM == ENOMEM);
 static_assert(KAPI_EBUSY == EBUSY);
 static_assert(KAPI_EEXIST == EEXIST);
+static_assert(KAPI_ENOTUNIQ == ENOTUNIQ);
 static_assert(KAPI_ENODEV == ENODEV);
 static_assert(KAPI_EINVAL == EINVAL);
 static_assert(KAPI_ENOSPC == ENOSPC);

@@ -74,6 +74,7 @@ inline const char *status_name(kstd::Status s)
 	case Status::NoSpace: return "NoSpace";
 	case Status::Range: return "Range";
 	case Status::NameTooLong: return "NameTooLong";
+	case Status::NotUnique: return "NotUnique";
 	case Status::NotSupported: return "NotSupported";
 	case Status::TimedOut: return "TimedOut";
 	}

@@ -35,4 +35,7 @@
 	X(addr_flush_level)   \
 	X(lookup_pkey)        \
 	X(lookup_pick)        \
+	X(pkey_parse)         \
+	X(pkey_link_args)     \
+	X(pkey_child_name)    \
 	X(kapi_sizes)

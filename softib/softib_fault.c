@@ -268,6 +268,25 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		if (a == ARRAY_SIZE(port_events))
 			return -EINVAL;
 		softib_port_event(&sd->ports[p], port_events[a].ev);
+	} else if (!strcmp(argv[0], "pkey_add") && argc == 3) {
+		struct softib_port *sp;
+		u16 v;
+
+		p = parse_port(argv[1]);
+		if (p < 0 || kstrtou16(argv[2], 0, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff)
+			return -EINVAL;
+		sp = &sd->ports[p];
+		spin_lock_irqsave(&softib_lock, flags);
+		if (sp->npkeys == SOFTIB_MAX_PKEYS || softib_pkey_find(sp, v) >= 0) {
+			spin_unlock_irqrestore(&softib_lock, flags);
+			return -EINVAL;
+		}
+		/* Append-only: readers index below npkeys without the lock. */
+		sp->pkeys[sp->npkeys] = v;
+		smp_wmb();
+		WRITE_ONCE(sp->npkeys, sp->npkeys + 1);
+		spin_unlock_irqrestore(&softib_lock, flags);
+		softib_port_event(sp, IB_EVENT_PKEY_CHANGE);
 	} else if (!strcmp(argv[0], "clear") && argc == 1) {
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;

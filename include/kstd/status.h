@@ -22,6 +22,7 @@ enum class [[nodiscard]] Status : int {
 	NoSpace = KAPI_ENOSPC,
 	Range = KAPI_ERANGE,
 	NameTooLong = KAPI_ENAMETOOLONG,
+	NotUnique = KAPI_ENOTUNIQ,
 	NotSupported = KAPI_EOPNOTSUPP,
 	TimedOut = KAPI_ETIMEDOUT,
 };
