@@ -3,6 +3,7 @@
 # change -> light flush (paths re-queried, groups rejoined, carrier kept); port down/up and
 # LID change -> normal flush (carrier follows the broadcast rejoin); P_Key table change ->
 # heavy flush that keeps the link when our P_Key did not move. Traffic works after each.
+# A P_Key child loses and regains carrier as its P_Key leaves and re-enters the table.
 # Also: module parameter clamping (send/recv_queue_size).
 # load: ib_core
 # load: ib_cm
@@ -12,7 +13,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 24
+plan 31
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -59,6 +60,23 @@ check "P_Key table change: a heavy flush" wait_for 20 stat_is flush_heavy 1
 check "... that keeps the link (our P_Key still at index 0)" wait_dmesg 10 'P_Key table changed, 0xffff still at index 0'
 check "no extra normal flush" stat_is flush_normal 3
 check "ping after the P_Key change" ns_ping A 10.0.0.2 3
+
+# A P_Key child follows its own table entry through heavy flushes.
+echo "pkey 1 2 0x8005" > /sys/kernel/debug/softib/softib1/fault
+ns_exec A sh -c 'echo 0x8005 > /sys/class/net/ib0/create_child'
+ns_exec B sh -c 'echo 0x8005 > /sys/class/net/ib1/create_child'
+ns_addr A ib0.8005 10.0.5.1/24 && ns_addr B ib1.8005 10.0.5.2/24
+kids() { has_carrier ib0.8005 A && has_carrier ib1.8005 B; }
+check "children 0x8005 get carrier" wait_for 60 kids
+check "ping over the 0x8005 children" wait_for 20 ns_ping A 10.0.5.2 1
+echo "pkey 1 2 0" > $fault
+no_kid() { ! has_carrier ib0.8005 A; }
+check "P_Key 0x8005 removed: the child loses carrier" wait_for 20 no_kid
+check "... and the parent keeps it" has_carrier ib0 A
+check "ping over the parent still works" ns_ping A 10.0.0.2 2
+echo "pkey 1 2 0x8005" > $fault
+check "P_Key back: the child gets carrier again" wait_for 60 kids
+check "ping over the children again" wait_for 20 ns_ping A 10.0.5.2 1
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(dmesg | grep -i -E 'ib_ipoib_cm' | tail -n 12)"
