@@ -199,6 +199,19 @@ void Interface::stop()
 	mcast_flush();
 	path_flush();
 	kapi_napi_disable(nd_);
+	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
+	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
+	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
+	for (int i = 0; tx_head_ != tx_tail_; i++) {
+		poll_tx();
+		if (tx_head_ == tx_tail_)
+			break;
+		if (i == 200) {
+			log_.warn("%u sends still outstanding after stop", tx_head_ - tx_tail_);
+			break;
+		}
+		kapi_msleep(10);
+	}
 	reap_ahs();
 }
 
