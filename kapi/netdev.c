@@ -339,9 +339,19 @@ const char *kapi_netdev_name(const struct kapi_netdev *nd)
 
 void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const u8 *addr)
 {
+	struct net_device *dev = to_nd(nd);
+
+	/*
+	 * Not registered yet: nobody knows the device, so there is nobody to notify (the
+	 * notifier chain would see a device that does not exist, named by its "ib%d" template).
+	 */
+	if (dev->reg_state == NETREG_UNINITIALIZED) {
+		dev_addr_set(dev, addr);
+		return;
+	}
 	rtnl_lock();
-	dev_addr_set(to_nd(nd), addr);
-	call_netdevice_notifiers(NETDEV_CHANGEADDR, to_nd(nd));
+	dev_addr_set(dev, addr);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
 	rtnl_unlock();
 }
 
