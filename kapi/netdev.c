@@ -232,13 +232,9 @@ static ssize_t umcast_show(struct device *d, struct device_attribute *attr, char
 
 static ssize_t umcast_store(struct device *d, struct device_attribute *attr, const char *buf, size_t len)
 {
-	unsigned long v;
-	int ret = kstrtoul(buf, 0, &v);
+	int ret = ipoib_core_if_umcast_store(core_of(to_net_dev(d)), buf, len);
 
-	if (ret)
-		return ret;
-	ipoib_core_if_set_umcast(core_of(to_net_dev(d)), v != 0);
-	return len;
+	return ret ? ret : len;
 }
 static DEVICE_ATTR_RW(umcast);
 
