@@ -11,6 +11,8 @@
 #   make kunit         KUnit suites on the debug kernel, in qemu
 #   make e2e E2E=...   e2e scenarios on the stock kernel
 #   make demo          two softib hosts in qemu, IPoIB between them
+#   make bench         in-tree ib_ipoib vs ours, datagram mode, iperf3 + memory (BENCH_RUNS=5)
+#   make install       modules_install into /lib/modules/<kver>/updates (INSTALL_MOD_PATH)
 # Details: docs/build.md, docs/testing.md.
 
 # The running kernel's build tree when it has one, else Debian's installed 6.1 headers.
@@ -36,7 +38,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
 
 STRICT_LOG := build/strict.log
 
-.PHONY: all modules clean strict check neg-tests deps help test test-full kunit e2e demo
+.PHONY: all modules clean strict check neg-tests deps help test test-full kunit e2e demo bench install
 
 all modules: deps
 	+$(KMAKE) modules
@@ -87,5 +89,9 @@ e2e: all
 demo:
 	@$(CURDIR)/scripts/demo
 
+# A measurement, not a test (scripts/bench; BENCH_RUNS, BENCH_TIME).
+bench:
+	@$(CURDIR)/scripts/bench
+
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
