@@ -14,7 +14,7 @@
 # timeout: 240
 # tier: full
 . /e2e/lib.sh
-plan 24
+plan 25
 
 ko=/e2e/modules/ib_ipoib_cm.ko
 rxb() { cat /sys/class/infiniband/$1/ports/1/hw_counters/rx_bytes; }
@@ -37,7 +37,9 @@ check "ping" ns_ping A 10.0.0.2 3
 ns_exec B iperf3 -s -D -p 5201 >/dev/null 2>&1
 ns_exec A iperf3 -s -D -p 5202 >/dev/null 2>&1
 ns_exec B iperf3 -s -D -p 5203 >/dev/null 2>&1
-sleep 1
+# the daemons may take a while to listen on the debug kernel: a client refused exits at once
+listening() { ns_exec B ss -ltn | grep -q ':5201 ' && ns_exec A ss -ltn | grep -q ':5202 ' && ns_exec B ss -ltn | grep -q ':5203 '; }
+check "iperf3 servers listening" wait_for 30 listening
 rx0=$(rxb softib0); rx1=$(rxb softib1)
 /sbin/ip netns exec A iperf3 -c 10.0.0.2 -p 5201 -t 60 >/tmp/tcp1.out 2>&1 & c1=$!
 /sbin/ip netns exec B iperf3 -c 10.0.0.1 -p 5202 -t 60 >/tmp/tcp2.out 2>&1 & c2=$!
@@ -56,7 +58,8 @@ check "kernel log clean after rmmod" dmesg_clean
 tr=/sys/kernel/tracing
 mount -t tracefs nodev $tr 2>/dev/null
 probe=0
-if echo 'p:e2e/ndnotify call_netdevice_notifiers val=%di:u64 name=+0(%si):string' >> $tr/kprobe_events 2>/dev/null; then
+if [ -e $tr/kprobe_events ] &&
+    echo 'p:e2e/ndnotify call_netdevice_notifiers val=%di:u64 name=+0(%si):string' >> $tr/kprobe_events; then
     echo 1 > $tr/events/e2e/ndnotify/enable && echo > $tr/trace && probe=1
 fi
 changeaddr() { grep "val=8 " $tr/trace; }
