@@ -11,6 +11,9 @@
 #   make kunit         KUnit suites on the debug kernel, in qemu
 #   make e2e E2E=...   e2e scenarios on the stock kernel
 #   make demo          two softib hosts in qemu, IPoIB between them
+#   make bench         in-tree ib_ipoib vs ours, datagram mode, iperf3 + memory (BENCH_RUNS=5)
+#   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
+#   make install-test  make install into a temp dir, and a dkms build into a temp tree (docs/install.md)
 # Details: docs/build.md, docs/testing.md.
 
 # The running kernel's build tree when it has one, else Debian's installed 6.1 headers.
@@ -36,7 +39,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
 
 STRICT_LOG := build/strict.log
 
-.PHONY: all modules clean clean-stock strict check neg-tests deps help test test-full kunit e2e demo
+.PHONY: all modules clean clean-stock strict check neg-tests deps help test test-full kunit e2e demo bench install install-test
 
 all modules: deps
 	+$(KMAKE) modules
@@ -95,5 +98,26 @@ e2e: all
 demo:
 	@$(CURDIR)/scripts/demo
 
+# Install the driver only (softib is a test fabric) for the kernel it was built for (its
+# vermagic), under $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/$(INSTALL_MOD_DIR), then
+# depmod that tree. INSTALL_BLACKLIST=1 also installs modprobe.d/ib_ipoib_cm.conf, which keeps
+# the in-tree ib_ipoib from binding the ports first (docs/install.md).
+INSTALL_MOD_DIR ?= updates
+install: all
+	@set -e; kver=$$(modinfo -F vermagic ib_ipoib_cm.ko | cut -d' ' -f1); \
+	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
+	install -D -m 0644 ib_ipoib_cm.ko "$$dir/ib_ipoib_cm.ko"; echo "  INSTALL $$dir/ib_ipoib_cm.ko"; \
+	if [ "$(INSTALL_BLACKLIST)" = 1 ]; then \
+		install -D -m 0644 scripts/modprobe/ib_ipoib_cm.conf "$(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; \
+		echo "  INSTALL $(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; fi; \
+	echo "  DEPMOD  $$kver$${root:+ (in $$root)}"; depmod $${root:+-b "$$root"} "$$kver"
+
+install-test: all
+	@$(CURDIR)/scripts/install-test
+
+# A measurement, not a test (scripts/bench; BENCH_RUNS, BENCH_TIME).
+bench:
+	@$(CURDIR)/scripts/bench
+
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,17p' Makefile

@@ -217,6 +217,19 @@ void Interface::stop()
 	mcast_flush();
 	path_flush();
 	kapi_napi_disable(nd_);
+	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
+	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
+	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
+	for (int i = 0; tx_head_ != tx_tail_; i++) {
+		poll_tx();
+		if (tx_head_ == tx_tail_)
+			break;
+		if (i == 200) {
+			log_.warn("%u sends still outstanding after stop", tx_head_ - tx_tail_);
+			break;
+		}
+		kapi_msleep(10);
+	}
 	reap_ahs();
 }
 
@@ -500,8 +513,10 @@ Status Interface::change_mtu(u32 mtu)
 // as the in-tree driver does.
 Status Interface::set_coalesce(u32 usecs, u32 frames)
 {
-	if (usecs > 0xffff || frames > 0xffff)
+	if (usecs > 0xffff || frames > 0xffff) {	// the CQ moderation fields are 16 bits
+		log_.warn("invalid coalescing rx-usecs %u rx-frames %u: at most 65535 each", usecs, frames);
 		return Status::Invalid;
+	}
 	int rc = kapi_cq_moderate(recv_cq_, u16(frames), u16(usecs));
 	if (rc && rc != -KAPI_EOPNOTSUPP) {
 		log_.warn("cannot set receive CQ moderation: %d", rc);
@@ -686,19 +701,42 @@ extern "C" int ipoib_core_if_set_coalesce(void *core, u32 usecs, u32 frames) noe
 {
 	return kstd::to_errno(ifc(core)->set_coalesce(usecs, frames));
 }
-extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
+namespace {
+// A sysfs write without its trailing newline/blanks.
+StrView sysfs_value(const char *buf, kapi_size_t len)
 {
 	StrView v(buf, len);
 	while (!v.empty() && (v[v.size() - 1] == '\n' || v[v.size() - 1] == ' '))
 		v = v.substr(0, v.size() - 1);
+	return v;
+}
+// At most this much of a rejected value goes into the log line.
+constexpr int kLoggedValue = 32;
+int logged_len(StrView v) { return v.size() < kLoggedValue ? int(v.size()) : kLoggedValue; }
+} // namespace
+
+extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
+{
+	StrView v = sysfs_value(buf, len);
 	if (v == StrView("datagram"))
 		return 0;
 	if (v == StrView("connected")) {
 		ifc(core)->log().warn("connected mode is not implemented yet; staying in datagram mode");
 		return -KAPI_EINVAL;
 	}
+	ifc(core)->log().warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
 	return -KAPI_EINVAL;
 }
 extern "C" int ipoib_core_if_umcast(void *core) noexcept { return ifc(core)->umcast(); }
-extern "C" void ipoib_core_if_set_umcast(void *core, int on) noexcept { ifc(core)->set_umcast(on != 0); }
+extern "C" int ipoib_core_if_umcast_store(void *core, const char *buf, kapi_size_t len) noexcept
+{
+	StrView v = sysfs_value(buf, len);
+	u32 on = 0;
+	if (!kstd::parse_u32(v, 1, on)) {
+		ifc(core)->log().warn("invalid umcast \"%.*s\": 0 or 1", logged_len(v), v.data());
+		return -KAPI_EINVAL;
+	}
+	ifc(core)->set_umcast(on != 0);
+	return 0;
+}
 extern "C" u16 ipoib_core_if_pkey(void *core) noexcept { return ifc(core)->pkey(); }

@@ -263,7 +263,7 @@ void ipoib_core_if_show(void *core, enum kapi_debugfs_file which, struct kapi_se
 /* sysfs */
 int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
 int ipoib_core_if_umcast(void *core) KAPI_NOEXCEPT;
-void ipoib_core_if_set_umcast(void *core, int on) KAPI_NOEXCEPT;
+int ipoib_core_if_umcast_store(void *core, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
 kapi_u16 ipoib_core_if_pkey(void *core) KAPI_NOEXCEPT;
 
 /* ---- P_Key children (kapi/link.c): the rtnl kind "ipoib" and sysfs create/delete_child ---- */

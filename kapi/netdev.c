@@ -226,13 +226,9 @@ static ssize_t umcast_show(struct device *d, struct device_attribute *attr, char
 
 static ssize_t umcast_store(struct device *d, struct device_attribute *attr, const char *buf, size_t len)
 {
-	unsigned long v;
-	int ret = kstrtoul(buf, 0, &v);
+	int ret = ipoib_core_if_umcast_store(core_of(to_net_dev(d)), buf, len);
 
-	if (ret)
-		return ret;
-	ipoib_core_if_set_umcast(core_of(to_net_dev(d)), v != 0);
-	return len;
+	return ret ? ret : len;
 }
 static DEVICE_ATTR_RW(umcast);
 
@@ -376,14 +372,20 @@ const char *kapi_netdev_name(const struct kapi_netdev *nd)
 
 void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const u8 *addr)
 {
-	/* Not registered yet (the caller may hold rtnl already): nobody to notify. */
-	if (to_nd(nd)->reg_state == NETREG_UNINITIALIZED) {
-		dev_addr_set(to_nd(nd), addr);
+	struct net_device *dev = to_nd(nd);
+
+	/*
+	 * Not registered yet (the caller may hold rtnl already): nobody knows the device, so
+	 * there is nobody to notify (the notifier chain would see a device that does not
+	 * exist, named by its "ib%d" template).
+	 */
+	if (dev->reg_state == NETREG_UNINITIALIZED) {
+		dev_addr_set(dev, addr);
 		return;
 	}
 	rtnl_lock();
-	dev_addr_set(to_nd(nd), addr);
-	call_netdevice_notifiers(NETDEV_CHANGEADDR, to_nd(nd));
+	dev_addr_set(dev, addr);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
 	rtnl_unlock();
 }
 

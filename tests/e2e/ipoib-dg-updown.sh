@@ -1,0 +1,104 @@
+#!/bin/sh
+# ib_ipoib_cm datagram mode, `ip link set down/up` robustness: 20 idle cycles, 20 cycles under
+# traffic (UDP flood into the toggled port, ping out of it), 3 cycles each while a PathRecord
+# query is in flight (softib drops it), then ping works, the error counters stay 0 and the
+# kernel log is clean. Also: ndo_stop reaps the send ring, so no skb or AH reference is held
+# while the interface is down (seen as the PD's user count: the QP only).
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib_cm
+# mem: 1024
+# timeout: 200
+# tier: full
+. /e2e/lib.sh
+plan 17
+
+fault=/sys/kernel/debug/softib/softib0/fault
+paths=/sys/kernel/debug/ib_ipoib_cm/ib0/paths
+check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+ns_create A B
+ns_move ib0 A && ns_move ib1 B
+ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
+carriers() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60; }
+check "carrier on both" carriers
+check "ping before" ns_ping A 10.0.0.2 3
+
+# The PD of ib0 (softib0) is used by the UD QP, every live AH (groups, paths, in-flight sends).
+pd_users() { rdma resource show pd dev softib0 | grep 'ib_ipoib_cm' | grep -o 'users [0-9]*' | cut -d' ' -f2; }
+cycle() { # N: N down/up cycles of ib0 in A
+    _n=0
+    while [ $_n -lt "$1" ]; do
+        ip -n A link set ib0 down || return 1
+        ip -n A link set ib0 up || return 1
+        _n=$((_n + 1))
+    done
+}
+stat() { ns_exec A ethtool -S ib0 | sed -n "s/^ *$1: //p"; }
+
+check "20 idle down/up cycles" cycle 20
+check "carrier back after idle cycles" wait_carrier ib0 A 60
+check "ping after idle cycles" ns_ping A 10.0.0.2 3
+
+# Traffic in flight: UDP from B into ib0 (its receive ring fills while NAPI is off) and a fast
+# ping out of ib0 (sends posted just before each ndo_stop).
+ns_exec A iperf3 -s -D >/dev/null 2>&1; sleep 1
+# (/sbin/ip, not the ip function: $! must be the tool's pid, which ip execs)
+/sbin/ip netns exec B iperf3 -u -b 50M -t 40 -c 10.0.0.1 >/tmp/udp.out 2>&1 &
+udp=$!
+/sbin/ip netns exec A /usr/bin/ping -q -i 0.005 -w 40 10.0.0.2 >/tmp/ping.out 2>&1 &
+png=$!
+sleep 3
+check "20 down/up cycles under traffic" cycle 20
+check "carrier back after cycles under traffic" wait_carrier ib0 A 60
+kill -INT $udp $png 2>/dev/null; wait $udp $png 2>/dev/null
+# ARP and the path are resolved again behind the flood's backlog: allow some seconds.
+t0=$(cut -d. -f1 /proc/uptime)
+check "ping after cycles under traffic (within 20 s)" wait_for 20 ns_ping A 10.0.0.2 1
+diag "first ping answered after $(($(cut -d. -f1 /proc/uptime) - t0)) s; paths: $(cat $paths)"
+
+# Toggle while a PathRecord query is in flight: softib drops the query, so it is still pending
+# (1 s timeout) when ndo_stop cancels it. The drop is armed (for every path query) while ib0
+# is down, since ndo_stop flushes the path cache and any unicast after up starts a query.
+query_cycle() {
+    for _q in 1 2 3; do
+        ip -n A link set ib0 down || return 1
+        echo "drop_sa path 1000" > $fault || return 1
+        ip -n A link set ib0 up && wait_carrier ib0 A 60 || return 1
+        /sbin/ip netns exec A /usr/bin/ping -c 1 -W 1 10.0.0.2 >/dev/null 2>&1 &
+        wait_for 5 grep -q querying $paths || { echo "no query in flight (cycle $_q)"; cat $paths; return 1; }
+        ip -n A link set ib0 down && ip -n A link set ib0 up || return 1
+        wait $!
+    done
+    echo clear > $fault
+    wait_carrier ib0 A 60
+}
+check "3 down/up cycles with a path query in flight" query_cycle
+check "ping after toggling during path queries" ns_ping A 10.0.0.2 3
+
+# ndo_stop must reap the send ring. softib holds the next 2 UD sends of softib0 500 ms each, so
+# they are still posted when ib0 goes down; their completions arrive after NAPI is off. Once
+# down, nothing may keep an AH: the PD's only user is the UD QP.
+diag "PD users while up: $(pd_users)"
+echo "delay_ud 2 500" > $fault
+/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.05 -W 1 10.0.0.2 >/dev/null 2>&1 &
+png=$!
+sleep 0.3
+ip -n A link set ib0 down
+sleep 2
+check_output "down: no AH held by the send ring (PD users 1)" '^1$' pd_users
+echo clear > $fault
+wait $png
+ip -n A link set ib0 up
+check "carrier back" wait_carrier ib0 A 60
+check "ping at the end" ns_ping A 10.0.0.2 3
+
+check_output "no send/receive completion errors" '^0 0$' sh -c "echo \$(/sbin/ip netns exec A ethtool -S ib0 | sed -n 's/^ *\(tx_wc_errors\|rx_wc_errors\): //p')"
+check_output "tx_timeouts 0, rx_post_errors 0" '^0 0$' sh -c "echo \$(/sbin/ip netns exec A ethtool -S ib0 | sed -n 's/^ *\(tx_timeouts\|rx_post_errors\): //p')"
+check "kernel log clean" dmesg_clean
+diag "udp client: $(tail -n 4 /tmp/udp.out)"
+diag "ping: $(tail -n 2 /tmp/ping.out)"
+diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
+ns_delete_all
+exit $(tap_status)
