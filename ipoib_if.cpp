@@ -581,6 +581,7 @@ bool Interface::flush(u32 pending)
 	}
 	const bool normal = pending & kNormal;
 	count(normal ? stats_.flush_normal : stats_.flush_light);
+	refresh_gid();
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
@@ -598,6 +599,29 @@ bool Interface::flush(u32 pending)
 	return active;
 }
 
+// The port GID (index 0) is half of our link-layer address (RFC 4391 §9.1.1): when the SM or
+// the HCA changes it (GID_CHANGE), the address follows, as the in-tree driver's does.
+void Interface::refresh_gid()
+{
+	u8 gid[kGidLen];
+	if (kapi_ib_query_gid(ib_, port_, 0, gid) != 0 || bytes_equal(gid, gid_, kGidLen))
+		return;
+	log_.info("port GID changed to %pI6: updating the link-layer address", gid);
+	count(stats_.gid_changes);
+	bytes_copy(gid_, gid, kGidLen);
+	addr_pending_ = true;
+}
+
+void Interface::update_dev_addr()
+{
+	HwAddr me = HwAddr::make(0, qpn_, gid_);
+	if (kapi_netdev_set_dev_addr_trylock(nd_, me.b) == -KAPI_EAGAIN) {
+		kapi_netdev_schedule_work(nd_, 10);
+		return;
+	}
+	addr_pending_ = false;
+}
+
 void Interface::work()
 {
 	if (!is_up())
@@ -606,6 +630,8 @@ void Interface::work()
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;
+	if (addr_pending_)
+		update_dev_addr();
 	if (!pkey_ok_)	// a child without its P_Key: no joins until a P_Key change event
 		return;
 	mcast_work();

@@ -46,7 +46,7 @@ class Interface;
 	X(tx_wc_errors) X(tx_timeouts) X(tx_queue_stopped)                              \
 	X(path_queries) X(path_query_errors) X(path_ah_errors)                          \
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
-	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy)
+	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) X(gid_changes)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -229,6 +229,8 @@ private:
 	void mcast_sync_list();
 	void mcast_restart(bool keep_carrier);
 	bool flush(u32 pending);
+	void refresh_gid();
+	void update_dev_addr();
 	// paths (ipoib_path.cpp)
 	Path *find_path(const u8 *gid);
 	void path_flush();
@@ -263,6 +265,7 @@ private:
 	bool umcast_ = false;
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
+	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet
 	bool registered_ = false;
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;

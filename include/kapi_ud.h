@@ -82,6 +82,8 @@ int kapi_netdev_register_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_unregister_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 const char *kapi_netdev_name(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;	/* takes rtnl */
+/* For the work item (ndo_stop cancels it under rtnl): -EAGAIN when rtnl is busy. */
+int kapi_netdev_set_dev_addr_trylock(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
 void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
 /* dev_set_mtu under rtnl_trylock: -EAGAIN when rtnl is busy (the caller retries later). */
 int kapi_netdev_set_mtu_trylock(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;

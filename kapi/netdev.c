@@ -389,6 +389,18 @@ void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const u8 *addr)
 	rtnl_unlock();
 }
 
+int kapi_netdev_set_dev_addr_trylock(struct kapi_netdev *nd, const u8 *addr)
+{
+	struct net_device *dev = to_nd(nd);
+
+	if (!rtnl_trylock())
+		return -EAGAIN;
+	dev_addr_set(dev, addr);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	rtnl_unlock();
+	return 0;
+}
+
 void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const u8 *addr)
 {
 	netif_addr_lock_bh(to_nd(nd));

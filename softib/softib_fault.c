@@ -171,6 +171,32 @@ static int set_pkey(struct softib_port *sp, u32 index, u32 pkey)
 	return 0;
 }
 
+/*
+ * `guid P GUID`: port P gets a new port GUID, so GID index 0 (fe80::/64 + GUID) changes and
+ * the port raises GID_CHANGE (ib_core re-reads the GID table). Peers that cached the old GID
+ * fail their path queries for it until they learn the new address.
+ */
+static int set_guid(struct softib_port *sp, u64 guid)
+{
+	unsigned long flags;
+	int h, p;
+
+	if (!guid || guid == ~0ULL)
+		return -EINVAL;
+	spin_lock_irqsave(&softib_lock, flags);
+	for (h = 0; h < softib_hosts; h++)
+		for (p = 1; softib_devs[h] && p <= softib_ports_per_host; p++)
+			if (softib_devs[h]->ports[p].guid == cpu_to_be64(guid) &&
+			    &softib_devs[h]->ports[p] != sp) {
+				spin_unlock_irqrestore(&softib_lock, flags);
+				return -EINVAL;	/* GUIDs are unique */
+			}
+	sp->guid = cpu_to_be64(guid);
+	spin_unlock_irqrestore(&softib_lock, flags);
+	softib_port_event(sp, IB_EVENT_GID_CHANGE);
+	return 0;
+}
+
 /* Must be called in process context: port events sleep. */
 static int run_cmd(struct softib_dev *sd, char *line)
 {
@@ -258,6 +284,13 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		if (p < 0 || kstrtou32(argv[2], 0, &a) || kstrtou32(argv[3], 0, &b))
 			return -EINVAL;
 		return set_pkey(&sd->ports[p], a, b);
+	} else if (!strcmp(argv[0], "guid") && argc == 3) {
+		u64 g;
+
+		p = parse_port(argv[1]);
+		if (p < 0 || kstrtou64(argv[2], 0, &g))
+			return -EINVAL;
+		return set_guid(&sd->ports[p], g);
 	} else if (!strcmp(argv[0], "event") && argc == 3) {
 		p = parse_port(argv[1]);
 		if (p < 0)

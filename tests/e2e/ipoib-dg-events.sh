@@ -3,6 +3,7 @@
 # change -> light flush (paths re-queried, groups rejoined, carrier kept); port down/up and
 # LID change -> normal flush (carrier follows the broadcast rejoin); P_Key table change ->
 # heavy flush that keeps the link when our P_Key did not move. Traffic works after each.
+# A GID change (new port GUID) changes the link-layer address; traffic recovers.
 # A P_Key child loses and regains carrier as its P_Key leaves and re-enters the table.
 # Also: module parameter clamping (send/recv_queue_size).
 # load: ib_core
@@ -13,7 +14,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 31
+plan 36
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -77,6 +78,19 @@ check "ping over the parent still works" ns_ping A 10.0.0.2 2
 echo "pkey 1 2 0x8005" > $fault
 check "P_Key back: the child gets carrier again" wait_for 60 kids
 check "ping over the children again" wait_for 20 ns_ping A 10.0.5.2 1
+
+# GID change (softib `guid`): the port GID is half of the link-layer address, which follows.
+addr_is_new() { ns_exec A cat /sys/class/net/ib0/address | grep -q ':02:c9:03:00:00:be:ef$'; }
+# 6.1's ib_core updates its GID cache on GID_CHANGE but passes the event on to clients only
+# for RoCE (cache.c: ib_cache_event_task); the next flush (here a re-registration) sees it.
+echo "guid 1 0x0002c9030000beef" > $fault
+echo "reregister 1" > $fault
+check "GID change: ib0's address follows the new GUID" wait_for 20 addr_is_new
+check "gid_changes counted" stat_is gid_changes 1
+ip -n B neigh flush dev ib1
+check "ping A->B after the GID change" wait_for 20 ns_ping A 10.0.0.2 1
+check "ping B->A after the GID change" wait_for 20 ns_ping B 10.0.0.1 1
+check_fail "softib refuses GUID 0" sh -c "echo 'guid 1 0' > $fault"
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(dmesg | grep -i -E 'ib_ipoib_cm' | tail -n 12)"
