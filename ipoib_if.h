@@ -17,8 +17,8 @@
 //                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
 //                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
 //   mcast_lock_ and paths_lock_ are never held together. The neighbour lock is taken alone
-//   (GC, debugfs) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live
-//   Path, flush unlinking neighbours and paths together), never the other way round.
+//   (GC) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live Path,
+//   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
 //   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
 //   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
 //   grace period after it was unlinked). None is held across a call that sleeps or
