@@ -14,7 +14,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 30
+plan 31
 
 fault=/sys/kernel/debug/softib/softib0/fault
 dbg=/sys/kernel/debug/ib_ipoib_cm
@@ -60,8 +60,9 @@ check_output "a new neighbour (neigh_created 2)" '^2$' ctr A ib0 neigh_created
 check_output "a new path query (path_queries 2)" '^2$' ctr A ib0 path_queries
 
 # ---- 2. a port event flushes neighbours and paths
-echo "reregister 1" > $fault
-check "CLIENT_REREGISTER flushes the neighbour (neigh_flushed)" wait_for 20 ctr_ge A ib0 neigh_flushed 1
+# The event right after a ping, while the neighbour is fresh (the GC would take it 4 s later).
+check "ping, then CLIENT_REREGISTER at once" sh -c "/sbin/ip netns exec A /usr/bin/ping -c 3 -i 0.2 -W 2 10.0.0.2 >/dev/null && echo 'reregister 1' > $fault"
+check "the event flushes the neighbour (neigh_flushed)" wait_for 20 ctr_ge A ib0 neigh_flushed 1
 check "carrier back after the rejoin" wait_carrier ib0 A 60
 check_fail "no path left after the flush" grep -q gid $dbg/ib0/paths
 
