@@ -1,7 +1,7 @@
 #!/bin/sh
 # ib_ipoib_cm datagram mode, the neighbour table: a ping creates one neighbour per peer
 # address (debugfs neigh, ethtool -S neigh_created), the GC reaps it after 2 x the ARP
-# table's gc_interval (set to 2 s through /proc/sys/net/ipv4/neigh/default/gc_interval, as
+# table's gc_interval (set to 3 s through /proc/sys/net/ipv4/neigh/default/gc_interval, as
 # the in-tree driver follows it) and then its unused path, ping works again; a port event
 # flushes neighbours; a PathRecord outage (softib drop_sa path) puts the path into back-off:
 # packets are dropped and counted (tx_drop_path_backoff) without a query per packet, and
@@ -26,8 +26,8 @@ ctr_ge() { _v=$(ctr "$1" "$2" "$3"); [ -n "$_v" ] && [ "$_v" -ge "$4" ]; }
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # The GC reads gc_interval at each run; set it before the interfaces open (the first run
 # is armed at open with the value of that moment).
-echo 2 > /proc/sys/net/ipv4/neigh/default/gc_interval
-check_output "gc_interval 2 s" '^2$' cat /proc/sys/net/ipv4/neigh/default/gc_interval
+echo 3 > /proc/sys/net/ipv4/neigh/default/gc_interval
+check_output "gc_interval 3 s" '^3$' cat /proc/sys/net/ipv4/neigh/default/gc_interval
 ns_create A B
 ns_move ib0 A && ns_move ib1 B
 ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
@@ -40,16 +40,20 @@ diag "ib0 $addr_a, ib1 $addr_b"
 check "static ARP entries" sh -c "/sbin/ip -n A neigh replace 10.0.0.2 lladdr $addr_b nud permanent dev ib0 && /sbin/ip -n B neigh replace 10.0.0.1 lladdr $addr_a nud permanent dev ib1"
 
 # ---- 1. a neighbour per destination address, reaped when idle, then its path
-# 40 pings 0.2 s apart: 8 s of use, twice the 4 s staleness; GC runs every 2 s meanwhile.
-check "ping A->B for 8 s" ns_ping A 10.0.0.2 40
-# One ethtool call right after the ping (the debug kernel is slow; the GC is not).
+# 50 pings 0.2 s apart: 10 s of use, more than the 6 s staleness plus the 3 s GC period.
+check "ping A->B for 10 s" ns_ping A 10.0.0.2 50
+# One snapshot right after the ping (a loaded debug VM can take seconds per check; the GC
+# runs on its own clock), then the checks read the snapshot.
+snap=/tmp/snap; mkdir -p $snap
+ns_exec A ethtool -S ib0 > $snap/stats_a; cat $dbg/ib0/neigh > $snap/neigh0; cat $dbg/ib1/neigh > $snap/neigh1
+cat $dbg/ib0/paths > $snap/paths0
 check_output "a neighbour in use is kept: neigh_created 1, neigh_reaped 0" '^1 0 $' \
-	sh -c "/sbin/ip netns exec A ethtool -S ib0 | sed -n 's/^ *neigh_created: //p;s/^ *neigh_reaped: //p' | tr '\n' ' '"
+	sh -c "sed -n 's/^ *neigh_created: //p;s/^ *neigh_reaped: //p' $snap/stats_a | tr '\n' ' '"
 check_output "debugfs neigh on ib0 lists B's address with a resolved path" \
-	"addr $addr_b qpn 0x[0-9a-f]{6} gid fe80:.* path resolved dlid 0x[0-9a-f]{4}" cat $dbg/ib0/neigh
-check_output "debugfs neigh on ib1 lists A's address" "addr $addr_a .* path resolved" cat $dbg/ib1/neigh
-check_output "debugfs neigh shows gc_interval 2000 ms" '^# 1 neighbours, gc_interval 2000 ms' cat $dbg/ib0/neigh
-check_output "paths: B's GID resolved, held by the neighbour (refs 2)" 'gid fe80:.* resolved queued 0 refs 2 ' cat $dbg/ib0/paths
+	"addr $addr_b qpn 0x[0-9a-f]{6} gid fe80:.* path resolved dlid 0x[0-9a-f]{4}" cat $snap/neigh0
+check_output "debugfs neigh on ib1 lists A's address" "addr $addr_a .* path resolved" cat $snap/neigh1
+check_output "debugfs neigh shows gc_interval 3000 ms" '^# 1 neighbours, gc_interval 3000 ms' cat $snap/neigh0
+check_output "paths: B's GID resolved, held by the neighbour (refs 2)" 'gid fe80:.* resolved queued 0 refs 2 ' cat $snap/paths0
 check "A's neighbour reaped after 2 x gc_interval idle" wait_for 20 ctr_ge A ib0 neigh_reaped 1
 check "B's neighbour reaped too" wait_for 20 ctr_ge B ib1 neigh_reaped 1
 check_output "debugfs neigh on ib0 is empty" '^# 0 neighbours' cat $dbg/ib0/neigh
@@ -60,7 +64,7 @@ check_output "a new neighbour (neigh_created 2)" '^2$' ctr A ib0 neigh_created
 check_output "a new path query (path_queries 2)" '^2$' ctr A ib0 path_queries
 
 # ---- 2. a port event flushes neighbours and paths
-# The event right after a ping, while the neighbour is fresh (the GC would take it 4 s later).
+# The event right after a ping, while the neighbour is fresh (the GC would take it 6 s later).
 check "ping, then CLIENT_REREGISTER at once" sh -c "/sbin/ip netns exec A /usr/bin/ping -c 3 -i 0.2 -W 2 10.0.0.2 >/dev/null && echo 'reregister 1' > $fault"
 check "the event flushes the neighbour (neigh_flushed)" wait_for 20 ctr_ge A ib0 neigh_flushed 1
 check "carrier back after the rejoin" wait_carrier ib0 A 60
