@@ -74,6 +74,7 @@ Status Interface::start(const IfConfig &cfg)
 
 	KSTD_TRY(rx_.alloc(cfg.recv_queue_size));
 	KSTD_TRY(tx_.alloc(cfg.send_queue_size));
+	KSTD_TRY(neigh_start());
 
 	kapi_netdev_setup s{};
 	s.name = cfg.ifname;
@@ -144,6 +145,7 @@ void Interface::teardown(bool rtnl_held)
 		kapi_ib_event_unregister(kstd::exchange(events_, static_cast<kapi_event_handler *>(nullptr)));
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
+	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
 	for (int i = 0; __atomic_load_n(&queries_in_flight_, __ATOMIC_ACQUIRE) > 0; i++) {
 		if (i == 500)
 			log_.warn("still waiting for %d path queries", queries_in_flight_);
@@ -204,6 +206,7 @@ Status Interface::open()
 	kapi_netdev_start_queue(nd_);
 	kapi_napi_schedule(nd_);
 	kapi_netdev_schedule_work(nd_, 0);
+	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
 }
 
@@ -214,8 +217,10 @@ void Interface::stop()
 	kapi_netdev_carrier(nd_, 0);
 	kapi_netdev_stop_queue(nd_);
 	kapi_netdev_cancel_work(nd_);
+	neigh_stop();
 	mcast_flush();
-	path_flush();
+	path_flush();		// every neighbour and path
+	kapi_rcu_barrier();	// the neighbours' callbacks put their paths (and AHs)
 	kapi_napi_disable(nd_);
 	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
 	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
@@ -699,7 +704,8 @@ extern "C" void ipoib_core_if_stats(void *core, kapi_stats64 *o) noexcept
 			read_stat(s.tx_drop_ring_full) + read_stat(s.tx_drop_not_up) +
 			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
 			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
-			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem);
+			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
+			read_stat(s.tx_drop_path_backoff);
 }
 extern "C" int ipoib_core_if_stat_count(void *) noexcept { return kStatCount; }
 extern "C" const char *ipoib_core_if_stat_name(void *, int i) noexcept

@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_if.h - the datagram-mode IPoIB interface (RFC 4391) of one bound IB port: its
-// netdev, PD, CQs, UD QP, receive and send rings, multicast groups and path cache.
+// netdev, PD, CQs, UD QP, receive and send rings, multicast groups, neighbour table and
+// path cache.
 //
 // Ownership (each kernel resource has one owner; staged teardown in Interface::teardown):
 //   Interface -> Netdev (net_device + NAPI + work)  -> Pd -> Cq x2 -> Qp
 //             -> RxSlot[] (skb + DMA mapping), TxSlot[] (skb + DMA mapping + Ref<Ah>)
 //             -> McGroup list (SA membership, Ref<Ah>, bounded skb queue)
-//             -> Path list (SA query, Ref<Ah>, bounded skb queue)
+//             -> NeighTable (RCU hash of Neigh by 20-octet address; each Neigh holds a Path ref)
+//                + the GC work item (kapi_dwork)
+//             -> Path list (SA query, Ref<Ah>, bounded skb queue, query back-off)
 //             -> dead Ah list (destroyed in process context after the last send completed)
 //
 // Locking order (outer first), each its own lockdep class:
 //   netif tx lock (xmit)  ->  Interface::mcast_lock_ (KAPI_LOCK_IF_MCAST, irqsave)
 //                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
-//   mcast_lock_ and paths_lock_ are never held together. Neither is held across a call that
-//   sleeps or re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking).
+//                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
+//   mcast_lock_ and paths_lock_ are never held together. The neighbour lock is taken alone
+//   (GC) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live Path,
+//   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
+//   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
+//   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
+//   grace period after it was unlinked). None is held across a call that sleeps or
+//   re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking); RCU callbacks
+//   (Neigh free -> Path put -> Ah put) take paths_lock_ and nothing else.
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_neigh.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"
@@ -46,7 +57,9 @@ class Interface;
 	X(tx_wc_errors) X(tx_timeouts) X(tx_queue_stopped)                              \
 	X(path_queries) X(path_query_errors) X(path_ah_errors)                          \
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
-	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) X(gid_changes)
+	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) \
+	X(gid_changes) X(neigh_created) X(neigh_reaped) X(neigh_flushed)               \
+	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -96,10 +109,7 @@ private:
 };
 using AhRef = kstd::Ref<Ah>;
 
-// Up to this many packets wait per unresolved path / unjoined group (RFC 4391 §10 sends
-// after the join; the in-tree driver also queues a few).
-inline constexpr u32 kPendingQueue = 4;
-using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;
+using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
 
 struct McGroup : kstd::ListLink<>, kstd::NonCopyable {
 	enum class State { Idle, Joining, Joined, Failed };
@@ -127,13 +137,29 @@ struct Path : kstd::ListLink<>, kstd::NonCopyable {
 	AhRef ah;
 	u16 dlid = 0;
 	bool querying = false;
-	bool dead = false;	// unlinked by a flush; the query callback only drops its ref
+	bool dead = false;	// unlinked by a flush or the GC; the query callback only drops its ref
 	int query_id = -1;
 	void *query = nullptr;
 	SkbQueue queue;
-	kstd::RefCount ref{1};	// the table's; a query in flight holds another
+	Ah *ah_live = nullptr;	// ah's Ah, published once for xmit's lock-free read
+	u64 used_ms = 0;	// last send to this GID (plain store from xmit)
+	u32 backoff_ms = 0;	// PathRecord query back-off (ipoib_neigh_policy.h), 0 after a success
+	u64 retry_at = 0;	// no new query before this time (ms), 0: none pending
+	kstd::RefCount ref{1};	// the table's; a query in flight and every Neigh hold another
 	void get() { ref.get(); }
 	void put();
+	// The AH for a lock-free sender, or nullptr (unresolved, or flushed meanwhile).
+	Ah *live_ah() const
+	{
+		if (__atomic_load_n(&dead, __ATOMIC_ACQUIRE))
+			return nullptr;
+		return __atomic_load_n(&ah_live, __ATOMIC_ACQUIRE);
+	}
+	void touch(u64 now_ms)
+	{
+		if (__atomic_load_n(&used_ms, __ATOMIC_RELAXED) != now_ms)
+			__atomic_store_n(&used_ms, now_ms, __ATOMIC_RELAXED);
+	}
 };
 
 struct RxSlot {
@@ -205,13 +231,17 @@ public:
 	// IB port events (any context): the work item runs the flush the event calls for.
 	void port_event(kapi_ib_event_kind kind, u32 port);
 
-	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast}
+	// neighbour and path GC (ipoib_neigh.cpp), from its own delayed work
+	void gc_work();
+
+	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast,neigh}
 	void show(kapi_debugfs_file which, kapi_seq *s);
 
 private:
 	// datapath
 	void send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey);
 	void send_unicast(kapi_skb *skb, const HwAddr &dst);
+	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
@@ -237,6 +267,14 @@ private:
 	void reap_ahs();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
+	// neighbours (ipoib_neigh.cpp)
+	Status neigh_start();
+	void neigh_stop();
+	void neigh_destroy();
+	Neigh *neigh_attach(const HwAddr &dst, Path &p, u64 now, Neigh *&retired);
+	void neigh_gc(u64 now, u64 stale_ms);
+	void path_gc(u64 now, u64 stale_ms);
+	void show_neigh(kapi_seq *s);
 
 	kapi_ib_device *ib_;
 	u32 port_;
@@ -285,6 +323,8 @@ private:
 	kstd::List<Path> paths_;
 	kstd::List<Ah> dead_ahs_;
 	int queries_in_flight_ = 0;
+	NeighTable neighs_;
+	kapi_dwork *gc_ = nullptr;
 
 	Stats stats_;
 	char log_prefix_[KAPI_IFNAMSIZ] = {};

@@ -3,6 +3,10 @@
 // SA PathRecord (LID, SL, rate: RFC 4391 §9.1.2) before a UD send can go out. One Path per
 // GID with its AH; packets wait in a bounded queue while the query runs (drops counted).
 // AHs are counted, so one replaced or flushed here lives until its last send completed.
+// xmit first looks the 20-octet address up in the RCU neighbour table (ipoib_neigh.cpp):
+// a hit with a resolved Path sends without a lock or an allocation; everything else takes
+// the slow path here. A failed query puts the Path into back-off (ipoib_neigh_policy.h):
+// packets to it are dropped, counted, without a new query until the back-off has passed.
 #include "ipoib_if.h"
 
 namespace ipoib {
@@ -34,9 +38,33 @@ Path *Interface::find_path(const u8 *gid)
 
 void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 {
+	const u64 now = kapi_now_ms();
+	Ah *a = nullptr;
+	kapi_rcu_read_lock();
+	if (Neigh *n = neighs_.lookup(dst)) {
+		n->touch(now);
+		// The Path outlives the Neigh's grace period and holds its AH: a get is safe.
+		Path *p = n->path;
+		a = p->live_ah();
+		if (a) {
+			p->touch(now);
+			a->get();
+		}
+	}
+	kapi_rcu_read_unlock();
+	if (a)
+		return send(skb, AhRef::adopt(a), dst.qpn(), qkey_);
+	send_unicast_slow(skb, dst, now);
+}
+
+// No neighbour, or its Path is not resolved: find or create the Path (and the Neigh
+// pointing at it), then send, queue, drop during back-off, or start the query.
+void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
+{
 	AhRef ah;
 	Path *query = nullptr;
 	u64 *dropped = nullptr;
+	Neigh *retired = nullptr;
 	{
 		kstd::SpinIrqSaveGuard l(paths_lock_);
 		Path *p = find_path(dst.gid());
@@ -47,19 +75,29 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 				paths_.push_back(*p);
 			}
 		}
+		if (p) {
+			p->touch(now);
+			neigh_attach(dst, *p, now, retired);
+		}
 		if (!p) {
 			dropped = &stats_.tx_drop_path_nomem;
 		} else if (p->ah) {
 			ah = AhRef::acquire(p->ah.get());
+		} else if (p->querying) {
+			if (!p->queue.push(skb))
+				dropped = &stats_.tx_drop_path_queue_full;
+		} else if (path_in_backoff(now, p->retry_at)) {
+			dropped = &stats_.tx_drop_path_backoff;
 		} else if (!p->queue.push(skb)) {
 			dropped = &stats_.tx_drop_path_queue_full;
-		} else if (!p->querying) {
+		} else {
 			p->querying = true;
 			p->get();	// the query's reference
 			__atomic_fetch_add(&queries_in_flight_, 1, __ATOMIC_RELAXED);
 			query = p;
 		}
 	}
+	NeighTable::retire(retired);
 	if (dropped)
 		return drop(skb, *dropped);
 	if (ah)
@@ -104,8 +142,16 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 		p.query_id = -1;
 		if (!p.dead && ah) {
 			p.ah = kstd::move(ah);
+			__atomic_store_n(&p.ah_live, p.ah.get(), __ATOMIC_RELEASE);
 			p.dlid = dlid;
+			p.backoff_ms = 0;
+			p.retry_at = 0;
 			resolved = true;
+		} else if (!p.dead) {
+			p.backoff_ms = path_backoff_next(p.backoff_ms);
+			p.retry_at = kapi_now_ms() + p.backoff_ms;
+			log_.debug("path to %pI6 not resolved (%d); no new query for %u ms", p.gid, status,
+				   p.backoff_ms);
 		}
 		kapi_skb *skb;
 		while (p.queue.pop(skb))
@@ -124,8 +170,24 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	__atomic_fetch_sub(&queries_in_flight_, 1, __ATOMIC_RELEASE);
 }
 
+// Port events and ifdown: every neighbour and every path goes, together under both locks
+// so no neighbour ever points at a flushed path; back-offs are forgotten with the paths.
 void Interface::path_flush()
 {
+	kstd::List<Path> doomed;
+	Neigh *neighs;
+	{
+		kstd::SpinIrqSaveGuard l(paths_lock_);
+		{
+			kstd::SpinIrqSaveGuard nl(neighs_.lock());
+			neighs = neighs_.unlink_if([](Neigh &) { return true; });
+		}
+		while (Path *p = paths_.pop_front()) {
+			__atomic_store_n(&p->dead, true, __ATOMIC_RELEASE);
+			doomed.push_back(*p);
+		}
+	}
+	count(stats_.neigh_flushed, NeighTable::retire(neighs));
 	for (;;) {
 		Path *p;
 		int id = -1;
@@ -133,10 +195,9 @@ void Interface::path_flush()
 		SkbQueue pending;
 		{
 			kstd::SpinIrqSaveGuard l(paths_lock_);
-			p = paths_.pop_front();
+			p = doomed.pop_front();
 			if (!p)
 				break;
-			p->dead = true;
 			if (p->querying) {
 				id = p->query_id;
 				q = p->query;
@@ -157,11 +218,22 @@ void Interface::path_flush()
 
 void Interface::show(kapi_debugfs_file which, kapi_seq *s)
 {
+	if (which == KAPI_DEBUGFS_NEIGH)
+		return show_neigh(s);
 	if (which == KAPI_DEBUGFS_PATHS) {
+		const u64 now = kapi_now_ms();
 		kstd::SpinIrqSaveGuard l(paths_lock_);
-		for (Path &p : paths_)
-			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u\n", p.gid, p.dlid,
-					p.ah ? "resolved" : (p.querying ? "querying" : "unresolved"), p.queue.size());
+		for (Path &p : paths_) {
+			const bool backoff = !p.ah && !p.querying && path_in_backoff(now, p.retry_at);
+			// refs: the table's + one per neighbour + one while a query runs
+			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u refs %u idle %llu ms", p.gid, p.dlid,
+					p.ah ? "resolved" : (p.querying ? "querying" : (backoff ? "backoff" : "unresolved")),
+					p.queue.size(), p.ref.read(), (unsigned long long)(now - p.used_ms));
+			if (backoff)
+				kapi_seq_printf(s, " retry in %llu ms (back-off %u ms)",
+						(unsigned long long)(p.retry_at - now), p.backoff_ms);
+			kapi_seq_printf(s, "\n");
+		}
 		return;
 	}
 	static const char *const states[] = {"idle", "joining", "joined", "failed"};

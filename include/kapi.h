@@ -63,6 +63,7 @@ enum kapi_lock_role {
 	KAPI_LOCK_IF_PATHS,		/* spinlock (irqsave): an interface's path table and AH reaper list */
 	KAPI_LOCK_IF_MCAST,		/* spinlock (irqsave): an interface's multicast group table */
 	KAPI_LOCK_PORT_CHILDREN,	/* mutex: a Port's P_Key child interfaces (taken under rtnl) */
+	KAPI_LOCK_IF_NEIGH,		/* spinlock (irqsave): an interface's neighbour hash (writers; readers use RCU) */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT
@@ -118,5 +119,6 @@ void ipoib_core_remove_device(void *core, struct kapi_ib_device *dev, void *ctx)
 
 #include "kapi_ud.h"
 #include "kapi_lookup.h"
+#include "kapi_neigh.h"
 
 #endif /* KAPI_H */

@@ -45,7 +45,7 @@ struct kapi_event_handler;
 struct kapi_event_handler *kapi_ib_event_register(struct kapi_ib_device *dev, void *ctx) KAPI_NOEXCEPT;
 void kapi_ib_event_unregister(struct kapi_event_handler *h) KAPI_NOEXCEPT;
 
-/* ---- debugfs: <root>/ib_ipoib_cm/<name>/{paths,mcast}; reads call ipoib_core_if_show ---- */
+/* ---- debugfs: <root>/ib_ipoib_cm/<name>/{paths,mcast,neigh}; reads call ipoib_core_if_show ---- */
 struct kapi_seq;	/* struct seq_file */
 struct kapi_debugfs;
 int kapi_debugfs_init(void) KAPI_NOEXCEPT;	/* the module's root directory */
@@ -53,7 +53,7 @@ void kapi_debugfs_exit(void) KAPI_NOEXCEPT;
 struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core) KAPI_NOEXCEPT;	/* NULL if unavailable */
 void kapi_debugfs_remove(struct kapi_debugfs *d) KAPI_NOEXCEPT;
 void kapi_seq_printf(struct kapi_seq *s, const char *fmt, ...) KAPI_NOEXCEPT KAPI_PRINTF(2, 3);
-enum kapi_debugfs_file { KAPI_DEBUGFS_PATHS, KAPI_DEBUGFS_MCAST };
+enum kapi_debugfs_file { KAPI_DEBUGFS_PATHS, KAPI_DEBUGFS_MCAST, KAPI_DEBUGFS_NEIGH };
 
 /* ---- netdev ---- */
 /* Values the core decides; the shim copies them into the net_device. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: debugfs ib_ipoib_cm/<ifname>/{paths,mcast}. Each read runs the core's show function
+ * Shim: debugfs ib_ipoib_cm/<ifname>/{paths,mcast,neigh}. Each read runs the core's show function
  * for that file with a seq_file; the content is the core's.
  */
 #include <linux/debugfs.h>
@@ -41,6 +41,13 @@ static int kapi_dbg_mcast_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kapi_dbg_mcast);
 
+static int kapi_dbg_neigh_show(struct seq_file *s, void *unused)
+{
+	ipoib_core_if_show(s->private, KAPI_DEBUGFS_NEIGH, (struct kapi_seq *)s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kapi_dbg_neigh);
+
 struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core)
 {
 	struct kapi_debugfs *d;
@@ -54,6 +61,7 @@ struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core)
 	d->dir = debugfs_create_dir(name, kapi_dbg_root);
 	debugfs_create_file("paths", 0400, d->dir, core, &kapi_dbg_paths_fops);
 	debugfs_create_file("mcast", 0400, d->dir, core, &kapi_dbg_mcast_fops);
+	debugfs_create_file("neigh", 0400, d->dir, core, &kapi_dbg_neigh_fops);
 	return d;
 }
 

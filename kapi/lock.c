@@ -17,6 +17,7 @@ static const char *const kapi_lock_names[] = {
 	[KAPI_LOCK_IF_PATHS] = "ib_ipoib_cm:if_paths",
 	[KAPI_LOCK_IF_MCAST] = "ib_ipoib_cm:if_mcast",
 	[KAPI_LOCK_PORT_CHILDREN] = "ib_ipoib_cm:port_children",
+	[KAPI_LOCK_IF_NEIGH] = "ib_ipoib_cm:if_neigh",
 	[KAPI_LOCK_SELFTEST_A] = "ib_ipoib_cm:selftest_a",
 	[KAPI_LOCK_SELFTEST_B] = "ib_ipoib_cm:selftest_b",
 };

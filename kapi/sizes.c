@@ -8,6 +8,7 @@
 #include <linux/kbuild.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
@@ -19,6 +20,9 @@ int main(void)
 	DEFINE(KAPI_ALIGNOF_SPINLOCK, __alignof__(spinlock_t));
 	DEFINE(KAPI_SIZEOF_MUTEX, sizeof(struct mutex));
 	DEFINE(KAPI_ALIGNOF_MUTEX, __alignof__(struct mutex));
+	/* struct kapi_rcu_box of kapi/rcu.c: an rcu_head and a function pointer */
+	DEFINE(KAPI_SIZEOF_RCU_HEAD, sizeof(struct rcu_head) + sizeof(void (*)(void)));
+	DEFINE(KAPI_ALIGNOF_RCU_HEAD, __alignof__(struct rcu_head));
 	DEFINE(KAPI_GFP_KERNEL, GFP_KERNEL);
 	DEFINE(KAPI_GFP_ATOMIC, GFP_ATOMIC);
 	DEFINE(KAPI_GFP_NOWAIT, GFP_NOWAIT);

@@ -38,4 +38,9 @@
 	X(pkey_parse)         \
 	X(pkey_link_args)     \
 	X(pkey_child_name)    \
+	X(neigh_buckets)      \
+	X(neigh_hash)         \
+	X(neigh_ageing)       \
+	X(path_backoff)       \
+	X(path_queue)         \
 	X(kapi_sizes)
