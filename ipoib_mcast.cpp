@@ -193,10 +193,9 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 				kapi_skb_free(skb);
 			}
 		}
-		if (g.broadcast) {
-			carrier_ = false;
-			kapi_netdev_carrier(nd_, 0);
-		}
+		// The carrier is left as it is: off before the first join, and on a re-join (light
+		// flush) a transient failure (-EAGAIN while ib_sa refreshes its SM handle after a
+		// re-registration) must not bounce the link; the back-off retries, as in-tree.
 		log_.warn("%s join failed: %d, retry in %u ms", g.broadcast ? "broadcast" : "multicast", status, delay);
 		kapi_netdev_schedule_work(nd_, delay);
 		return 0;
