@@ -12,7 +12,7 @@
 # timeout: 240
 # tier: core
 . /e2e/lib.sh
-plan 30
+plan 31
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
@@ -49,6 +49,7 @@ diag "B link-local: $ll_b"
 check "ping6 A->B link-local (interface ID from the port GUID)" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 "$ll_b%ib0"
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+check_output "ping6 all-nodes ff02::1 from A: B answers" "from $ll_b" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 ff02::1%ib0
 check_output "ethtool -S counts rx_packets" 'rx_packets: [1-9]' ns_exec B ethtool -S ib1
 check_output "ethtool -g shows the rings" 'TX:[[:space:]]+128' ns_exec A ethtool -g ib0
 check_output "debugfs mcast: broadcast group joined and attached" 'mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff mlid 0x[0-9a-f]+ joined broadcast attached' cat /sys/kernel/debug/ib_ipoib_cm/ib0/mcast
