@@ -47,9 +47,14 @@ bool Interface::pkey_check()
 	} else if (!pkey_ok_) {
 		log_.info("P_Key 0x%04x is back in the port's table", pkey_);
 	}
-	if (index != pkey_index_)	// the QP keeps the old index; the table moved under us
-		log_.warn("P_Key 0x%04x moved from index %u to %u; recreate the child to follow it", pkey_,
-			  pkey_index_, index);
+	if (index != pkey_index_) {
+		// The QP keeps the index it was initialised with, which now holds another P_Key (or
+		// none): report the link down rather than send on the wrong partition.
+		if (pkey_ok_)
+			log_.warn("P_Key 0x%04x moved from index %u to %u: carrier off; recreate the child to follow it",
+				  pkey_, pkey_index_, index);
+		return false;
+	}
 	return true;
 }
 

@@ -12,12 +12,17 @@ Status Port::start()
 		return ifc.status();
 	IfConfig ic{cfg_.ifname, cfg_.send_queue_size, cfg_.recv_queue_size};
 	ic.owner = this;
-	Status s = ifc.value()->start(ic);
+	// Published before start(): registering the netdev makes create_child and rtnl newlink
+	// reachable, and both use if_ as the parent (register_netdev's rtnl section orders this
+	// store before any of them can run). Nothing after the registration in start() fails,
+	// so no child can exist when the error path below runs.
+	if_ = ifc.take();
+	Status s = if_->start(ic);
 	if (!kstd::ok(s)) {
-		ifc.value()->teardown();
+		if_->teardown();
+		if_.reset();
 		return s;
 	}
-	if_ = ifc.take();
 	started_ = true;
 	kstd::log.info("bound %s port %u as %s", dev_.name(), num_, if_->name());
 	return Status::Ok;

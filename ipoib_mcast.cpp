@@ -116,6 +116,7 @@ void Interface::join(McGroup &g)
 int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 {
 	SkbQueue pending;
+	AhRef old_ah;	// a re-join's previous AH: put after mcast_lock_ (its reaper takes paths_lock_)
 	if (status == -KAPI_ENETRESET) {
 		// ib_sa reset the membership on a port event (port error, LID change, client
 		// re-registration, P_Key change). Our own handler saw the same event and flushes;
@@ -171,6 +172,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			g.attached = !g.sendonly && attach_ok;
 			g.mlid = rec.mlid;
 			g.qkey = rec.qkey;
+			old_ah = kstd::move(g.ah);
 			g.ah = AhRef::adopt(ah);
 			g.state = McGroup::State::Joined;
 			g.backoff_ms = 0;
@@ -378,6 +380,11 @@ void Interface::mcast_work()
 		join(*b);
 		if (b->state == McGroup::State::Failed)
 			kapi_netdev_schedule_work(nd_, b->backoff_ms);
+		return;
+	}
+	if (b->state == McGroup::State::Failed) {
+		// Woken early by someone else: keep the broadcast retry armed.
+		kapi_netdev_schedule_work(nd_, unsigned(b->retry_at - now));
 		return;
 	}
 	if (b->state != McGroup::State::Joined)

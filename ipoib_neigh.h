@@ -40,6 +40,7 @@ struct Neigh : kstd::NonCopyable {
 	}
 	u64 last_used() const { return __atomic_load_n(&used_ms, __ATOMIC_RELAXED); }
 };
+static_assert(__builtin_offsetof(Neigh, rcu) == 0, "kapi_call_rcu hands the rcu_head address back as the Neigh");
 
 class NeighTable : kstd::NonCopyable {
 public:

@@ -93,6 +93,8 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 		} else {
 			p->querying = true;
 			p->get();	// the query's reference
+			p->get();	// ours, until the query id is stored: a flush + a fast answer
+					// could otherwise drop the last one while we are still here
 			__atomic_fetch_add(&queries_in_flight_, 1, __ATOMIC_RELAXED);
 			query = p;
 		}
@@ -109,13 +111,14 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	int id = kapi_sa_path_query(ib_, port_, query->gid, gid_, pkey_, kPathQueryTimeoutMs, query, &q);
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
-		return;
+	} else {
+		kstd::SpinIrqSaveGuard l(paths_lock_);
+		if (query->querying) {
+			query->query_id = id;
+			query->query = q;
+		}
 	}
-	kstd::SpinIrqSaveGuard l(paths_lock_);
-	if (query->querying) {
-		query->query_id = id;
-		query->query = q;
-	}
+	query->put();	// outside the lock: it may be the last reference
 }
 
 void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)

@@ -504,9 +504,25 @@ int kapi_netdev_allmulti(struct kapi_netdev *nd)
 	return !!(to_nd(nd)->flags & IFF_ALLMULTI);
 }
 
+/*
+ * Requests only bring the work forward: a later deadline never replaces an earlier one (a
+ * port-event flush asked for now must not wait behind a join back-off asked for later).
+ * The work re-arms whatever it still needs when it runs.
+ */
 void kapi_netdev_schedule_work(struct kapi_netdev *nd, unsigned int delay_ms)
 {
-	mod_delayed_work(system_wq, &nd_priv(to_nd(nd))->work, msecs_to_jiffies(delay_ms));
+	struct delayed_work *w = &nd_priv(to_nd(nd))->work;
+	unsigned long delay = msecs_to_jiffies(delay_ms);
+
+	if (!delay) {
+		mod_delayed_work(system_wq, w, 0);
+		return;
+	}
+	if (queue_delayed_work(system_wq, w, delay))
+		return;		/* was idle: queued with our deadline */
+	/* Pending: move it only if ours is earlier (racy read, worst case an early run). */
+	if (timer_pending(&w->timer) && time_before(jiffies + delay, READ_ONCE(w->timer.expires)))
+		mod_delayed_work(system_wq, w, delay);
 }
 
 void kapi_netdev_cancel_work(struct kapi_netdev *nd)

@@ -14,7 +14,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 36
+plan 38
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -78,6 +78,12 @@ check "ping over the parent still works" ns_ping A 10.0.0.2 2
 echo "pkey 1 2 0x8005" > $fault
 check "P_Key back: the child gets carrier again" wait_for 60 kids
 check "ping over the children again" wait_for 20 ns_ping A 10.0.5.2 1
+# The SM moves 0x8005 to index 3 and puts another key at 2: the child's QP still uses index 2,
+# so it must report carrier off rather than send on the wrong partition.
+echo "pkey 1 3 0x8005" > $fault
+echo "pkey 1 2 0x8006" > $fault
+check "P_Key moved to another index: the child reports carrier off" wait_for 20 no_kid
+check "... and says so in one log line" wait_dmesg 10 'P_Key 0x8005 moved from index 2 to 3: carrier off'
 
 # GID change (softib `guid`): the port GID is half of the link-layer address, which follows.
 addr_is_new() { ns_exec A cat /sys/class/net/ib0/address | grep -q ':02:c9:03:00:00:be:ef$'; }
