@@ -183,24 +183,30 @@ void Interface::teardown(bool rtnl_held)
 	}
 }
 
+// The broadcast group comes first on every (re)start of the link (RFC 4391 §5).
+Status Interface::add_broadcast_group()
+{
+	auto g = kstd::make_unique<McGroup>(Gfp::Kernel, this);
+	if (!g.ok())
+		return Status::NoMem;
+	McGroup *b = g.take().release();
+	bytes_copy(b->mgid, bcast_mgid_, kGidLen);
+	b->broadcast = true;
+	kstd::SpinIrqSaveGuard l(mcast_lock_);
+	groups_.push_front(*b);
+	bcast_ = b;
+	return Status::Ok;
+}
+
 Status Interface::open()
 {
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
 	__atomic_store_n(&up_, true, __ATOMIC_RELEASE);
-	{
-		auto g = kstd::make_unique<McGroup>(Gfp::Kernel, this);
-		if (!g.ok()) {
-			__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
-			return Status::NoMem;
-		}
-		McGroup *b = g.take().release();
-		bytes_copy(b->mgid, bcast_mgid_, kGidLen);
-		b->broadcast = true;
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		groups_.push_back(*b);
-		bcast_ = b;
+	if (!kstd::ok(add_broadcast_group())) {
+		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
+		return Status::NoMem;
 	}
 	kapi_napi_enable(nd_);
 	kapi_netdev_start_queue(nd_);
@@ -558,6 +564,7 @@ bool Interface::flush(u32 pending)
 	constexpr u32 kHeavy = 1u << u32(Flush::Heavy), kNormal = 1u << u32(Flush::Normal);
 	// A child's P_Key may come or go with any table refresh: re-check it on every flush.
 	bool pkey_moved = false;
+	bool relink = false;	// the parent's P_Key changed: new broadcast group
 	if (child_) {
 		const bool was_ok = pkey_ok_;
 		pkey_ok_ = pkey_check();
@@ -578,9 +585,17 @@ bool Interface::flush(u32 pending)
 			if (!pending)
 				return true;
 		} else {
-			if (!child_)
-				log_.warn("P_Key at index 0 is now 0x%04x (was 0x%04x): restarting the link", pkey,
-					  pkey_);
+			if (!child_ && kapi_ib_query_pkey(ib_, port_, 0, &pkey) == 0 && (pkey & 0x7fff)) {
+				// The parent follows index 0, as in-tree (update_parent_pkey): new
+				// broadcast address and group, every membership left (the MGIDs embed
+				// the P_Key); the QP keeps index 0, so its P_Key follows by itself.
+				log_.warn("P_Key at index 0 is now 0x%04x (was 0x%04x): restarting the link on it",
+					  pkey | 0x8000, pkey_);
+				__atomic_store_n(&pkey_, u16(pkey | 0x8000), __ATOMIC_RELAXED);
+				make_broadcast_mgid(pkey_, 2, bcast_mgid_);
+				kapi_netdev_set_broadcast(nd_, make_broadcast_addr(pkey_, 2).b);
+				relink = true;
+			}
 			pending |= kNormal;
 		}
 	}
@@ -595,7 +610,15 @@ bool Interface::flush(u32 pending)
 	// paths are re-queried on next use and every group is joined again. Only a normal flush
 	// drops the carrier: the link restarts from the broadcast join (RFC 4391 §5).
 	path_flush();
-	mcast_restart(!normal && active);
+	if (relink) {
+		carrier_ = false;
+		kapi_netdev_carrier(nd_, 0);
+		mcast_flush();
+		if (!kstd::ok(add_broadcast_group()))
+			log_.err("cannot allocate the broadcast group: link stays down");
+	} else {
+		mcast_restart(!normal && active);
+	}
 	if (!active) {
 		carrier_ = false;
 		kapi_netdev_carrier(nd_, 0);

@@ -259,6 +259,7 @@ private:
 	void mcast_sync_list();
 	void mcast_restart(bool keep_carrier);
 	bool flush(u32 pending);
+	Status add_broadcast_group();
 	void refresh_gid();
 	void update_dev_addr();
 	// paths (ipoib_path.cpp)

@@ -152,15 +152,16 @@ static int set_lid(struct softib_port *sp, u32 lid)
 }
 
 /*
- * `pkey P INDEX PKEY`: the SM rewrites one P_Key table entry (index 0 stays 0xffff, the
- * default partition every port is in); PKEY 0 invalidates the entry. Raises PKEY_CHANGE.
+ * `pkey P INDEX PKEY`: the SM rewrites one P_Key table entry; PKEY 0 invalidates it (not at
+ * index 0, which always holds a valid key). Raises PKEY_CHANGE. Moving 0xffff away from
+ * index 0 is allowed (ib_sa finds the default P_Key by value for its MADs).
  */
 static int set_pkey(struct softib_port *sp, u32 index, u32 pkey)
 {
 	unsigned long flags;
 
-	if (index < 1 || index >= SOFTIB_MAX_PKEYS || pkey > 0xffff ||
-	    (pkey && !(pkey & 0x7fff)))
+	if (index >= SOFTIB_MAX_PKEYS || pkey > 0xffff || (pkey && !(pkey & 0x7fff)) ||
+	    (index == 0 && !pkey))
 		return -EINVAL;
 	spin_lock_irqsave(&softib_lock, flags);
 	while (sp->npkeys <= index)

@@ -14,7 +14,7 @@
 # mem: 1024
 # timeout: 240
 . /e2e/lib.sh
-plan 38
+plan 42
 
 fault=/sys/kernel/debug/softib/softib0/fault
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
@@ -85,7 +85,15 @@ echo "pkey 1 2 0x8006" > $fault
 check "P_Key moved to another index: the child reports carrier off" wait_for 20 no_kid
 check "... and says so in one log line" wait_dmesg 10 'P_Key 0x8005 moved from index 2 to 3: carrier off'
 
-# GID change (softib `guid`): the port GID is half of the link-layer address, which follows.
+# The SM changes the P_Key at index 0 on both ports (0xffff moves to index 1, where ib_sa
+# still finds it): the parents follow, as in-tree, with a new broadcast group.
+for f in $fault /sys/kernel/debug/softib/softib1/fault; do echo "pkey 1 1 0xffff" > $f; echo "pkey 1 0 0x8007" > $f; done
+bcast_8007() { ns_exec A cat /sys/class/net/ib0/broadcast | grep -q '^00:ff:ff:ff:ff:12:40:1b:80:07:'; }
+check "index-0 P_Key change: ib0's broadcast address carries 0x8007" wait_for 20 bcast_8007
+check_output "sysfs pkey reads 0x8007" '^0x8007$' ns_exec A cat /sys/class/net/ib0/pkey
+check "carrier back on the new partition" wait_carrier ib0 A 60
+check "ping over the new partition" wait_for 20 ns_ping A 10.0.0.2 1
+: the port GID is half of the link-layer address, which follows.
 addr_is_new() { ns_exec A cat /sys/class/net/ib0/address | grep -q ':02:c9:03:00:00:be:ef$'; }
 # 6.1's ib_core updates its GID cache on GID_CHANGE but passes the event on to clients only
 # for RoCE (cache.c: ib_cache_event_task); the next flush (here a re-registration) sees it.

@@ -52,7 +52,7 @@ check "ping still works" wait_for 30 ns_ping A 10.0.1.2 1
 check "bad knob writes rejected" sh -c "$(cat <<'X'
 F0=/sys/kernel/debug/softib/softib0/fault
 for c in 'lid 1 1' 'lid 1 0xc000' "lid 1 $(cat /sys/class/infiniband/softib1/ports/1/lid)" 'lid 2 0x41' \
-         'pkey 1 0 0x8005' 'pkey 1 16 0x8005' 'pkey 1 2 0x8000' 'pkey 1 2 0x10000' \
+         'pkey 1 0 0' 'pkey 1 16 0x8005' 'pkey 1 2 0x8000' 'pkey 1 2 0x10000' \
          'event 1 bogus' 'event 1'; do
     if echo "$c" > $F0 2>/dev/null; then echo "accepted: $c"; exit 1; fi
 done
