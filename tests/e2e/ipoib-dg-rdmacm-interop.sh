@@ -28,11 +28,7 @@ result() { cat $CTL; }
 check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
 check_output "ib1 is in-tree" 'driver: ib_ipoib$' ethtool -i ib1
 ip link set ib0 down 2>/dev/null
-ns_create A B
-ns_move icm0 A && ns_move ib1 B
-ns_addr A icm0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
-ip -n A addr add fd00::1/64 dev icm0 nodad
-ip -n B addr add fd00::2/64 dev ib1 nodad
+ns_pair icm0 ib1
 check "carrier on icm0" wait_carrier icm0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
 check "ping ours->in-tree" ns_ping A 10.0.0.2 3

@@ -111,6 +111,13 @@ ns_exec() { _ns=$1; shift; ip netns exec "$_ns" "$@"; }
 ns_ip() { _ns=$1; shift; ip -n "$_ns" "$@"; }
 # ns_addr NS DEV ADDR/PREFIX: add the address and bring the device up
 ns_addr() { ip -n "$1" addr add "$3" dev "$2" && ip -n "$1" link set "$2" up; }
+# ns_pair IF_A IF_B: namespaces A and B, IF_A in A as 10.0.0.1/24 + fd00::1/64, IF_B in B as
+# 10.0.0.2/24 + fd00::2/64 (no DAD), both up: the two-host layout most scenarios start from
+ns_pair() {
+    ns_create A B && ns_move "$1" A && ns_move "$2" B &&
+        ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 &&
+        ip -n A addr add fd00::1/64 dev "$1" nodad && ip -n B addr add fd00::2/64 dev "$2" nodad
+}
 # ns_ping NS ADDR [COUNT=3] [extra ping args]: ping from NS, success if replies came back
 ns_ping() {
     _ns=$1 _a=$2 _c=${3:-3}
