@@ -126,6 +126,22 @@ static const struct { const char *name; enum ib_event_type ev; } port_events[] =
 	{ "client_reregister", IB_EVENT_CLIENT_REREGISTER },
 };
 
+/* Caller holds softib_lock. LIDs and port GUIDs are unique on a subnet: is either (0 = don't
+ * care) already used by a port other than sp? */
+static bool taken_by_other(const struct softib_port *sp, u16 lid, __be64 guid)
+{
+	const struct softib_port *o;
+	int h, p;
+
+	for (h = 0; h < softib_hosts; h++)
+		for (p = 1; softib_devs[h] && p <= softib_ports_per_host; p++) {
+			o = &softib_devs[h]->ports[p];
+			if (o != sp && ((lid && o->lid == lid) || (guid && o->guid == guid)))
+				return true;
+		}
+	return false;
+}
+
 /*
  * `lid P LID`: the SM assigns port P a new unicast LID (IBA 14.2.5.6) and the port raises
  * LID_CHANGE. Peers' cached path records now point at a LID nobody owns: like on a real
@@ -134,17 +150,14 @@ static const struct { const char *name; enum ib_event_type ev; } port_events[] =
 static int set_lid(struct softib_port *sp, u32 lid)
 {
 	unsigned long flags;
-	int h, p;
 
 	if (lid < 2 || lid >= be16_to_cpu(IB_MULTICAST_LID_BASE))
 		return -EINVAL;		/* unicast only, and LID 1 is the SM's */
 	spin_lock_irqsave(&softib_lock, flags);
-	for (h = 0; h < softib_hosts; h++)
-		for (p = 1; softib_devs[h] && p <= softib_ports_per_host; p++)
-			if (softib_devs[h]->ports[p].lid == lid && &softib_devs[h]->ports[p] != sp) {
-				spin_unlock_irqrestore(&softib_lock, flags);
-				return -EINVAL;	/* LIDs are unique on a subnet */
-			}
+	if (taken_by_other(sp, lid, 0)) {
+		spin_unlock_irqrestore(&softib_lock, flags);
+		return -EINVAL;
+	}
 	sp->lid = lid;
 	spin_unlock_irqrestore(&softib_lock, flags);
 	softib_port_event(sp, IB_EVENT_LID_CHANGE);
@@ -156,17 +169,28 @@ static int set_lid(struct softib_port *sp, u32 lid)
  * index 0, which always holds a valid key). Raises PKEY_CHANGE. Moving 0xffff away from
  * index 0 is allowed (ib_sa finds the default P_Key by value for its MADs).
  */
-static int set_pkey(struct softib_port *sp, u32 index, u32 pkey)
+static int set_pkey(struct softib_port *sp, u32 index, u32 pkey, bool append)
 {
 	unsigned long flags;
 
-	if (index >= SOFTIB_MAX_PKEYS || pkey > 0xffff || (pkey && !(pkey & 0x7fff)) ||
-	    (index == 0 && !pkey))
+	if (pkey > 0xffff || (pkey && !(pkey & 0x7fff)))
 		return -EINVAL;
 	spin_lock_irqsave(&softib_lock, flags);
-	while (sp->npkeys <= index)
-		sp->pkeys[sp->npkeys++] = 0;
+	if (append) {		/* `pkey_add`: at the end, once */
+		index = sp->npkeys;
+		if (!pkey || softib_pkey_find(sp, pkey) >= 0)
+			index = SOFTIB_MAX_PKEYS;
+	}
+	if (index >= SOFTIB_MAX_PKEYS || (index == 0 && !pkey)) {
+		spin_unlock_irqrestore(&softib_lock, flags);
+		return -EINVAL;
+	}
+	/* Readers index below npkeys without the lock: entries first, then the count. */
 	sp->pkeys[index] = pkey;
+	if (index >= sp->npkeys) {
+		smp_wmb();
+		WRITE_ONCE(sp->npkeys, index + 1);	/* slots skipped over are 0 (invalid) */
+	}
 	spin_unlock_irqrestore(&softib_lock, flags);
 	softib_port_event(sp, IB_EVENT_PKEY_CHANGE);
 	return 0;
@@ -180,18 +204,14 @@ static int set_pkey(struct softib_port *sp, u32 index, u32 pkey)
 static int set_guid(struct softib_port *sp, u64 guid)
 {
 	unsigned long flags;
-	int h, p;
 
 	if (!guid || guid == ~0ULL)
 		return -EINVAL;
 	spin_lock_irqsave(&softib_lock, flags);
-	for (h = 0; h < softib_hosts; h++)
-		for (p = 1; softib_devs[h] && p <= softib_ports_per_host; p++)
-			if (softib_devs[h]->ports[p].guid == cpu_to_be64(guid) &&
-			    &softib_devs[h]->ports[p] != sp) {
-				spin_unlock_irqrestore(&softib_lock, flags);
-				return -EINVAL;	/* GUIDs are unique */
-			}
+	if (taken_by_other(sp, 0, cpu_to_be64(guid))) {
+		spin_unlock_irqrestore(&softib_lock, flags);
+		return -EINVAL;
+	}
 	sp->guid = cpu_to_be64(guid);
 	spin_unlock_irqrestore(&softib_lock, flags);
 	softib_port_event(sp, IB_EVENT_GID_CHANGE);
@@ -284,7 +304,7 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		p = parse_port(argv[1]);
 		if (p < 0 || kstrtou32(argv[2], 0, &a) || kstrtou32(argv[3], 0, &b))
 			return -EINVAL;
-		return set_pkey(&sd->ports[p], a, b);
+		return set_pkey(&sd->ports[p], a, b, false);
 	} else if (!strcmp(argv[0], "guid") && argc == 3) {
 		u64 g;
 
@@ -303,24 +323,10 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			return -EINVAL;
 		softib_port_event(&sd->ports[p], port_events[a].ev);
 	} else if (!strcmp(argv[0], "pkey_add") && argc == 3) {
-		struct softib_port *sp;
-		u16 v;
-
 		p = parse_port(argv[1]);
-		if (p < 0 || kstrtou16(argv[2], 0, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff)
-			return -EINVAL;
-		sp = &sd->ports[p];
-		spin_lock_irqsave(&softib_lock, flags);
-		if (sp->npkeys == SOFTIB_MAX_PKEYS || softib_pkey_find(sp, v) >= 0) {
-			spin_unlock_irqrestore(&softib_lock, flags);
-			return -EINVAL;
-		}
-		/* Append-only: readers index below npkeys without the lock. */
-		sp->pkeys[sp->npkeys] = v;
-		smp_wmb();
-		WRITE_ONCE(sp->npkeys, sp->npkeys + 1);
-		spin_unlock_irqrestore(&softib_lock, flags);
-		softib_port_event(sp, IB_EVENT_PKEY_CHANGE);
+		if (p < 0 || kstrtou32(argv[2], 0, &a) || (a & 0x7fff) == 0x7fff)
+			return -EINVAL;		/* same rules as pkeys= */
+		return set_pkey(&sd->ports[p], 0, a, true);
 	} else if (!strcmp(argv[0], "clear") && argc == 1) {
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
