@@ -311,6 +311,10 @@ KTEST(cm_state_active, rej_outcomes)
 	Conn b(Dir::Active, c);
 	(void)b.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(b.on(Event::rej(rej::kTimeout)), Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+}
+
+KTEST(cm_state_active, rej_outcomes_fall_back_and_crossing)
+{
 	// resources / limit -> UD (SRQ: the drain WR waits for LAST_WQE_REACHED)
 	Conn d(Dir::Active, cfg(true));
 	(void)d.on(ev(Ev::Connect));
@@ -366,6 +370,10 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::SendDreq, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_FALSE(e.sending());
+}
+
+KTEST(cm_state_active, reap_and_watchdog)
+{
 	// idle reaping
 	Conn r = active_established(cfg(true));
 	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::SendDreq, Action::QpToErr);
@@ -375,6 +383,10 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_ACTIONS(w.on(ev(Ev::SendWatchdog)), Action::StopSending, Action::SendDreq, Action::QpToErr,
 		       Action::PostDrainWr, Action::FallBack);
 	EXPECT_EQ(w.counters()[Ctr::WatchdogTeardowns], 1u);
+}
+
+KTEST(cm_state_active, mode_changes)
+{
 	// mode -> datagram closes active connections (Linux flushes its paths)
 	Conn m = active_established(cfg(true));
 	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::SendDreq, Action::QpToErr);
@@ -389,7 +401,7 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_EQ(d.state(), State::Idle);
 }
 
-KTEST(cm_state_active, peer_and_qp_events)
+KTEST(cm_state_active, peer_events)
 {
 	Conn a = active_established(cfg(false));
 	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::SendDrep, Action::QpToErr,
@@ -398,6 +410,13 @@ KTEST(cm_state_active, peer_and_qp_events)
 	Conn r = active_established(cfg(false));
 	EXPECT_ACTIONS(r.on(Event::rej(rej::kTimeout)), Action::StopSending, Action::QpToErr, Action::PostDrainWr);
 	EXPECT_EQ(r.counters()[Ctr::RejRxPeer], 1u);
+	// COMM_EST after the RTU raced it: nothing to do
+	Conn ce = active_established(cfg(true));
+	EXPECT_QUIET(ce.on(ev(Ev::CommEst)));
+}
+
+KTEST(cm_state_active, qp_events)
+{
 	struct { WcCause w; Ctr c; } wcs[] = {{WcCause::RnrRetryExceeded, Ctr::RnrRetryExceeded},
 					      {WcCause::RetryExceeded, Ctr::RetryExceeded},
 					      {WcCause::Other, Ctr::WcErrors}};
@@ -414,9 +433,6 @@ KTEST(cm_state_active, peer_and_qp_events)
 	Conn l = active_established(cfg(true));
 	EXPECT_ACTIONS(l.on(ev(Ev::LastWqeReached)), Action::StopSending, Action::SendDreq, Action::QpToErr,
 		       Action::PostDrainWr, Action::FallBack);
-	// COMM_EST after the RTU raced it: nothing to do
-	Conn ce = active_established(cfg(true));
-	EXPECT_QUIET(ce.on(ev(Ev::CommEst)));
 }
 
 KTEST(cm_state_active, setup_failures)
@@ -549,12 +565,20 @@ KTEST(cm_state_passive, teardown_paths)
 	EXPECT_ACTIONS(d.on(ev(Ev::DreqReceived)), Action::SendDrep, Action::QpToErr);
 	Conn r = passive_accepting(cfg(true));
 	EXPECT_ACTIONS(r.on(Event::rej(rej::kConsumer)), Action::QpToErr);
+}
+
+KTEST(cm_state_passive, close_while_accepting)
+{
 	Conn c = passive_accepting(cfg(false));
 	Step st = c.on(ev(Ev::Close));	// no DREQ before establishment: REJ
 	EXPECT_ACTIONS(st, Action::SendRej, Action::QpToErr, Action::PostDrainWr);
 	EXPECT_EQ(st.rej_reason, kRejNoResources);
 	Conn q = passive_accepting(cfg(false));
 	EXPECT_ACTIONS(q.on(Event::wc_error(WcCause::Other)), Action::SendRej, Action::QpToErr, Action::PostDrainWr);
+}
+
+KTEST(cm_state_passive, established_teardown)
+{
 	// established one-way (Linux peer): no StopSending, no fall back on errors
 	Conn o = passive_established(cfg(false), false);
 	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
@@ -564,6 +588,10 @@ KTEST(cm_state_passive, teardown_paths)
 	Conn b = passive_established(cfg(false), true);
 	EXPECT_ACTIONS(b.on(Event::wc_error(WcCause::RetryExceeded)), Action::StopSending, Action::SendDreq,
 		       Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+}
+
+KTEST(cm_state_passive, one_way_has_no_watchdog)
+{
 	// a passive connection that was never a send path has no watchdog
 	Conn w = passive_established(cfg(false), false);
 	EXPECT_TRUE(w.on(ev(Ev::SendWatchdog)).ignored);
@@ -1026,11 +1054,15 @@ KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
 	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));
 KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
 	    KTEST_CASE(cm_state_active, rfc_service_id_retry), KTEST_CASE(cm_state_active, rej_outcomes),
+	    KTEST_CASE(cm_state_active, rej_outcomes_fall_back_and_crossing),
 	    KTEST_CASE(cm_state_active, bad_rep_and_timeouts), KTEST_CASE(cm_state_active, local_intents),
-	    KTEST_CASE(cm_state_active, peer_and_qp_events), KTEST_CASE(cm_state_active, setup_failures));
+	    KTEST_CASE(cm_state_active, reap_and_watchdog), KTEST_CASE(cm_state_active, mode_changes),
+	    KTEST_CASE(cm_state_active, peer_events), KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures));
 KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
 	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
-	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, teardown_paths));
+	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, teardown_paths),
+	    KTEST_CASE(cm_state_passive, close_while_accepting), KTEST_CASE(cm_state_passive, established_teardown),
+	    KTEST_CASE(cm_state_passive, one_way_has_no_watchdog));
 KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_connection_both_orders_both_sides),
 	    KTEST_CASE(cm_state_crossing, flags_octet_not_compared),
 	    KTEST_CASE(cm_state_crossing, with_a_linux_peer_both_one_way),
