@@ -12,9 +12,9 @@
 namespace ipoib::cm {
 
 // ---- CM and transport parameters (docs/connected.md §3). IBA time values are encoded as
-// 4.096 us * 2^n (IBA 12.7.19 "CM response timeout", 9.7.6.1.3 local ACK timeout); ib_cm
-// converts n to milliseconds as 2^(n-8) (core/cm.c cm_convert_to_ms), i.e. 4.096 us * 2^n
-// rounded down to a power of two of ms.
+// 4.096 us * 2^n (IBA 12.6.5 REQ "Remote/Local CM Response Timeout", 9.7.6.1.3 local ACK
+// timeout); ib_cm converts n to milliseconds as 2^(n-8) (core/cm.c cm_convert_to_ms), i.e.
+// 4.096 us * 2^n rounded down to a power of two of ms.
 //
 // Remote and local CM response timeout: n = 18, 4.096 us * 2^18 = 1.073741824 s (ib_cm: 1024 ms).
 // The REQ's MAD is resent after that plus twice the path's packet lifetime (core/cm.c
@@ -22,23 +22,24 @@ namespace ipoib::cm {
 // n = 20 (4.29 s) and 15 retries: 16 * 4.29 s = 68.7 s before a dead peer's REQ fails.
 inline constexpr u8 kCmResponseTimeout = 18;
 // 4 retries = 5 sends: a REQ to a dead CM fails after 5 * (1.024 s + 2 * life); with a
-// 4.096 us * 2^14 = 67 ms packet lifetime that is 5 * 1.158 s = 5.8 s. The same holds for a
-// REP that never gets its RTU, and a DREQ that never gets its DREP.
+// packet lifetime of 14 (4.096 us * 2^14 = 67 ms, ib_cm: 64 ms; softib's paths) that is
+// 5 * 1.152 s = 5.8 s. The REP we send as passive side is retried as the peer's REQ asks
+// (ib_cm copies its Local CM Response Timeout and Max CM Retries): Linux's 20/15.
 inline constexpr u8 kMaxCmRetries = 4;
-// Transport retries (IBA 9.7.5.2.6 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
+// Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
 // a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
 // timeout comes from the path (ib_cm: packet lifetime + 1, raised to the CA's ACK delay,
 // core/cm.c cm_ack_timeout); with the packet lifetime above it is 4.096 us * 2^15..2^16 =
 // 134..268 ms, so 3 * 0.27 s = 0.8 s; OpenSM's default lifetime n = 18 (-> 2^19 = 2.15 s)
 // gives 6.4 s. Linux asks for 0: one lost ACK (a CRC error) kills the connection.
 inline constexpr u8 kRetryCount = 2;
-// RNR retries (IBA 9.7.5.2.8 rnr_retry, 3 bits, 7 = infinite): the default of cm_rnr_retry.
+// RNR retries (IBA 9.7.5.2.8 RNR NAK, rnr_retry 3 bits, 7 = infinite): cm_rnr_retry's default.
 // With infinite RNR retry a receiver that stops refilling would stall the sender forever:
 // the send watchdog below is the bound (issue 11 item 5).
 inline constexpr u8 kRnrRetryInfinite = 7;
 inline constexpr u8 kRnrRetryDefault = kRnrRetryInfinite;
 inline constexpr u8 kRnrRetryMax = 7;
-// min_rnr_timer (IBA 9.7.5.2.8 table "Encoding of RNR NAK timer", 5 bits): not 4.096 us * 2^n
+// min_rnr_timer (IBA 9.7.5.2.8, table 45 "RNR NAK timer field encoding", 5 bits): not 4.096 us * 2^n
 // but a table, 0 = 655.36 ms, 1 = 0.01 ms ... 31 = 491.52 ms. ib_cm writes 0 at RTR
 // (core/cm.c cm_init_qp_rtr_attr); the driver overrides it after ib_cm_init_qp_attr with
 // cm_min_rnr_timer. Default 8 = 0.16 ms: about one NAPI refill of an empty ring; a shorter
