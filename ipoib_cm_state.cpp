@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_state.cpp - the connection state machine, REJ classification and CM parameters
+// (see ipoib_cm_state.h; the state table is docs/connected.md §2). Pure: no kernel calls.
+#include "ipoib_cm_state.h"
+
+namespace ipoib::cm {
+
+// ---- parameters
+
+u32 rnr_timer_10us(u8 code)
+{
+	// IBA 9.7.5.2.8, "Encoding of RNR NAK timer field", in units of 10 us (0 is the largest).
+	static constexpr u32 kTable[32] = {
+		65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+	return kTable[code & 31];
+}
+
+u32 cm_time_ms(u8 n)
+{
+	u8 t = n & 31;	// a 5-bit field
+	return t > 8 ? 1u << (t - 8) : 1;	// core/cm.c cm_convert_to_ms: 1 << max(t - 8, 0)
+}
+
+u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries)
+{
+	return (u32(retries) + 1) * (2 * cm_time_ms(packet_life) + cm_time_ms(response_timeout));
+}
+
+bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms)
+{
+	return outstanding > 0 && kstd::i64(now_ms - last_progress_ms) > kstd::i64(kSendWatchdogMs);
+}
+
+// ---- REJ classification
+
+RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected)
+{
+	switch (reason) {
+	case rej::kInvalidServiceId:
+		// ib_cm answers a REQ for a service ID nobody listens on with this reason
+		// (core/cm.c cm_req_handler): the peer may be an RFC (illumos-style) listener.
+		return attempt + 1 < kConnectAttempts ? RejClass::RetryRfcSid : RejClass::FallBack;
+	case rej::kConsumer:
+		return bidir_pair || crossing_expected ? RejClass::Crossing : RejClass::FallBack;
+	case rej::kStaleConn:		// the peer's ib_cm still has our old QPN in timewait
+	case rej::kTimeout:		// the peer destroyed its side mid-setup (cm_destroy_id)
+	case rej::kInvalidCommId:	// the peer's ib_cm lost the communication ID
+	case rej::kInvalidCommInstance:
+	case rej::kDuplicateLocalCommId:
+		return RejClass::Stale;
+	default:
+		// No QP / resources (the peer's limit), unsupported path parameters, MTU, RNR,
+		// redirects (not supported): no connection to this peer for now.
+		return RejClass::FallBack;
+	}
+}
+
+u8 rej_reason_for(PrivDataResult bad)
+{
+	return bad == PrivDataResult::MtuTooSmall ? rej::kInvalidMtu : rej::kUnsupported;
+}
+
+// ---- names
+
+namespace {
+
+constexpr const char *kStateNames[kStateCount] = {
+	"idle", "connecting", "accepting", "established", "draining", "closed",
+};
+
+constexpr const char *kActionNames[kActionCount] = {
+	"create_qp", "qp_init", "post_recv", "qp_rtr", "qp_rts", "send_req", "send_rep",
+	"send_rtu", "send_rej", "cm_notify", "send_dreq", "send_drep", "stop_sending", "qp_err",
+	"post_drain_wr", "start_sending", "destroy", "fall_back", "reconnect", "await_other",
+};
+
+constexpr const char *kCtrNames[kCtrCount] = {
+	"cm_entered_connecting", "cm_entered_accepting", "cm_entered_established",
+	"cm_entered_draining", "cm_entered_closed",
+	"cm_opened", "cm_rfc_sid_retries", "cm_accepted", "cm_closed", "cm_reaped",
+	"cm_watchdog_teardowns",
+	"cm_rej_tx_crossing", "cm_rej_tx_priv_data", "cm_rej_tx_limit", "cm_rej_tx_no_resources",
+	"cm_rej_tx_too_late",
+	"cm_rej_rx_retry_rfc", "cm_rej_rx_crossing", "cm_rej_rx_stale", "cm_rej_rx_fall_back",
+	"cm_rej_rx_peer",
+	"cm_crossings_won", "cm_crossings_lost", "cm_crossings_both",
+	"cm_req_timeouts", "cm_rep_timeouts", "cm_dreq_timeouts",
+	"cm_mra_rx", "cm_comm_est", "cm_dreq_rx", "cm_peer_closed",
+	"cm_rnr_retry_exceeded", "cm_retry_exceeded", "cm_wc_errors", "cm_qp_fatal",
+	"cm_setup_failures", "cm_fall_backs", "cm_reconnects", "cm_drain_timeouts",
+	"cm_ignored_events",
+};
+
+static_assert(usize(State::Closed) + 1 == kStateCount);
+static_assert(usize(Ev::DrainTimeout) + 1 == kEvCount);
+static_assert(usize(Action::AwaitOther) + 1 == kActionCount);
+static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
+
+} // namespace
+
+const char *state_name(State s) { return usize(s) < kStateCount ? kStateNames[usize(s)] : "?"; }
+const char *action_name(Action a) { return usize(a) < kActionCount ? kActionNames[usize(a)] : "?"; }
+const char *ctr_name(Ctr c) { return usize(c) < kCtrCount ? kCtrNames[usize(c)] : "?"; }
+
+// ---- the state machine
+
+bool Conn::may_send() const
+{
+	// An accepted connection carries our packets only when both ends announced kCapBidir:
+	// a Linux peer's passive path would corrupt memory or drop the connection (protocol.md
+	// §2.9). The test knob stands in for a third-party RFC peer that sends anyway.
+	return mode_connected_ && (dir_ == Dir::Active || bidir() || cfg_.send_accepted);
+}
+
+void Conn::enter(State s)
+{
+	state_ = s;
+	switch (s) {
+	case State::Idle: break;
+	case State::Connecting: ctr_.inc(Ctr::EnteredConnecting); break;
+	case State::Accepting: ctr_.inc(Ctr::EnteredAccepting); break;
+	case State::Established: ctr_.inc(Ctr::EnteredEstablished); break;
+	case State::Draining: ctr_.inc(Ctr::EnteredDraining); break;
+	case State::Closed: ctr_.inc(Ctr::EnteredClosed); break;
+	}
+}
+
+void Conn::fence(Step &st)
+{
+	st.push(Action::PostDrainWr);
+	drain_posted_ = true;
+}
+
+void Conn::destroy(Step &st)
+{
+	st.push(Action::Destroy);
+	ctr_.inc(Ctr::Closed);
+	enter(State::Closed);
+}
+
+void Conn::establish(Step &st)
+{
+	enter(State::Established);
+	publish(st);
+}
+
+void Conn::publish(Step &st)
+{
+	if (!sending_ && may_send()) {
+		st.push(Action::StartSending);
+		sending_ = true;
+	}
+}
+
+void Conn::unpublish(Step &st)
+{
+	if (sending_) {
+		st.push(Action::StopSending);
+		sending_ = false;
+	}
+}
+
+// Unpublish first (no new send may be posted on a QP leaving RTS), tell the peer, move the
+// QP to error (every outstanding WR flushes), then the fence: at once without an SRQ; with an
+// SRQ only after LAST_WQE_REACHED (IBA 10.3.1: until then the QP may still consume SRQ WQEs).
+void Conn::teardown(Step &st, bool dreq)
+{
+	unpublish(st);
+	if (dreq)
+		st.push(Action::SendDreq);
+	st.push(Action::QpToErr);
+	enter(State::Draining);
+	if (!cfg_.srq || last_wqe_)
+		fence(st);
+}
+
+Step Conn::ignore()
+{
+	ctr_.inc(Ctr::Ignored);
+	Step st;
+	st.ignored = true;
+	return st;
+}
+
+namespace {
+
+void reject(Step &st, Counters &c, u8 reason, Ctr why)
+{
+	st.push(Action::SendRej);
+	st.rej_reason = reason;
+	c.inc(why);
+}
+
+void fall_back(Step &st, Counters &c)
+{
+	st.push(Action::FallBack);
+	c.inc(Ctr::FallBacks);
+}
+
+Ctr wc_ctr(WcCause w)
+{
+	switch (w) {
+	case WcCause::RnrRetryExceeded: return Ctr::RnrRetryExceeded;
+	case WcCause::RetryExceeded: return Ctr::RetryExceeded;
+	case WcCause::Other: break;
+	}
+	return Ctr::WcErrors;
+}
+
+} // namespace
+
+// A local action failed. Whatever was built is undone through the same fence; a passive
+// side tells the active one (with our private data) instead of leaving its REQ to time out.
+Step Conn::fail_setup(const Event &e, u8 rej_reason)
+{
+	Step st;
+	ctr_.inc(Ctr::SetupFailures);
+	if (rej_reason)
+		reject(st, ctr_, rej_reason, Ctr::RejSentNoResources);
+	qp_ = qp_ && e.qp_exists;
+	if (qp_) {
+		teardown(st, false);
+	} else {
+		destroy(st);
+	}
+	if (dir_ == Dir::Active)
+		fall_back(st, ctr_);
+	return st;
+}
+
+Step Conn::on_idle(const Event &e)
+{
+	Step st;
+	switch (e.kind) {
+	case Ev::Connect:
+		if (dir_ != Dir::Active || !mode_connected_)
+			return ignore();
+		// Receives are posted in INIT, before the REQ: the peer may send right after
+		// its REP/our RTU (protocol.md §5 item 2).
+		st.push(Action::CreateQp);
+		st.push(Action::QpToInit);
+		st.push(Action::PostRecv);
+		st.push(Action::SendReq);
+		qp_ = true;
+		ctr_.inc(Ctr::Opened);
+		enter(State::Connecting);
+		return st;
+	case Ev::ReqReceived: {
+		if (dir_ != Dir::Passive)
+			return ignore();
+		bool pair = cfg_.local_bidir && e.peer_bidir;
+		if (e.priv != PrivDataResult::Ok) {
+			reject(st, ctr_, rej_reason_for(e.priv), Ctr::RejSentPrivData);
+		} else if (pair && e.crossing == Crossing::LocalWins) {
+			// RFC 4755 §3.3: our address is not smaller: reject with Consumer Reject;
+			// our own REQ survives and the peer uses it.
+			reject(st, ctr_, kRejCrossing, Ctr::RejSentCrossing);
+			ctr_.inc(Ctr::CrossingsWon);
+		} else if (e.over_limit) {
+			reject(st, ctr_, kRejLimit, Ctr::RejSentLimit);
+		} else {
+			// Accepted. A crossing with a peer that is not bidirectional keeps both
+			// one-way connections, as Linux does (protocol.md §5 item 6).
+			if (pair && e.crossing == Crossing::RemoteWins)
+				ctr_.inc(Ctr::CrossingsLost);
+			peer_bidir_ = e.peer_bidir;
+			st.push(Action::CreateQp);
+			st.push(Action::QpToInit);
+			st.push(Action::PostRecv);
+			st.push(Action::QpToRtr);
+			st.push(Action::SendRep);
+			qp_ = true;
+			ctr_.inc(Ctr::Accepted);
+			enter(State::Accepting);
+			return st;
+		}
+		destroy(st);	// no QP was made: nothing to fence
+		return st;
+	}
+	case Ev::Close:
+	case Ev::IdleTimeout:
+		destroy(st);
+		return st;
+	case Ev::ModeDatagram:
+		mode_connected_ = false;
+		return st;
+	case Ev::ModeConnected:
+		mode_connected_ = true;
+		return st;
+	default:
+		return ignore();
+	}
+}
+
+Step Conn::rej_received(const Event &e)
+{
+	Step st;
+	switch (classify_rej(e.rej_reason, attempt_, cfg_.local_bidir && e.peer_bidir, crossing_lost_)) {
+	case RejClass::RetryRfcSid:
+		// Same cm_id (ib_cm resets it to idle on a REJ in REQ_SENT, core/cm.c
+		// cm_rej_handler) and same QP: its receives stay posted.
+		ctr_.inc(Ctr::RejRxRetryRfc);
+		ctr_.inc(Ctr::RfcSidRetries);
+		attempt_++;
+		st.push(Action::SendReq);
+		return st;
+	case RejClass::Crossing:
+		ctr_.inc(Ctr::RejRxCrossing);
+		teardown(st, false);
+		st.push(Action::AwaitOther);
+		return st;
+	case RejClass::Stale:
+		ctr_.inc(Ctr::RejRxStale);
+		teardown(st, false);
+		if (cfg_.stale_retries < kMaxStaleRetries) {
+			st.push(Action::Reconnect);
+			ctr_.inc(Ctr::Reconnects);
+		} else {
+			fall_back(st, ctr_);
+		}
+		return st;
+	case RejClass::FallBack:
+		break;
+	}
+	ctr_.inc(Ctr::RejRxFallBack);
+	teardown(st, false);
+	fall_back(st, ctr_);
+	return st;
+}
+
+Step Conn::on_connecting(const Event &e)
+{
+	Step st;
+	switch (e.kind) {
+	case Ev::RepReceived:
+		if (e.priv != PrivDataResult::Ok) {
+			reject(st, ctr_, rej_reason_for(e.priv), Ctr::RejSentPrivData);
+			teardown(st, false);
+			fall_back(st, ctr_);
+			return st;
+		}
+		peer_bidir_ = e.peer_bidir;
+		if (crossing_lost_ && bidir())
+			ctr_.inc(Ctr::CrossingsBoth);
+		st.push(Action::QpToRtr);
+		st.push(Action::QpToRts);
+		st.push(Action::SendRtu);
+		establish(st);
+		return st;
+	case Ev::RejReceived:
+		return rej_received(e);
+	case Ev::ReqError:
+		// No answer at all: ib_cm answers any REQ, even for an unknown service ID, so
+		// the RFC service ID would not help; the peer's CM is unreachable.
+		ctr_.inc(Ctr::ReqTimeouts);
+		teardown(st, false);
+		fall_back(st, ctr_);
+		return st;
+	case Ev::MraReceived:
+		ctr_.inc(Ctr::MraReceived);	// ib_cm extends the REQ timeout itself
+		return st;
+	case Ev::CrossingLost:
+		if (!cfg_.local_bidir)
+			return ignore();
+		crossing_lost_ = true;
+		return st;
+	case Ev::Close:
+		teardown(st, false);	// Destroy's ib_destroy_cm_id sends the REJ (cm_destroy_id)
+		return st;
+	case Ev::IdleTimeout:
+		ctr_.inc(Ctr::Reaped);
+		teardown(st, false);
+		return st;
+	case Ev::ModeDatagram:
+		mode_connected_ = false;
+		teardown(st, false);
+		return st;
+	case Ev::SetupFailed:
+		return fail_setup(e, 0);
+	case Ev::QpFatal:
+		ctr_.inc(Ctr::QpFatal);
+		teardown(st, false);
+		fall_back(st, ctr_);
+		return st;
+	case Ev::LastWqeReached:
+		if (!cfg_.srq)
+			return ignore();
+		last_wqe_ = true;	// the QP is in error already
+		teardown(st, false);
+		fall_back(st, ctr_);
+		return st;
+	default:
+		return ignore();
+	}
+}
+
+Step Conn::on_accepting(const Event &e)
+{
+	Step st;
+	switch (e.kind) {
+	case Ev::RtuReceived:
+	case Ev::UserEstablished:
+		st.push(Action::QpToRts);
+		establish(st);
+		return st;
+	case Ev::CommEst:
+		// A receive before the RTU (the RTU was lost or is late): ib_cm then reports
+		// IB_CM_USER_ESTABLISHED, and the QP counts as up (IBA 12.9.7.1).
+		ctr_.inc(Ctr::CommEst);
+		st.push(Action::CmNotify);
+		return st;
+	case Ev::RepError:
+		ctr_.inc(Ctr::RepTimeouts);
+		teardown(st, false);
+		return st;
+	case Ev::RejReceived:
+		ctr_.inc(Ctr::RejRxPeer);
+		ctr_.inc(Ctr::PeerClosed);
+		teardown(st, false);
+		return st;
+	case Ev::DreqReceived:
+		ctr_.inc(Ctr::DreqReceived);
+		ctr_.inc(Ctr::PeerClosed);
+		st.push(Action::SendDrep);
+		teardown(st, false);
+		return st;
+	case Ev::MraReceived:
+		ctr_.inc(Ctr::MraReceived);
+		return st;
+	case Ev::Close:
+	case Ev::IdleTimeout:
+		// No DREQ before establishment (ib_send_cm_dreq needs ESTABLISHED): a REJ.
+		if (e.kind == Ev::IdleTimeout)
+			ctr_.inc(Ctr::Reaped);
+		reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
+		teardown(st, false);
+		return st;
+	case Ev::ModeDatagram:
+		mode_connected_ = false;	// passive connections keep receiving in both modes
+		return st;
+	case Ev::ModeConnected:
+		mode_connected_ = true;
+		return st;
+	case Ev::SetupFailed:
+		return fail_setup(e, kRejNoResources);
+	case Ev::QpFatal:
+	case Ev::WcError:
+	case Ev::LastWqeReached:
+		if (e.kind == Ev::LastWqeReached) {
+			if (!cfg_.srq)
+				return ignore();
+			last_wqe_ = true;
+		}
+		ctr_.inc(e.kind == Ev::WcError ? Ctr::WcErrors : Ctr::QpFatal);
+		reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
+		teardown(st, false);
+		return st;
+	default:
+		return ignore();
+	}
+}
+
+Step Conn::on_established(const Event &e)
+{
+	Step st;
+	switch (e.kind) {
+	case Ev::Close:
+		teardown(st, true);
+		return st;
+	case Ev::IdleTimeout:
+		ctr_.inc(Ctr::Reaped);
+		teardown(st, true);
+		return st;
+	case Ev::SendWatchdog:
+		if (!sending_)
+			return ignore();
+		ctr_.inc(Ctr::WatchdogTeardowns);
+		teardown(st, true);
+		fall_back(st, ctr_);
+		return st;
+	case Ev::ModeDatagram:
+		mode_connected_ = false;
+		if (dir_ == Dir::Active) {
+			teardown(st, true);	// as Linux's flush of paths on a mode change
+		} else {
+			unpublish(st);
+		}
+		return st;
+	case Ev::ModeConnected:
+		mode_connected_ = true;
+		publish(st);
+		return st;
+	case Ev::DreqReceived:
+		ctr_.inc(Ctr::DreqReceived);
+		ctr_.inc(Ctr::PeerClosed);
+		unpublish(st);
+		st.push(Action::SendDrep);
+		teardown(st, false);
+		return st;
+	case Ev::RejReceived:
+		ctr_.inc(Ctr::RejRxPeer);
+		ctr_.inc(Ctr::PeerClosed);
+		teardown(st, false);
+		return st;
+	case Ev::CommEst:
+		ctr_.inc(Ctr::CommEst);	// the QP event raced the RTU: nothing left to do
+		return st;
+	case Ev::MraReceived:
+		ctr_.inc(Ctr::MraReceived);
+		return st;
+	case Ev::SetupFailed:
+		// QpToRts, SendRtu or StartSending failed. A REJ if the CM is not established
+		// yet, a DREQ if it is; whichever the CM state refuses, Destroy's
+		// ib_destroy_cm_id sends what that state needs (core/cm.c cm_destroy_id).
+		ctr_.inc(Ctr::SetupFailures);
+		if (dir_ == Dir::Active)
+			reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
+		teardown(st, dir_ == Dir::Passive);
+		if (dir_ == Dir::Active)
+			fall_back(st, ctr_);
+		return st;
+	case Ev::QpFatal:
+	case Ev::WcError:
+	case Ev::LastWqeReached: {
+		if (e.kind == Ev::LastWqeReached) {
+			if (!cfg_.srq)
+				return ignore();
+			last_wqe_ = true;	// the QP entered error by itself
+			ctr_.inc(Ctr::QpFatal);
+		} else if (e.kind == Ev::QpFatal) {
+			ctr_.inc(Ctr::QpFatal);
+		} else {
+			ctr_.inc(wc_ctr(e.wc));
+		}
+		bool was_sending = sending_;
+		teardown(st, true);
+		if (was_sending)
+			fall_back(st, ctr_);	// the peer is unreachable over RC for now
+		return st;
+	}
+	default:
+		return ignore();
+	}
+}
+
+Step Conn::on_draining(const Event &e)
+{
+	Step st;
+	switch (e.kind) {
+	case Ev::LastWqeReached:
+		if (!cfg_.srq || last_wqe_)
+			return ignore();
+		last_wqe_ = true;
+		fence(st);
+		return st;
+	case Ev::DrainComplete:
+		if (!drain_posted_)
+			return ignore();	// no fence yet: never destroy on it
+		destroy(st);
+		return st;
+	case Ev::DrainTimeout:
+		// Keep waiting: freeing a QP whose completions may still be in the CQ is a
+		// use-after-free; a stuck entry is visible (debugfs, counter) and harmless.
+		ctr_.inc(Ctr::DrainTimeouts);
+		return st;
+	case Ev::DreqReceived:
+		ctr_.inc(Ctr::DreqReceived);	// crossing DREQs, or the peer's after our REJ
+		st.push(Action::SendDrep);
+		return st;
+	case Ev::RepReceived:
+		reject(st, ctr_, kRejTooLate, Ctr::RejSentTooLate);
+		return st;
+	case Ev::ReqError:
+		ctr_.inc(Ctr::ReqTimeouts);
+		return st;
+	case Ev::RepError:
+		ctr_.inc(Ctr::RepTimeouts);
+		return st;
+	case Ev::DreqError:
+		ctr_.inc(Ctr::DreqTimeouts);	// Destroy needs no DREP
+		return st;
+	case Ev::RejReceived:
+	case Ev::DrepReceived:
+	case Ev::TimewaitExit:
+		return st;	// the CM side finishing; the fence alone decides Destroy
+	case Ev::MraReceived:
+		ctr_.inc(Ctr::MraReceived);
+		return st;
+	case Ev::WcError:
+		// A send that failed before the QP entered error (flushes are not reported).
+		ctr_.inc(wc_ctr(e.wc));
+		return st;
+	default:
+		return ignore();
+	}
+}
+
+Step Conn::on(const Event &e)
+{
+	switch (state_) {
+	case State::Idle: return on_idle(e);
+	case State::Connecting: return on_connecting(e);
+	case State::Accepting: return on_accepting(e);
+	case State::Established: return on_established(e);
+	case State::Draining: return on_draining(e);
+	case State::Closed: break;
+	}
+	return ignore();
+}
+
+} // namespace ipoib::cm

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_state.h - the per-connection CM/QP state machine of connected mode as pure logic
+// (no kernel calls, host-compilable, for KUnit), the classification of received REJ reasons,
+// and the CM/transport parameters the driver asks for. The core drives one Conn per RC QP:
+// it feeds every local intent, CM event, QP event and drain completion to Conn::on(), and
+// executes the returned actions in order. Design and state table: docs/connected.md.
+// Built into the driver (nothing calls it yet) and the KUnit module.
+#pragma once
+
+#include "ipoib_cm_wire.h"	// PrivDataResult, Survivor (header-only use)
+
+namespace ipoib::cm {
+
+// ---- CM and transport parameters (docs/connected.md §3). IBA time values are encoded as
+// 4.096 us * 2^n (IBA 12.6.5 REQ "Remote/Local CM Response Timeout", 9.7.6.1.3 local ACK
+// timeout); ib_cm converts n to milliseconds as 2^(n-8) (core/cm.c cm_convert_to_ms), i.e.
+// 4.096 us * 2^n rounded down to a power of two of ms.
+//
+// Remote and local CM response timeout: n = 18, 4.096 us * 2^18 = 1.073741824 s (ib_cm: 1024 ms).
+// The REQ's MAD is resent after that plus twice the path's packet lifetime (core/cm.c
+// ib_send_cm_req: timeout_ms = 2 * life + response), kMaxCmRetries times. Linux asks for
+// n = 20 (4.29 s) and 15 retries: 16 * 4.29 s = 68.7 s before a dead peer's REQ fails.
+inline constexpr u8 kCmResponseTimeout = 18;
+// 4 retries = 5 sends: a REQ to a dead CM fails after 5 * (1.024 s + 2 * life); with a
+// packet lifetime of 14 (4.096 us * 2^14 = 67 ms, ib_cm: 64 ms; softib's paths) that is
+// 5 * 1.152 s = 5.8 s. The REP we send as passive side is retried as the peer's REQ asks
+// (ib_cm copies its Local CM Response Timeout and Max CM Retries): Linux's 20/15.
+inline constexpr u8 kMaxCmRetries = 4;
+// Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
+// a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
+// timeout comes from the path (ib_cm: packet lifetime + 1, raised to the CA's ACK delay,
+// core/cm.c cm_ack_timeout); with the packet lifetime above it is 4.096 us * 2^15..2^16 =
+// 134..268 ms, so 3 * 0.27 s = 0.8 s; OpenSM's default lifetime n = 18 (-> 2^19 = 2.15 s)
+// gives 6.4 s. Linux asks for 0: one lost ACK (a CRC error) kills the connection.
+inline constexpr u8 kRetryCount = 2;
+// RNR retries (IBA 9.7.5.2.8 RNR NAK, rnr_retry 3 bits, 7 = infinite): cm_rnr_retry's default.
+// With infinite RNR retry a receiver that stops refilling would stall the sender forever:
+// the send watchdog below is the bound (issue 11 item 5).
+inline constexpr u8 kRnrRetryInfinite = 7;
+inline constexpr u8 kRnrRetryDefault = kRnrRetryInfinite;
+inline constexpr u8 kRnrRetryMax = 7;
+// min_rnr_timer (IBA 9.7.5.2.8, table 45 "RNR NAK timer field encoding", 5 bits): not 4.096 us * 2^n
+// but a table, 0 = 655.36 ms, 1 = 0.01 ms ... 31 = 491.52 ms. ib_cm writes 0 at RTR
+// (core/cm.c cm_init_qp_rtr_attr); the driver overrides it after ib_cm_init_qp_attr with
+// cm_min_rnr_timer. Default 8 = 0.16 ms: about one NAPI refill of an empty ring; a shorter
+// delay only adds RNR NAK round trips, a longer one turns each empty-ring instant into
+// latency (Linux's 655 ms is a TCP stall).
+inline constexpr u8 kMinRnrTimerDefault = 8;
+inline constexpr u8 kMinRnrTimerMax = 31;
+// The delay (in units of 10 us) a min_rnr_timer code asks the requester to wait.
+u32 rnr_timer_10us(u8 code);
+// Milliseconds ib_cm waits for a response to a MAD with an IBA time value n (cm_convert_to_ms).
+u32 cm_time_ms(u8 n);
+// Worst-case time (ms) before a CM request to a dead peer fails: every send of the MAD waits
+// 2 * packet lifetime + the response timeout (core/cm.c), and there are retries + 1 sends.
+u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries);
+// The send watchdog: a connection with sends outstanding and no send completion for this long
+// is torn down (counted). Longer than transport-retry failure with OpenSM's default lifetime
+// (6.4 s, above), so a dead peer shows as RETRY_EXC, and the watchdog catches what retries
+// cannot: a live responder that keeps answering RNR NAK under infinite RNR retry.
+inline constexpr u64 kSendWatchdogMs = 10000;
+bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
+inline constexpr u8 kMaxStaleRetries = 2;
+
+// ---- REJ reasons, IBA 12.6.7.2 table "REJ reason codes" (the values of ib_cm.h's enum).
+namespace rej {
+inline constexpr u8 kNoQp = 1;
+inline constexpr u8 kNoEec = 2;
+inline constexpr u8 kNoResources = 3;
+inline constexpr u8 kTimeout = 4;
+inline constexpr u8 kUnsupported = 5;
+inline constexpr u8 kInvalidCommId = 6;
+inline constexpr u8 kInvalidCommInstance = 7;
+inline constexpr u8 kInvalidServiceId = 8;
+inline constexpr u8 kInvalidTransportType = 9;
+inline constexpr u8 kStaleConn = 10;
+inline constexpr u8 kRdcNotExist = 11;
+inline constexpr u8 kInvalidGid = 12;
+inline constexpr u8 kInvalidLid = 13;
+inline constexpr u8 kInvalidSl = 14;
+inline constexpr u8 kInvalidTrafficClass = 15;
+inline constexpr u8 kInvalidHopLimit = 16;
+inline constexpr u8 kInvalidPacketRate = 17;
+inline constexpr u8 kInvalidAltGid = 18;
+inline constexpr u8 kInvalidAltLid = 19;
+inline constexpr u8 kInvalidAltSl = 20;
+inline constexpr u8 kInvalidAltTrafficClass = 21;
+inline constexpr u8 kInvalidAltHopLimit = 22;
+inline constexpr u8 kInvalidAltPacketRate = 23;
+inline constexpr u8 kPortCmRedirect = 24;
+inline constexpr u8 kPortRedirect = 25;
+inline constexpr u8 kInvalidMtu = 26;
+inline constexpr u8 kInsufficientRespResources = 27;
+inline constexpr u8 kConsumer = 28;	// "Consumer Reject": RFC 4755 §3.3 crossing REQs
+inline constexpr u8 kInvalidRnrRetry = 29;
+inline constexpr u8 kDuplicateLocalCommId = 30;
+inline constexpr u8 kInvalidClassVersion = 31;
+inline constexpr u8 kInvalidFlowLabel = 32;
+inline constexpr u8 kInvalidAltFlowLabel = 33;
+inline constexpr u8 kVendorOptionNotSupported = 35;
+} // namespace rej
+
+// What a REJ received for our REQ means to the active side.
+enum class RejClass : u8 {
+	RetryRfcSid,	// the peer does not listen on the Linux service ID: REQ again on the RFC one
+	Crossing,	// RFC 4755 §3.3: the peer kept its own crossing REQ; use that connection
+	Stale,		// ib_cm state on either side is stale (timewait, reused QPN): retry on a new QP
+	FallBack,	// no connection: send over UD, retry CM after a back-off
+};
+// reason: the IBA code; attempt: the connect attempt the REJ answers (0 = Linux service ID);
+// bidir_pair: we and the peer both announce kCapBidir (the peer's block in the REJ's private
+// data, or its REQ we saw); crossing_expected: we accepted the peer's crossing REQ (so it
+// must reject ours). Consumer Reject means a crossing only between bidirectional peers: from
+// anyone else it is a plain refusal (ib_cm sends it without private data when a consumer's
+// REQ handler fails, core/cm.c cm_destroy_id).
+RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected);
+
+// The reasons we put in the REJs we send (always with our RFC 4755 §6 private data and
+// capability block, §3.2). Consumer Reject is kept for §3.3 crossings, so a peer of our kind
+// can tell a crossing from a refusal.
+u8 rej_reason_for(PrivDataResult bad_private_data);
+inline constexpr u8 kRejCrossing = rej::kConsumer;
+inline constexpr u8 kRejLimit = rej::kNoQp;		// max_nonsrq_conn_qp reached (as Linux)
+inline constexpr u8 kRejNoResources = rej::kNoResources;	// setup failed, or closing
+inline constexpr u8 kRejTooLate = rej::kTimeout;	// a REP after we gave up (as ib_cm would)
+
+// ---- the state machine
+
+enum class Dir : u8 { Active, Passive };
+
+// The states, with the name the debugfs `connections` file shows (state_name()).
+enum class State : u8 {
+	Idle,		// "idle": created, no QP yet (active before connect, passive before its REQ)
+	Connecting,	// "connecting": active; QP in INIT with receives posted, REQ sent
+	Accepting,	// "accepting": passive; QP in RTR with receives posted, REP sent, no RTU yet
+	Established,	// "established": RTS; active, or passive after RTU / COMM_EST
+	Draining,	// "draining": QP in error, waiting for the teardown fence
+	Closed,		// "closed": destroyed (or never had a QP); the object is about to go
+};
+inline constexpr usize kStateCount = 6;
+const char *state_name(State s);
+
+enum class Ev : u8 {
+	// local intents
+	Connect,	// active: open (the neighbour wants to send)
+	Close,		// interface down, rmmod, neighbour gone, redundant connection
+	IdleTimeout,	// unused for cm_idle_timeout: reap
+	SendWatchdog,	// sends outstanding and none completed for kSendWatchdogMs
+	ModeDatagram,	// admin mode set to datagram: active ones close, passive ones stop sending
+	ModeConnected,	// admin mode set to connected: passive bidirectional ones may send again
+	CrossingLost,	// active: we accepted the peer's crossing REQ (§3.3), it will reject ours
+	SetupFailed,	// an action the core executed failed (qp_exists says if a QP is left)
+	// CM events (ib_cm_event_type)
+	ReqReceived,	// passive: priv, peer_bidir, crossing, over_limit
+	RepReceived,	// active: priv, peer_bidir
+	RtuReceived,
+	UserEstablished,	// IB_CM_USER_ESTABLISHED, after ib_cm_notify(COMM_EST)
+	RejReceived,	// rej_reason, peer_bidir (the REJ's capability block)
+	MraReceived,
+	DreqReceived,
+	DrepReceived,
+	TimewaitExit,
+	ReqError,	// the REQ timed out after kMaxCmRetries
+	RepError,	// the REP timed out (no RTU)
+	DreqError,	// the DREQ timed out (no DREP)
+	// QP events and completions
+	CommEst,	// IB_EVENT_COMM_EST: a receive before the RTU
+	LastWqeReached,	// IB_EVENT_QP_LAST_WQE_REACHED (SRQ-attached QPs)
+	QpFatal,	// IB_EVENT_QP_FATAL / QP_ACCESS_ERR / PATH_MIG_ERR
+	WcError,	// a send or receive completed in error (not a flush): wc
+	DrainComplete,	// the fence completed (docs/connected.md §4): drain WR polled, rx count 0
+	DrainTimeout,	// the fence did not complete in time
+};
+inline constexpr usize kEvCount = 26;
+
+enum class Crossing : u8 { None, LocalWins, RemoteWins };
+// From crossing_req_survivor(local, remote): which REQ survives at this end.
+inline Crossing crossing_from(Survivor s) { return s == Survivor::Local ? Crossing::LocalWins : Crossing::RemoteWins; }
+
+enum class WcCause : u8 { RnrRetryExceeded, RetryExceeded, Other };
+
+struct Event {
+	Ev kind = Ev::Close;
+	PrivDataResult priv = PrivDataResult::Ok;	// ReqReceived / RepReceived
+	bool peer_bidir = false;	// Req/Rep/RejReceived: the peer's block announces kCapBidir
+	Crossing crossing = Crossing::None;	// ReqReceived: our REQ to this peer is outstanding
+	bool over_limit = false;	// ReqReceived: max_nonsrq_conn_qp reached
+	u8 rej_reason = 0;		// RejReceived
+	WcCause wc = WcCause::Other;	// WcError
+	bool qp_exists = false;		// SetupFailed
+
+	static Event of(Ev k) { Event e; e.kind = k; return e; }
+	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false)
+	{
+		Event e = of(Ev::ReqReceived);
+		e.priv = p;
+		e.peer_bidir = bidir;
+		e.crossing = c;
+		e.over_limit = over_limit;
+		return e;
+	}
+	static Event rep(PrivDataResult p, bool bidir)
+	{
+		Event e = of(Ev::RepReceived);
+		e.priv = p;
+		e.peer_bidir = bidir;
+		return e;
+	}
+	static Event rej(u8 reason, bool bidir = false)
+	{
+		Event e = of(Ev::RejReceived);
+		e.rej_reason = reason;
+		e.peer_bidir = bidir;
+		return e;
+	}
+	static Event wc_error(WcCause c) { Event e = of(Ev::WcError); e.wc = c; return e; }
+	static Event setup_failed(bool qp_exists) { Event e = of(Ev::SetupFailed); e.qp_exists = qp_exists; return e; }
+};
+
+// What the core does, in the order a Step lists them.
+enum class Action : u8 {
+	CreateQp,	// RC QP: send CQ = receive CQ (docs/connected.md §4); SRQ-attached in SRQ mode
+	QpToInit,
+	PostRecv,	// non-SRQ: post nonsrq_min_recv buffers; SRQ: the SRQ holds receives. Always
+			// before the REQ/REP goes out (design.md §4 item 2)
+	QpToRtr,	// ib_cm_init_qp_attr(RTR), then min_rnr_timer = cm_min_rnr_timer
+	QpToRts,	// ib_cm_init_qp_attr(RTS)
+	SendReq,	// on connect_service_id(attempt()); retry_count, rnr_retry, timeouts above
+	SendRep,	// rnr_retry = cm_rnr_retry (not the REQ's echo)
+	SendRtu,
+	SendRej,	// Step::rej_reason, with our private data
+	CmNotify,	// ib_cm_notify(cm_id, IB_EVENT_COMM_EST)
+	SendDreq,
+	SendDrep,
+	StopSending,	// unpublish as a send path (before the QP leaves RTS)
+	QpToErr,
+	PostDrainWr,	// the fence's drain WR on the QP's send queue (completes on the shared CQ)
+	StartSending,	// publish as the neighbour's send path, send its queued packets in order
+	Destroy,	// destroy cm_id, QP, ring; only after the fence (or when no QP exists)
+	FallBack,	// the neighbour sends over UD and retries CM after a back-off
+	Reconnect,	// the neighbour opens a new connection now (stale state)
+	AwaitOther,	// §3.3 crossing: the neighbour keeps its queue for the peer's connection
+};
+inline constexpr usize kActionCount = 20;
+const char *action_name(Action a);
+
+inline constexpr usize kMaxActions = 8;
+struct Step {
+	Action act[kMaxActions] = {};
+	u8 n = 0;
+	u8 rej_reason = 0;	// for SendRej
+	bool ignored = false;	// the event is not legal in this state: nothing done, counted
+	bool overflow = false;	// more than kMaxActions pushed (a bug the tests look for)
+
+	void push(Action a)
+	{
+		if (n < kMaxActions)
+			act[n++] = a;
+		else
+			overflow = true;
+	}
+	int index(Action a) const
+	{
+		for (u8 i = 0; i < n; i++)
+			if (act[i] == a)
+				return i;
+		return -1;
+	}
+	bool has(Action a) const { return index(a) >= 0; }
+};
+
+// Counters: one set per connection, summed by the interface (live + retired) for ethtool -S
+// under the names ctr_name() gives.
+enum class Ctr : u8 {
+	EnteredConnecting, EnteredAccepting, EnteredEstablished, EnteredDraining, EnteredClosed,
+	Opened,			// REQs sent on the first attempt
+	RfcSidRetries,		// REQs resent on the RFC service ID
+	Accepted,		// REPs sent
+	Closed,			// Destroy
+	Reaped,			// idle timeout
+	WatchdogTeardowns,
+	RejSentCrossing, RejSentPrivData, RejSentLimit, RejSentNoResources, RejSentTooLate,
+	RejRxRetryRfc, RejRxCrossing, RejRxStale, RejRxFallBack, RejRxPeer,	// Peer: after RTU/REP
+	CrossingsWon,		// we rejected the peer's crossing REQ; ours survives
+	CrossingsLost,		// we accepted the peer's crossing REQ; ours is rejected
+	CrossingsBoth,		// both REQs of a crossing were accepted (a peer-side race)
+	ReqTimeouts, RepTimeouts, DreqTimeouts,
+	MraReceived, CommEst, DreqReceived, PeerClosed,
+	RnrRetryExceeded, RetryExceeded, WcErrors, QpFatal,
+	SetupFailures, FallBacks, Reconnects, DrainTimeouts,
+	Ignored,		// events not legal in the state they arrived in
+};
+inline constexpr usize kCtrCount = 40;
+const char *ctr_name(Ctr c);
+
+struct Counters {
+	u64 v[kCtrCount] = {};
+	u64 operator[](Ctr c) const { return v[usize(c)]; }
+	void inc(Ctr c) { v[usize(c)]++; }
+	void add(const Counters &o)
+	{
+		for (usize i = 0; i < kCtrCount; i++)
+			v[i] += o.v[i];
+	}
+};
+
+struct Config {
+	bool srq = true;		// the QP is attached to the interface's SRQ
+	bool local_bidir = true;	// cm_bidir: we announce kCapBidir
+	bool send_accepted = false;	// test knob: send over accepted connections without it
+	bool connected_mode = true;	// the interface's admin mode
+	u8 stale_retries = 0;		// reconnects the neighbour already made after Stale
+};
+
+class Conn {
+public:
+	Conn(Dir d, const Config &c) : dir_(d), cfg_(c), mode_connected_(c.connected_mode) {}
+
+	// Feeds one event; the returned actions are to be executed in order. Never fails: an
+	// event that is not legal in the current state is ignored (Step::ignored) and counted.
+	Step on(const Event &e);
+
+	State state() const { return state_; }
+	Dir dir() const { return dir_; }
+	bool srq() const { return cfg_.srq; }
+	// Both ends announce kCapBidir: one connection carries both directions (§3.3).
+	bool bidir() const { return cfg_.local_bidir && peer_bidir_; }
+	// The neighbour may send over it now (published by StartSending, not yet unpublished).
+	bool sending() const { return sending_; }
+	usize attempt() const { return attempt_; }	// for connect_service_id()
+	bool qp_exists() const { return qp_; }
+	const Counters &counters() const { return ctr_; }
+
+private:
+	bool may_send() const;
+	void enter(State s);
+	void teardown(Step &st, bool dreq);
+	void fence(Step &st);
+	void destroy(Step &st);
+	void establish(Step &st);
+	void publish(Step &st);
+	void unpublish(Step &st);
+	Step on_idle(const Event &e);
+	Step on_connecting(const Event &e);
+	Step on_accepting(const Event &e);
+	Step on_established(const Event &e);
+	Step on_draining(const Event &e);
+	Step fail_setup(const Event &e, u8 rej_reason);
+	Step rej_received(const Event &e);
+	Step ignore();
+
+	Dir dir_;
+	Config cfg_;
+	State state_ = State::Idle;
+	u8 attempt_ = 0;
+	bool mode_connected_;
+	bool peer_bidir_ = false;
+	bool qp_ = false;		// a QP exists (CreateQp emitted and not failed)
+	bool sending_ = false;
+	bool crossing_lost_ = false;	// Ev::CrossingLost seen while connecting
+	bool last_wqe_ = false;		// LAST_WQE_REACHED seen (SRQ)
+	bool drain_posted_ = false;	// PostDrainWr emitted
+	Counters ctr_;
+};
+
+} // namespace ipoib::cm

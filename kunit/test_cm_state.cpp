@@ -1,0 +1,1077 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_cm_state.cpp - the connection state machine (ipoib_cm_state.cpp): every transition of
+// both directions with its exact action order, illegal events in every state, RFC 4755 §3.3
+// crossing REQs simulated end to end on both sides of the comparison, REJ classification
+// (IBA 12.6.7.2), timeouts, the teardown fence, and the CM parameter arithmetic.
+#include "ktest.h"
+#include "ipoib_cm_state.h"
+
+namespace ktest_cm_state {
+
+using namespace ipoib::cm;
+using ipoib::kHwAddrLen;
+using kstd::u8;
+using kstd::u32;
+using kstd::u64;
+using kstd::usize;
+
+// ---- helpers
+
+// The step's actions must be exactly `want`, in order.
+template <usize N>
+void expect_actions(ktest_ctx *kt, int line, const Step &st, const Action (&want)[N])
+{
+	bool same = st.n == N && !st.overflow && !st.ignored;
+	for (usize i = 0; same && i < N; i++)
+		same = st.act[i] == want[i];
+	if (same)
+		return;
+	char got[200] = {}, exp[200] = {};
+	int g = 0, x = 0;
+	for (u8 i = 0; i < st.n && g < 180; i++)
+		g += ktest_snprintf(got + g, sizeof(got) - usize(g), "%s ", action_name(st.act[i]));
+	for (usize i = 0; i < N && x < 180; i++)
+		x += ktest_snprintf(exp + x, sizeof(exp) - usize(x), "%s ", action_name(want[i]));
+	char msg[460];
+	ktest_snprintf(msg, sizeof(msg), "line %d: actions [%s] (ignored %d), want [%s]", line, got,
+		       int(st.ignored), exp);
+	KTEST_FAIL(msg);
+}
+#define EXPECT_ACTIONS(step, ...)                                                       \
+	do {                                                                            \
+		const Action want_[] = {__VA_ARGS__};                                   \
+		expect_actions(kt, __LINE__, step, want_);                              \
+	} while (0)
+
+// No action and not ignored: a legal event that only counts.
+#define EXPECT_QUIET(step)                                                              \
+	do {                                                                            \
+		const Step s_ = (step);                                                 \
+		EXPECT_EQ(s_.n, 0u);                                                    \
+		EXPECT_FALSE(s_.ignored);                                               \
+	} while (0)
+
+Config cfg(bool srq, bool bidir = true)
+{
+	Config c;
+	c.srq = srq;
+	c.local_bidir = bidir;
+	return c;
+}
+
+Event ev(Ev k) { return Event::of(k); }
+
+// An active connection brought to Established (REP announcing bidir as asked).
+Conn active_established(const Config &c, bool peer_bidir = true)
+{
+	Conn a(Dir::Active, c);
+	(void)a.on(ev(Ev::Connect));
+	(void)a.on(Event::rep(PrivDataResult::Ok, peer_bidir));
+	return a;
+}
+
+Conn passive_accepting(const Config &c, bool peer_bidir = true)
+{
+	Conn p(Dir::Passive, c);
+	(void)p.on(Event::req(PrivDataResult::Ok, peer_bidir));
+	return p;
+}
+
+Conn passive_established(const Config &c, bool peer_bidir = true)
+{
+	Conn p = passive_accepting(c, peer_bidir);
+	(void)p.on(ev(Ev::RtuReceived));
+	return p;
+}
+
+// ================================================================= parameters
+
+KTEST(cm_params, rnr_timer_table)
+{
+	// IBA 9.7.5.2.8: code 0 is the longest delay, then 0.01 ms rising to 491.52 ms
+	EXPECT_EQ(rnr_timer_10us(0), 65536u);	// 655.36 ms: what ib_cm leaves at RTR
+	EXPECT_EQ(rnr_timer_10us(1), 1u);
+	EXPECT_EQ(rnr_timer_10us(8), 16u);
+	EXPECT_EQ(rnr_timer_10us(12), 64u);
+	EXPECT_EQ(rnr_timer_10us(14), 128u);	// 1.28 ms (ib_verbs.h IB_RNR_TIMER_001_28)
+	EXPECT_EQ(rnr_timer_10us(18), 512u);
+	EXPECT_EQ(rnr_timer_10us(31), 49152u);	// 491.52 ms
+	for (u8 c = 2; c <= kMinRnrTimerMax; c++)
+		EXPECT_GT(rnr_timer_10us(c), rnr_timer_10us(u8(c - 1)));
+	// the default is "well under 1 ms" and not the 655 ms of code 0
+	EXPECT_NE(kMinRnrTimerDefault, 0u);
+	EXPECT_LT(rnr_timer_10us(kMinRnrTimerDefault), 100u);
+	EXPECT_LE(kMinRnrTimerDefault, kMinRnrTimerMax);
+}
+
+KTEST(cm_params, cm_times)
+{
+	// ib_cm's 4.096 us * 2^n -> 2^(n-8) ms (core/cm.c cm_convert_to_ms)
+	EXPECT_EQ(cm_time_ms(0), 1u);
+	EXPECT_EQ(cm_time_ms(8), 1u);
+	EXPECT_EQ(cm_time_ms(9), 2u);
+	EXPECT_EQ(cm_time_ms(14), 64u);
+	EXPECT_EQ(cm_time_ms(18), 1024u);
+	EXPECT_EQ(cm_time_ms(20), 4096u);
+	EXPECT_EQ(cm_time_ms(31), 1u << 23);
+	EXPECT_EQ(cm_time_ms(32 + 18), 1024u);	// a 5-bit field
+	// a REQ to a dead peer: (retries + 1) * (2 * life + response)
+	EXPECT_EQ(cm_dead_peer_ms(14, 18, 4), 5u * (128 + 1024));
+	EXPECT_EQ(cm_dead_peer_ms(14, 20, 15), 16u * (128 + 4096));	// Linux: 67.6 s
+	// ours: noticed in seconds, with a typical and with OpenSM's default (18) lifetime
+	EXPECT_LT(cm_dead_peer_ms(14, kCmResponseTimeout, kMaxCmRetries), 7000u);
+	EXPECT_LT(cm_dead_peer_ms(18, kCmResponseTimeout, kMaxCmRetries), 16000u);
+	EXPECT_GE(kMaxCmRetries, 1u);	// one lost MAD is not a failure
+	EXPECT_LE(kMaxCmRetries, 15u);	// 4-bit field (IBA 12.6.5)
+	EXPECT_LE(kCmResponseTimeout, 31u);
+}
+
+KTEST(cm_params, transport_retries_and_watchdog)
+{
+	EXPECT_LE(kRetryCount, 7u);	// 3-bit field; 7 is not infinite for retry_cnt
+	EXPECT_GE(kRetryCount, 1u);	// Linux's 0: one lost ACK kills the connection
+	EXPECT_EQ(kRnrRetryDefault, 7u);	// infinite (design.md §4 item 3)
+	EXPECT_LE(kRnrRetryMax, 7u);
+	// RETRY_EXC with OpenSM's default lifetime (ack timeout 2^19) comes before the watchdog
+	u64 retry_exc_ms = u64(kRetryCount + 1) * cm_time_ms(19);
+	EXPECT_LT(retry_exc_ms, kSendWatchdogMs);
+	EXPECT_LE(kSendWatchdogMs, 30000u);	// "in seconds"
+	// send_stalled: outstanding sends and no progress for longer than the watchdog
+	EXPECT_FALSE(send_stalled(0, 1000000, 0));
+	EXPECT_FALSE(send_stalled(3, 5000 + kSendWatchdogMs, 5000));
+	EXPECT_TRUE(send_stalled(3, 5001 + kSendWatchdogMs, 5000));
+	EXPECT_FALSE(send_stalled(1, 100, 200));	// progress after "now": not stalled
+	const u64 wrap = ~u64(0) - 10;
+	EXPECT_TRUE(send_stalled(1, wrap + kSendWatchdogMs + 20, wrap));	// wrap-safe
+	EXPECT_FALSE(send_stalled(1, wrap + 20, wrap));
+}
+
+KTEST(cm_params, names)
+{
+	EXPECT_STREQ(state_name(State::Connecting), "connecting");
+	EXPECT_STREQ(state_name(State::Established), "established");
+	EXPECT_STREQ(state_name(State::Draining), "draining");
+	EXPECT_STREQ(state_name(State(kStateCount)), "?");
+	EXPECT_STREQ(action_name(Action::AwaitOther), "await_other");
+	EXPECT_STREQ(ctr_name(Ctr::Ignored), "cm_ignored_events");
+	// every counter has a distinct, non-empty name (ethtool -S strings)
+	for (usize i = 0; i < kCtrCount; i++) {
+		const char *a = ctr_name(Ctr(i));
+		EXPECT_GT(kstd::StrView(a).size(), 3u);
+		for (usize j = 0; j < i; j++)
+			EXPECT_FALSE(kstd::StrView(a) == kstd::StrView(ctr_name(Ctr(j))));
+	}
+}
+
+// ================================================================= REJ classification
+
+KTEST(cm_rej_class, service_id_retry)
+{
+	EXPECT_EQ(classify_rej(rej::kInvalidServiceId, 0, false, false), RejClass::RetryRfcSid);
+	EXPECT_EQ(classify_rej(rej::kInvalidServiceId, 0, true, false), RejClass::RetryRfcSid);
+	// already on the RFC value (last attempt): nobody listens -> UD
+	EXPECT_EQ(classify_rej(rej::kInvalidServiceId, 1, false, false), RejClass::FallBack);
+	EXPECT_EQ(classify_rej(rej::kInvalidServiceId, kConnectAttempts, true, true), RejClass::FallBack);
+}
+
+KTEST(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers)
+{
+	EXPECT_EQ(classify_rej(rej::kConsumer, 0, true, false), RejClass::Crossing);
+	EXPECT_EQ(classify_rej(rej::kConsumer, 0, false, true), RejClass::Crossing);
+	EXPECT_EQ(classify_rej(rej::kConsumer, 1, true, true), RejClass::Crossing);
+	// from Linux (ib_cm's REJ after a failed handler, no private data): a refusal
+	EXPECT_EQ(classify_rej(rej::kConsumer, 0, false, false), RejClass::FallBack);
+	EXPECT_EQ(classify_rej(rej::kConsumer, 1, false, false), RejClass::FallBack);
+}
+
+KTEST(cm_rej_class, every_reason)
+{
+	// The whole IBA 12.6.7.2 table and beyond: exactly these are Stale, everything that is
+	// not the service ID or Consumer Reject falls back; crossing knowledge changes nothing.
+	for (u32 r = 0; r < 64; r++) {
+		for (usize att = 0; att < 2; att++) {
+			for (int f = 0; f < 4; f++) {
+				bool pair = f & 1, crossing = f & 2;
+				RejClass got = classify_rej(u8(r), att, pair, crossing);
+				RejClass want = RejClass::FallBack;
+				if (r == rej::kStaleConn || r == rej::kTimeout || r == rej::kInvalidCommId ||
+				    r == rej::kInvalidCommInstance || r == rej::kDuplicateLocalCommId)
+					want = RejClass::Stale;
+				else if (r == rej::kInvalidServiceId)
+					want = att == 0 ? RejClass::RetryRfcSid : RejClass::FallBack;
+				else if (r == rej::kConsumer)
+					want = pair || crossing ? RejClass::Crossing : RejClass::FallBack;
+				EXPECT_EQ(got, want);
+			}
+		}
+	}
+	EXPECT_EQ(classify_rej(rej::kNoQp, 0, true, true), RejClass::FallBack);
+	EXPECT_EQ(classify_rej(rej::kInvalidMtu, 0, true, false), RejClass::FallBack);
+	EXPECT_EQ(classify_rej(rej::kPortCmRedirect, 0, true, false), RejClass::FallBack);
+}
+
+KTEST(cm_rej_class, codes_and_reasons_we_send)
+{
+	// IBA 12.6.7.2 values (= ib_cm.h enum ib_cm_rej_reason)
+	EXPECT_EQ(rej::kNoQp, 1u);
+	EXPECT_EQ(rej::kTimeout, 4u);
+	EXPECT_EQ(rej::kInvalidServiceId, 8u);
+	EXPECT_EQ(rej::kStaleConn, 10u);
+	EXPECT_EQ(rej::kInvalidMtu, 26u);
+	EXPECT_EQ(rej::kConsumer, 28u);
+	EXPECT_EQ(rej::kVendorOptionNotSupported, 35u);
+	EXPECT_EQ(rej_reason_for(PrivDataResult::MtuTooSmall), rej::kInvalidMtu);
+	EXPECT_EQ(rej_reason_for(PrivDataResult::Short), rej::kUnsupported);
+	EXPECT_EQ(rej_reason_for(PrivDataResult::BadQpn), rej::kUnsupported);
+	// only a crossing REJ uses Consumer Reject: the others must not read as one to a peer
+	EXPECT_EQ(kRejCrossing, rej::kConsumer);
+	const u8 others[] = {kRejLimit, kRejNoResources, kRejTooLate,
+			     rej_reason_for(PrivDataResult::Short), rej_reason_for(PrivDataResult::MtuTooSmall)};
+	for (u8 r : others) {
+		EXPECT_NE(r, rej::kConsumer);
+		EXPECT_NE(classify_rej(r, 0, true, false), RejClass::Crossing);
+		EXPECT_NE(classify_rej(r, 0, true, false), RejClass::RetryRfcSid);
+	}
+}
+
+// ================================================================= active side
+
+KTEST(cm_state_active, open_and_establish)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		Conn a(Dir::Active, cfg(srq));
+		EXPECT_EQ(a.state(), State::Idle);
+		EXPECT_FALSE(a.qp_exists());
+		EXPECT_ACTIONS(a.on(ev(Ev::Connect)), Action::CreateQp, Action::QpToInit, Action::PostRecv,
+			       Action::SendReq);
+		EXPECT_EQ(a.state(), State::Connecting);
+		EXPECT_EQ(a.attempt(), 0u);
+		EXPECT_TRUE(a.qp_exists());
+		EXPECT_QUIET(a.on(ev(Ev::MraReceived)));	// ib_cm extends the timeout
+		EXPECT_EQ(a.state(), State::Connecting);
+		EXPECT_ACTIONS(a.on(Event::rep(PrivDataResult::Ok, true)), Action::QpToRtr, Action::QpToRts,
+			       Action::SendRtu, Action::StartSending);
+		EXPECT_EQ(a.state(), State::Established);
+		EXPECT_TRUE(a.sending());
+		EXPECT_TRUE(a.bidir());
+		const Counters &c = a.counters();
+		EXPECT_EQ(c[Ctr::Opened], 1u);
+		EXPECT_EQ(c[Ctr::EnteredConnecting], 1u);
+		EXPECT_EQ(c[Ctr::EnteredEstablished], 1u);
+		EXPECT_EQ(c[Ctr::MraReceived], 1u);
+		EXPECT_EQ(c[Ctr::Ignored], 0u);
+	}
+	// a Linux peer (no capability block): one-way, still sending on our own connection
+	Conn a = active_established(cfg(true), false);
+	EXPECT_EQ(a.state(), State::Established);
+	EXPECT_TRUE(a.sending());
+	EXPECT_FALSE(a.bidir());
+	// cm_bidir=0 here: never bidirectional even if the peer announces it
+	Conn b = active_established(cfg(true, false), true);
+	EXPECT_FALSE(b.bidir());
+	EXPECT_TRUE(b.sending());
+}
+
+KTEST(cm_state_active, rfc_service_id_retry)
+{
+	Conn a(Dir::Active, cfg(false));
+	(void)a.on(ev(Ev::Connect));
+	// Linux-ID REJ "invalid service ID": REQ again on the same QP (receives stay posted)
+	EXPECT_ACTIONS(a.on(Event::rej(rej::kInvalidServiceId)), Action::SendReq);
+	EXPECT_EQ(a.state(), State::Connecting);
+	EXPECT_EQ(a.attempt(), 1u);
+	u64 sid = 0;
+	EXPECT_TRUE(connect_service_id(a.attempt(), 0x48, sid));
+	EXPECT_EQ(sid, kSidRfc | 0x48);
+	EXPECT_EQ(a.counters()[Ctr::RfcSidRetries], 1u);
+	// the RFC ID is refused too: UD
+	EXPECT_ACTIONS(a.on(Event::rej(rej::kInvalidServiceId)), Action::QpToErr, Action::PostDrainWr,
+		       Action::FallBack);
+	EXPECT_EQ(a.state(), State::Draining);
+	EXPECT_EQ(a.counters()[Ctr::RejRxFallBack], 1u);
+	EXPECT_EQ(a.counters()[Ctr::FallBacks], 1u);
+	// success on the RFC ID
+	Conn b(Dir::Active, cfg(true));
+	(void)b.on(ev(Ev::Connect));
+	(void)b.on(Event::rej(rej::kInvalidServiceId));
+	EXPECT_ACTIONS(b.on(Event::rep(PrivDataResult::Ok, false)), Action::QpToRtr, Action::QpToRts,
+		       Action::SendRtu, Action::StartSending);
+	EXPECT_EQ(b.attempt(), 1u);
+}
+
+KTEST(cm_state_active, rej_outcomes)
+{
+	// stale -> reconnect on a new QP, until kMaxStaleRetries, then UD
+	Config c = cfg(false);
+	Conn a(Dir::Active, c);
+	(void)a.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(a.on(Event::rej(rej::kStaleConn)), Action::QpToErr, Action::PostDrainWr, Action::Reconnect);
+	EXPECT_EQ(a.counters()[Ctr::RejRxStale], 1u);
+	c.stale_retries = kMaxStaleRetries;
+	Conn b(Dir::Active, c);
+	(void)b.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(b.on(Event::rej(rej::kTimeout)), Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+}
+
+KTEST(cm_state_active, rej_outcomes_fall_back_and_crossing)
+{
+	// resources / limit -> UD (SRQ: the drain WR waits for LAST_WQE_REACHED)
+	Conn d(Dir::Active, cfg(true));
+	(void)d.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(d.on(Event::rej(rej::kNoQp, true)), Action::QpToErr, Action::FallBack);
+	// Consumer Reject from a bidirectional peer -> its own REQ survives: wait for it
+	Conn e(Dir::Active, cfg(true));
+	(void)e.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(e.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::AwaitOther);
+	EXPECT_EQ(e.counters()[Ctr::RejRxCrossing], 1u);
+	EXPECT_EQ(e.counters()[Ctr::FallBacks], 0u);
+	// Consumer Reject from Linux -> UD
+	Conn f(Dir::Active, cfg(true));
+	(void)f.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(f.on(Event::rej(rej::kConsumer, false)), Action::QpToErr, Action::FallBack);
+}
+
+KTEST(cm_state_active, bad_rep_and_timeouts)
+{
+	const PrivDataResult bads[] = {PrivDataResult::Short, PrivDataResult::BadQpn, PrivDataResult::MtuTooSmall};
+	for (PrivDataResult bad : bads) {
+		Conn a(Dir::Active, cfg(false));
+		(void)a.on(ev(Ev::Connect));
+		Step st = a.on(Event::rep(bad, true));
+		EXPECT_ACTIONS(st, Action::SendRej, Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+		EXPECT_EQ(st.rej_reason, rej_reason_for(bad));
+		EXPECT_EQ(a.counters()[Ctr::RejSentPrivData], 1u);
+		EXPECT_FALSE(a.sending());
+	}
+	// the REQ timed out after its retries: the peer's CM is unreachable, no RFC retry
+	Conn t(Dir::Active, cfg(false));
+	(void)t.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(t.on(ev(Ev::ReqError)), Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+	EXPECT_EQ(t.counters()[Ctr::ReqTimeouts], 1u);
+	// a REP that arrives after we gave up gets a REJ, as ib_cm itself would send
+	Step late = t.on(Event::rep(PrivDataResult::Ok, true));
+	EXPECT_ACTIONS(late, Action::SendRej);
+	EXPECT_EQ(late.rej_reason, kRejTooLate);
+	EXPECT_EQ(t.state(), State::Draining);
+}
+
+KTEST(cm_state_active, local_intents)
+{
+	// before connect: nothing to fence
+	Conn i(Dir::Active, cfg(true));
+	EXPECT_ACTIONS(i.on(ev(Ev::Close)), Action::Destroy);
+	EXPECT_EQ(i.state(), State::Closed);
+	// closing while connecting: no DREQ (the CM is not established), fence, no fall back
+	Conn c(Dir::Active, cfg(false));
+	(void)c.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::QpToErr, Action::PostDrainWr);
+	// established: unpublish, DREQ, error, fence
+	Conn e = active_established(cfg(false));
+	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+		       Action::PostDrainWr);
+	EXPECT_FALSE(e.sending());
+}
+
+KTEST(cm_state_active, reap_and_watchdog)
+{
+	// idle reaping
+	Conn r = active_established(cfg(true));
+	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::SendDreq, Action::QpToErr);
+	EXPECT_EQ(r.counters()[Ctr::Reaped], 1u);
+	// send watchdog: torn down and UD for a back-off
+	Conn w = active_established(cfg(false));
+	EXPECT_ACTIONS(w.on(ev(Ev::SendWatchdog)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+		       Action::PostDrainWr, Action::FallBack);
+	EXPECT_EQ(w.counters()[Ctr::WatchdogTeardowns], 1u);
+}
+
+KTEST(cm_state_active, mode_changes)
+{
+	// mode -> datagram closes active connections (Linux flushes its paths)
+	Conn m = active_established(cfg(true));
+	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::SendDreq, Action::QpToErr);
+	Conn mc(Dir::Active, cfg(true));
+	(void)mc.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(mc.on(ev(Ev::ModeDatagram)), Action::QpToErr);
+	// no connect in datagram mode
+	Config dg = cfg(true);
+	dg.connected_mode = false;
+	Conn d(Dir::Active, dg);
+	EXPECT_TRUE(d.on(ev(Ev::Connect)).ignored);
+	EXPECT_EQ(d.state(), State::Idle);
+}
+
+KTEST(cm_state_active, peer_events)
+{
+	Conn a = active_established(cfg(false));
+	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::SendDrep, Action::QpToErr,
+		       Action::PostDrainWr);
+	EXPECT_EQ(a.counters()[Ctr::PeerClosed], 1u);
+	Conn r = active_established(cfg(false));
+	EXPECT_ACTIONS(r.on(Event::rej(rej::kTimeout)), Action::StopSending, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(r.counters()[Ctr::RejRxPeer], 1u);
+	// COMM_EST after the RTU raced it: nothing to do
+	Conn ce = active_established(cfg(true));
+	EXPECT_QUIET(ce.on(ev(Ev::CommEst)));
+}
+
+KTEST(cm_state_active, qp_events)
+{
+	struct { WcCause w; Ctr c; } wcs[] = {{WcCause::RnrRetryExceeded, Ctr::RnrRetryExceeded},
+					      {WcCause::RetryExceeded, Ctr::RetryExceeded},
+					      {WcCause::Other, Ctr::WcErrors}};
+	for (auto &x : wcs) {
+		Conn w = active_established(cfg(false));
+		EXPECT_ACTIONS(w.on(Event::wc_error(x.w)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+			       Action::PostDrainWr, Action::FallBack);
+		EXPECT_EQ(w.counters()[x.c], 1u);
+	}
+	Conn f = active_established(cfg(true));
+	EXPECT_ACTIONS(f.on(ev(Ev::QpFatal)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+		       Action::FallBack);
+	// SRQ QP that entered error by itself: LAST_WQE_REACHED first -> the fence goes at once
+	Conn l = active_established(cfg(true));
+	EXPECT_ACTIONS(l.on(ev(Ev::LastWqeReached)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+		       Action::PostDrainWr, Action::FallBack);
+}
+
+KTEST(cm_state_active, setup_failures)
+{
+	// CreateQp failed: no QP, just destroy and UD
+	Conn a(Dir::Active, cfg(false));
+	(void)a.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(a.on(Event::setup_failed(false)), Action::Destroy, Action::FallBack);
+	EXPECT_EQ(a.state(), State::Closed);
+	EXPECT_FALSE(a.qp_exists());
+	// PostRecv or SendReq failed: the QP exists, so it is fenced
+	Conn b(Dir::Active, cfg(false));
+	(void)b.on(ev(Ev::Connect));
+	EXPECT_ACTIONS(b.on(Event::setup_failed(true)), Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+	EXPECT_EQ(b.counters()[Ctr::SetupFailures], 1u);
+	// RTR/RTS/RTU failed after the REP: a REJ to the passive peer, fence, UD
+	Conn c = active_established(cfg(false));
+	Step st = c.on(Event::setup_failed(true));
+	EXPECT_ACTIONS(st, Action::SendRej, Action::StopSending, Action::QpToErr, Action::PostDrainWr,
+		       Action::FallBack);
+	EXPECT_EQ(st.rej_reason, kRejNoResources);
+}
+
+// ================================================================= passive side
+
+KTEST(cm_state_passive, accept_and_establish)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		Conn p(Dir::Passive, cfg(srq));
+		// receives posted before the REP goes out; RTR before REP, RTS at RTU
+		EXPECT_ACTIONS(p.on(Event::req(PrivDataResult::Ok, true)), Action::CreateQp, Action::QpToInit,
+			       Action::PostRecv, Action::QpToRtr, Action::SendRep);
+		EXPECT_EQ(p.state(), State::Accepting);
+		EXPECT_QUIET(p.on(ev(Ev::MraReceived)));
+		EXPECT_ACTIONS(p.on(ev(Ev::RtuReceived)), Action::QpToRts, Action::StartSending);
+		EXPECT_EQ(p.state(), State::Established);
+		EXPECT_TRUE(p.sending());
+		EXPECT_EQ(p.counters()[Ctr::Accepted], 1u);
+		EXPECT_EQ(p.counters()[Ctr::EnteredAccepting], 1u);
+		EXPECT_EQ(p.counters()[Ctr::EnteredEstablished], 1u);
+	}
+}
+
+KTEST(cm_state_passive, comm_est_before_rtu)
+{
+	Conn p = passive_accepting(cfg(true), false);
+	// a receive before the RTU: hand COMM_EST to ib_cm, which reports USER_ESTABLISHED
+	EXPECT_ACTIONS(p.on(ev(Ev::CommEst)), Action::CmNotify);
+	EXPECT_EQ(p.state(), State::Accepting);
+	EXPECT_ACTIONS(p.on(ev(Ev::UserEstablished)), Action::QpToRts);	// Linux peer: never send on it
+	EXPECT_EQ(p.state(), State::Established);
+	EXPECT_FALSE(p.sending());
+	EXPECT_EQ(p.counters()[Ctr::CommEst], 1u);
+	// the RTU is not delivered after USER_ESTABLISHED (core/cm.c cm_rtu_handler)
+	EXPECT_TRUE(p.on(ev(Ev::RtuReceived)).ignored);
+}
+
+KTEST(cm_state_passive, who_may_send_back)
+{
+	struct { bool local, peer, knob, mode, want; } cases[] = {
+		{true, true, false, true, true},	// both announce: one connection both ways
+		{true, false, false, true, false},	// Linux peer: never (protocol.md §2.9)
+		{false, true, false, true, false},	// cm_bidir=0
+		{false, false, true, true, true},	// the test knob stands in for an RFC peer
+		{true, false, true, true, true},
+		{true, true, false, false, false},	// datagram mode: receive only
+	};
+	for (auto &c : cases) {
+		Config k = cfg(true, c.local);
+		k.send_accepted = c.knob;
+		k.connected_mode = c.mode;
+		Conn p = passive_established(k, c.peer);
+		EXPECT_EQ(p.state(), State::Established);
+		EXPECT_EQ(p.sending(), c.want);
+		EXPECT_EQ(p.bidir(), c.local && c.peer);
+	}
+	// mode switches move a bidirectional passive connection in and out of the send path
+	Conn p = passive_established(cfg(false));
+	EXPECT_ACTIONS(p.on(ev(Ev::ModeDatagram)), Action::StopSending);
+	EXPECT_EQ(p.state(), State::Established);	// still receives (the listener runs in both modes)
+	EXPECT_QUIET(p.on(ev(Ev::ModeDatagram)));
+	EXPECT_ACTIONS(p.on(ev(Ev::ModeConnected)), Action::StartSending);
+	EXPECT_QUIET(p.on(ev(Ev::ModeConnected)));
+	// a one-way passive connection never joins the send path
+	Conn o = passive_established(cfg(false), false);
+	EXPECT_QUIET(o.on(ev(Ev::ModeConnected)));
+	EXPECT_FALSE(o.sending());
+	// datagram mode while accepting: established without sending
+	Conn q = passive_accepting(cfg(true));
+	EXPECT_QUIET(q.on(ev(Ev::ModeDatagram)));
+	EXPECT_ACTIONS(q.on(ev(Ev::RtuReceived)), Action::QpToRts);
+}
+
+KTEST(cm_state_passive, rejects)
+{
+	struct { Event e; u8 reason; Ctr c; } cases[] = {
+		{Event::req(PrivDataResult::Short, true), rej::kUnsupported, Ctr::RejSentPrivData},
+		{Event::req(PrivDataResult::BadQpn, false), rej::kUnsupported, Ctr::RejSentPrivData},
+		{Event::req(PrivDataResult::MtuTooSmall, true), rej::kInvalidMtu, Ctr::RejSentPrivData},
+		{Event::req(PrivDataResult::Ok, false, Crossing::None, true), kRejLimit, Ctr::RejSentLimit},
+		{Event::req(PrivDataResult::Ok, true, Crossing::LocalWins), kRejCrossing, Ctr::RejSentCrossing},
+		// bad private data wins over a crossing: the peer's address is unknown
+		{Event::req(PrivDataResult::Short, true, Crossing::LocalWins), rej::kUnsupported,
+		 Ctr::RejSentPrivData},
+	};
+	for (auto &c : cases) {
+		Conn p(Dir::Passive, cfg(false));
+		Step st = p.on(c.e);
+		EXPECT_ACTIONS(st, Action::SendRej, Action::Destroy);	// no QP made: no fence
+		EXPECT_EQ(st.rej_reason, c.reason);
+		EXPECT_EQ(p.counters()[c.c], 1u);
+		EXPECT_EQ(p.state(), State::Closed);
+		EXPECT_FALSE(p.qp_exists());
+	}
+	// setup failure while accepting: REJ with our data, fence what exists
+	Conn f = passive_accepting(cfg(false));
+	Step st = f.on(Event::setup_failed(true));
+	EXPECT_ACTIONS(st, Action::SendRej, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(st.rej_reason, kRejNoResources);
+	Conn g = passive_accepting(cfg(false));
+	EXPECT_ACTIONS(g.on(Event::setup_failed(false)), Action::SendRej, Action::Destroy);
+}
+
+KTEST(cm_state_passive, teardown_paths)
+{
+	Conn t = passive_accepting(cfg(false));
+	EXPECT_ACTIONS(t.on(ev(Ev::RepError)), Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(t.counters()[Ctr::RepTimeouts], 1u);
+	Conn d = passive_accepting(cfg(true));
+	EXPECT_ACTIONS(d.on(ev(Ev::DreqReceived)), Action::SendDrep, Action::QpToErr);
+	Conn r = passive_accepting(cfg(true));
+	EXPECT_ACTIONS(r.on(Event::rej(rej::kConsumer)), Action::QpToErr);
+}
+
+KTEST(cm_state_passive, close_while_accepting)
+{
+	Conn c = passive_accepting(cfg(false));
+	Step st = c.on(ev(Ev::Close));	// no DREQ before establishment: REJ
+	EXPECT_ACTIONS(st, Action::SendRej, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(st.rej_reason, kRejNoResources);
+	Conn q = passive_accepting(cfg(false));
+	EXPECT_ACTIONS(q.on(Event::wc_error(WcCause::Other)), Action::SendRej, Action::QpToErr, Action::PostDrainWr);
+}
+
+KTEST(cm_state_passive, established_teardown)
+{
+	// established one-way (Linux peer): no StopSending, no fall back on errors
+	Conn o = passive_established(cfg(false), false);
+	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+	Conn e = passive_established(cfg(false), false);
+	EXPECT_ACTIONS(e.on(Event::wc_error(WcCause::Other)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+	// established bidirectional: the passive one was a send path, so errors fall back
+	Conn b = passive_established(cfg(false), true);
+	EXPECT_ACTIONS(b.on(Event::wc_error(WcCause::RetryExceeded)), Action::StopSending, Action::SendDreq,
+		       Action::QpToErr, Action::PostDrainWr, Action::FallBack);
+}
+
+KTEST(cm_state_passive, one_way_has_no_watchdog)
+{
+	// a passive connection that was never a send path has no watchdog
+	Conn w = passive_established(cfg(false), false);
+	EXPECT_TRUE(w.on(ev(Ev::SendWatchdog)).ignored);
+	Conn s = passive_established(cfg(false), false);
+	EXPECT_ACTIONS(s.on(Event::setup_failed(true)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+}
+
+// ================================================================= crossing REQs, both ends
+
+// Two hosts, each with an outstanding REQ to the other. Messages are delivered by hand in the
+// order a test picks; each end runs the core's part: compare addresses (ipoib_cm_wire) when a
+// REQ arrives while its own is outstanding, and tell its active connection CrossingLost.
+struct Host {
+	u8 addr[kHwAddrLen] = {};
+	Conn act;
+	Conn pas;
+	int start_sending = 0, fall_back = 0, await_other = 0;
+	Host(const Config &c) : act(Dir::Active, c), pas(Dir::Passive, c) {}
+	void tally(const Step &st)
+	{
+		start_sending += st.has(Action::StartSending);
+		fall_back += st.has(Action::FallBack);
+		await_other += st.has(Action::AwaitOther);
+	}
+};
+
+void make_addr(u8 a[kHwAddrLen], u8 flags, u8 guid_last)
+{
+	for (usize i = 0; i < kHwAddrLen; i++)
+		a[i] = 0;
+	a[0] = flags;
+	a[3] = 0x48;	// QPN
+	a[4] = 0xfe;
+	a[5] = 0x80;	// fe80:: subnet prefix
+	a[kHwAddrLen - 1] = guid_last;
+}
+
+// `self` receives the peer's REQ; rej = the REJ reason sent (0: accepted).
+void deliver_req(ktest_ctx *kt, Host &self, const Host &peer, bool peer_bidir, u8 &rej)
+{
+	rej = 0;
+	Crossing cr = Crossing::None;
+	if (self.act.state() == State::Connecting)
+		cr = crossing_from(crossing_req_survivor(self.addr, peer.addr));
+	Step st = self.pas.on(Event::req(PrivDataResult::Ok, peer_bidir, cr));
+	self.tally(st);
+	EXPECT_FALSE(st.ignored);
+	if (st.has(Action::SendRej)) {
+		rej = st.rej_reason;
+		return;
+	}
+	if (cr == Crossing::RemoteWins)
+		self.tally(self.act.on(ev(Ev::CrossingLost)));
+}
+
+struct CrossResult {
+	int established_pairs;	// connections established at both ends
+	int sending_a, sending_b, fallbacks;
+};
+
+// order: 0 = both REQs arrive, then the answers; 1 = the smaller side's REJ... each variant
+// delivers the REJ for the losing REQ before or after the other REQ reaches its loser.
+CrossResult run_crossing(ktest_ctx *kt, Host &a, Host &b, bool a_bidir, bool b_bidir, int order)
+{
+	a.tally(a.act.on(ev(Ev::Connect)));
+	b.tally(b.act.on(ev(Ev::Connect)));
+	u8 rej_at_b = 0, rej_at_a = 0;	// the REJ each side sent (for the other's REQ)
+	if (order == 0) {
+		deliver_req(kt, b, a, a_bidir, rej_at_b);	// A's REQ reaches B
+		deliver_req(kt, a, b, b_bidir, rej_at_a);	// B's REQ reaches A
+	} else {
+		// A's REQ reaches B and B's answer reaches A before B's REQ reaches A
+		deliver_req(kt, b, a, a_bidir, rej_at_b);
+		if (rej_at_b)
+			a.tally(a.act.on(Event::rej(rej_at_b, b_bidir)));
+		deliver_req(kt, a, b, b_bidir, rej_at_a);
+	}
+	// answers: REP for accepted REQs, REJ for the rest, then RTU
+	if (!rej_at_b) {
+		a.tally(a.act.on(Event::rep(PrivDataResult::Ok, b_bidir)));
+		if (a.act.state() == State::Established)
+			b.tally(b.pas.on(ev(Ev::RtuReceived)));
+	} else if (order == 0) {
+		a.tally(a.act.on(Event::rej(rej_at_b, b_bidir)));
+	}
+	if (!rej_at_a) {
+		b.tally(b.act.on(Event::rep(PrivDataResult::Ok, a_bidir)));
+		if (b.act.state() == State::Established)
+			a.tally(a.pas.on(ev(Ev::RtuReceived)));
+	} else {
+		b.tally(b.act.on(Event::rej(rej_at_a, a_bidir)));
+	}
+	CrossResult r{};
+	r.established_pairs = (a.act.state() == State::Established && b.pas.state() == State::Established) +
+			      (b.act.state() == State::Established && a.pas.state() == State::Established);
+	r.sending_a = a.act.sending() + a.pas.sending();
+	r.sending_b = b.act.sending() + b.pas.sending();
+	r.fallbacks = a.fall_back + b.fall_back;
+	return r;
+}
+
+KTEST(cm_state_crossing, bidir_peers_one_connection_both_orders_both_sides)
+{
+	for (int order = 0; order < 2; order++) {
+		for (int swap = 0; swap < 2; swap++) {	// A smaller, then A larger
+			Host a(cfg(true)), b(cfg(true));
+			make_addr(a.addr, 0x80, swap ? 0x20 : 0x10);
+			make_addr(b.addr, 0x80, swap ? 0x10 : 0x20);
+			CrossResult r = run_crossing(kt, a, b, true, true, order);
+			EXPECT_EQ(r.established_pairs, 1);	// §3.3: "only one more connection"
+			EXPECT_EQ(r.sending_a, 1);		// each end sends over it...
+			EXPECT_EQ(r.sending_b, 1);
+			EXPECT_EQ(a.start_sending, 1);	// ...and published it once: queue flushed once
+			EXPECT_EQ(b.start_sending, 1);
+			EXPECT_EQ(r.fallbacks, 0);	// no packet sent to UD or dropped meanwhile
+			Host &small = swap ? b : a, &large = swap ? a : b;
+			// the smaller end accepted the larger's REQ and waits for its own REJ
+			EXPECT_EQ(small.pas.state(), State::Established);
+			EXPECT_EQ(small.act.state(), State::Draining);
+			EXPECT_EQ(small.await_other, 1);
+			// (when A's REJ reached the smaller A before B's REQ did, A's REQ was already
+			// gone: nothing left to arbitrate, a plain accept)
+			EXPECT_EQ(small.pas.counters()[Ctr::CrossingsLost], order == 1 && !swap ? 0u : 1u);
+			EXPECT_EQ(small.act.counters()[Ctr::RejRxCrossing], 1u);
+			// the larger end rejected with Consumer Reject and kept its own REQ
+			EXPECT_EQ(large.act.state(), State::Established);
+			EXPECT_EQ(large.pas.state(), State::Closed);
+			EXPECT_FALSE(large.pas.qp_exists());
+			EXPECT_EQ(large.pas.counters()[Ctr::CrossingsWon], 1u);
+			EXPECT_EQ(large.pas.counters()[Ctr::RejSentCrossing], 1u);
+			EXPECT_EQ(large.await_other, 0);
+		}
+	}
+}
+
+KTEST(cm_state_crossing, flags_octet_not_compared)
+{
+	// same GIDs/QPNs differing only in the flags octet would be one peer; different GUIDs
+	// with the flags set differently still give exactly one winner
+	Host a(cfg(false)), b(cfg(false));
+	make_addr(a.addr, 0x00, 0x10);
+	make_addr(b.addr, 0xc0, 0x20);
+	CrossResult r = run_crossing(kt, a, b, true, true, 0);
+	EXPECT_EQ(r.established_pairs, 1);
+	EXPECT_EQ(a.pas.state(), State::Established);	// A is smaller despite b's flags
+	EXPECT_EQ(r.fallbacks, 0);
+}
+
+KTEST(cm_state_crossing, with_a_linux_peer_both_one_way)
+{
+	// B does not announce the capability (Linux, or cm_bidir=0): no arbitration, two one-way
+	// connections, and ours never sends over the one it accepted
+	for (int swap = 0; swap < 2; swap++) {
+		Host a(cfg(true)), b(cfg(true, false));
+		make_addr(a.addr, 0x80, swap ? 0x20 : 0x10);
+		make_addr(b.addr, 0x80, swap ? 0x10 : 0x20);
+		CrossResult r = run_crossing(kt, a, b, true, false, 0);
+		EXPECT_EQ(r.established_pairs, 2);
+		EXPECT_TRUE(a.act.sending());
+		EXPECT_FALSE(a.pas.sending());
+		EXPECT_TRUE(b.act.sending());
+		EXPECT_FALSE(b.pas.sending());
+		EXPECT_EQ(r.fallbacks, 0);
+		EXPECT_EQ(a.pas.counters()[Ctr::CrossingsLost] + a.pas.counters()[Ctr::CrossingsWon], 0u);
+	}
+}
+
+KTEST(cm_state_crossing, both_accepted_race)
+{
+	// the peer accepted our REQ although we accepted its crossing one (its REQ went out
+	// after it had answered ours): both connections come up, counted, nothing lost
+	Conn a(Dir::Active, cfg(true));
+	(void)a.on(ev(Ev::Connect));
+	EXPECT_QUIET(a.on(ev(Ev::CrossingLost)));
+	EXPECT_ACTIONS(a.on(Event::rep(PrivDataResult::Ok, true)), Action::QpToRtr, Action::QpToRts,
+		       Action::SendRtu, Action::StartSending);
+	EXPECT_EQ(a.counters()[Ctr::CrossingsBoth], 1u);
+	// CrossingLost means nothing without cm_bidir or outside connecting
+	Conn n(Dir::Active, cfg(true, false));
+	(void)n.on(ev(Ev::Connect));
+	EXPECT_TRUE(n.on(ev(Ev::CrossingLost)).ignored);
+	EXPECT_ACTIONS(n.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::FallBack);
+}
+
+// ================================================================= illegal events
+
+// Brings a connection to a given state through legal events; false if not reachable.
+bool drive_to(Conn &c, State s)
+{
+	if (s == State::Idle)
+		return true;
+	if (c.dir() == Dir::Active) {
+		if (s == State::Accepting)
+			return false;
+		(void)c.on(ev(Ev::Connect));
+		if (s == State::Connecting)
+			return true;
+		(void)c.on(Event::rep(PrivDataResult::Ok, true));
+	} else {
+		if (s == State::Connecting)
+			return false;
+		(void)c.on(Event::req(PrivDataResult::Ok, true));
+		if (s == State::Accepting)
+			return true;
+		(void)c.on(ev(Ev::RtuReceived));
+	}
+	if (s == State::Established)
+		return true;
+	(void)c.on(ev(Ev::Close));
+	if (s == State::Draining)
+		return true;
+	(void)c.on(ev(Ev::LastWqeReached));
+	(void)c.on(ev(Ev::DrainComplete));
+	return true;
+}
+
+// The events with a meaning in each state (the rest must be ignored and counted).
+bool legal(Dir d, bool srq, State s, Ev e)
+{
+	bool act = d == Dir::Active;
+	switch (s) {
+	case State::Idle:
+		return (e == Ev::Connect && act) || (e == Ev::ReqReceived && !act) || e == Ev::Close ||
+		       e == Ev::IdleTimeout || e == Ev::ModeDatagram || e == Ev::ModeConnected;
+	case State::Connecting:
+		return e == Ev::RepReceived || e == Ev::RejReceived || e == Ev::ReqError ||
+		       e == Ev::MraReceived || e == Ev::CrossingLost || e == Ev::Close ||
+		       e == Ev::IdleTimeout || e == Ev::ModeDatagram || e == Ev::SetupFailed ||
+		       e == Ev::QpFatal || (e == Ev::LastWqeReached && srq);
+	case State::Accepting:
+		return e == Ev::RtuReceived || e == Ev::UserEstablished || e == Ev::CommEst ||
+		       e == Ev::RepError || e == Ev::RejReceived || e == Ev::DreqReceived ||
+		       e == Ev::MraReceived || e == Ev::Close || e == Ev::IdleTimeout ||
+		       e == Ev::ModeDatagram || e == Ev::ModeConnected || e == Ev::SetupFailed ||
+		       e == Ev::QpFatal || e == Ev::WcError || (e == Ev::LastWqeReached && srq);
+	case State::Established:
+		return e == Ev::Close || e == Ev::IdleTimeout || e == Ev::SendWatchdog ||
+		       e == Ev::ModeDatagram || e == Ev::ModeConnected || e == Ev::DreqReceived ||
+		       e == Ev::RejReceived || e == Ev::CommEst || e == Ev::MraReceived ||
+		       e == Ev::SetupFailed || e == Ev::QpFatal || e == Ev::WcError ||
+		       (e == Ev::LastWqeReached && srq);
+	case State::Draining:
+		// (srq: LAST_WQE_REACHED once; DrainComplete once the fence is posted)
+		return (e == Ev::LastWqeReached && srq) || e == Ev::DrainComplete || e == Ev::DrainTimeout ||
+		       e == Ev::DreqReceived || e == Ev::RepReceived || e == Ev::ReqError ||
+		       e == Ev::RepError || e == Ev::DreqError || e == Ev::RejReceived ||
+		       e == Ev::DrepReceived || e == Ev::TimewaitExit || e == Ev::MraReceived ||
+		       e == Ev::WcError;
+	case State::Closed:
+		return false;
+	}
+	return false;
+}
+
+KTEST(cm_state_illegal, every_event_in_every_state)
+{
+	int checked = 0, ignored = 0;
+	for (int srq = 0; srq < 2; srq++) {
+		for (int dir = 0; dir < 2; dir++) {
+			Dir d = dir ? Dir::Passive : Dir::Active;
+			for (usize s = 0; s < kStateCount; s++) {
+				for (usize e = 0; e < kEvCount; e++) {
+					Conn c(d, cfg(srq));
+					if (!drive_to(c, State(s)))
+						continue;
+					ASSERT_EQ(c.state(), State(s));
+					// SRQ draining before LAST_WQE: DrainComplete is not legal yet
+					bool want = legal(d, srq, State(s), Ev(e));
+					if (State(s) == State::Draining && srq && Ev(e) == Ev::DrainComplete)
+						want = false;
+					u64 before = c.counters()[Ctr::Ignored];
+					Event in = Event::of(Ev(e));
+					Step st = c.on(in);
+					checked++;
+					EXPECT_FALSE(st.overflow);
+					if (st.ignored != !want) {
+						char msg[160];
+						ktest_snprintf(msg, sizeof(msg), "%s %s srq=%d event %u: ignored=%d",
+							       d == Dir::Active ? "active" : "passive",
+							       state_name(State(s)), srq, unsigned(e), int(st.ignored));
+						KTEST_FAIL(msg);
+					}
+					if (st.ignored) {
+						ignored++;
+						EXPECT_EQ(st.n, 0u);
+						EXPECT_EQ(c.state(), State(s));
+						EXPECT_EQ(c.counters()[Ctr::Ignored], before + 1);
+					} else {
+						EXPECT_EQ(c.counters()[Ctr::Ignored], before);
+					}
+				}
+			}
+		}
+	}
+	EXPECT_EQ(checked, 2 * (5 + 5) * int(kEvCount));	// 5 reachable states per direction
+	EXPECT_GT(ignored, checked / 3);
+}
+
+KTEST(cm_state_illegal, closed_is_final)
+{
+	Conn c(Dir::Passive, cfg(false));
+	(void)c.on(Event::req(PrivDataResult::Short, true));
+	ASSERT_EQ(c.state(), State::Closed);
+	for (usize e = 0; e < kEvCount; e++) {
+		Step st = c.on(Event::of(Ev(e)));
+		EXPECT_TRUE(st.ignored);
+		EXPECT_EQ(st.n, 0u);
+	}
+	EXPECT_EQ(c.counters()[Ctr::Ignored], u64(kEvCount));
+	EXPECT_EQ(c.counters()[Ctr::Closed], 1u);	// destroyed exactly once
+}
+
+// ================================================================= teardown fence
+
+KTEST(cm_state_teardown, srq_waits_for_last_wqe)
+{
+	Conn c = active_established(cfg(true));
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::SendDreq, Action::QpToErr);
+	EXPECT_EQ(c.state(), State::Draining);
+	// a drain completion before the fence is posted proves nothing: no destroy
+	EXPECT_TRUE(c.on(ev(Ev::DrainComplete)).ignored);
+	EXPECT_QUIET(c.on(ev(Ev::DrepReceived)));
+	EXPECT_QUIET(c.on(ev(Ev::TimewaitExit)));	// the CM side finishing does not free the QP
+	EXPECT_EQ(c.state(), State::Draining);
+	EXPECT_ACTIONS(c.on(ev(Ev::LastWqeReached)), Action::PostDrainWr);
+	EXPECT_TRUE(c.on(ev(Ev::LastWqeReached)).ignored);	// once
+	EXPECT_QUIET(c.on(ev(Ev::DrainTimeout)));	// keeps waiting, counted
+	EXPECT_EQ(c.counters()[Ctr::DrainTimeouts], 1u);
+	EXPECT_EQ(c.state(), State::Draining);
+	EXPECT_ACTIONS(c.on(ev(Ev::DrainComplete)), Action::Destroy);
+	EXPECT_EQ(c.state(), State::Closed);
+	EXPECT_EQ(c.counters()[Ctr::Closed], 1u);
+}
+
+KTEST(cm_state_teardown, nonsrq_fences_at_once)
+{
+	Conn c = passive_established(cfg(false));
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::SendDreq, Action::QpToErr,
+		       Action::PostDrainWr);
+	EXPECT_TRUE(c.on(ev(Ev::LastWqeReached)).ignored);	// never raised without an SRQ
+	EXPECT_ACTIONS(c.on(ev(Ev::DreqReceived)), Action::SendDrep);	// crossing DREQs
+	EXPECT_QUIET(c.on(ev(Ev::DreqError)));
+	EXPECT_EQ(c.counters()[Ctr::DreqTimeouts], 1u);
+	EXPECT_ACTIONS(c.on(ev(Ev::DrainComplete)), Action::Destroy);
+}
+
+// A deterministic pseudo-random walk over every event, checking the ordering invariants on
+// every step: Destroy at most once and only after the fence (or with no QP); with an SRQ the
+// fence only after LAST_WQE_REACHED; receives posted before REQ/REP; unpublished before the QP
+// leaves RTS; published only while established; each state entry counted.
+KTEST(cm_state_teardown, random_walks_keep_the_invariants)
+{
+	u32 seed = 12345;
+	auto rnd = [&seed](u32 n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 16) % n;
+	};
+	int destroys = 0;
+	for (int run = 0; run < 3000; run++) {
+		Config c = cfg(run & 1, (run >> 1) & 1);
+		c.send_accepted = (run % 7) == 0;
+		Conn k(run & 2 ? Dir::Passive : Dir::Active, c);
+		bool fenced = false, last_wqe = false, destroyed = false, published = false, qp = false;
+		u64 entries[kStateCount] = {};
+		for (int i = 0; i < 40; i++) {
+			Event e = Event::of(Ev(rnd(kEvCount)));
+			e.priv = rnd(6) == 0 ? PrivDataResult::MtuTooSmall : PrivDataResult::Ok;
+			e.peer_bidir = rnd(2);
+			e.crossing = Crossing(rnd(3));
+			e.over_limit = rnd(8) == 0;
+			e.rej_reason = u8(rnd(36));
+			e.wc = WcCause(rnd(3));
+			e.qp_exists = rnd(2);
+			State before = k.state();
+			Step st = k.on(e);
+			ASSERT_FALSE(st.overflow);
+			if (st.ignored) {
+				ASSERT_EQ(st.n, 0u);
+				ASSERT_EQ(k.state(), before);
+			}
+			if (e.kind == Ev::LastWqeReached && !st.ignored)
+				last_wqe = true;
+			// qp_exists speaks for a failed setup; once established the QP is there
+			if (e.kind == Ev::SetupFailed && !st.ignored && !e.qp_exists &&
+			    (before == State::Connecting || before == State::Accepting))
+				qp = false;
+			int recv = st.index(Action::PostRecv);
+			for (u8 j = 0; j < st.n; j++) {
+				Action a = st.act[j];
+				if (a == Action::CreateQp)
+					qp = true;
+				if (a == Action::SendReq || a == Action::SendRep)
+					ASSERT_TRUE(recv >= 0 || a == Action::SendReq);	// retry: same QP, posted
+				if (a == Action::SendRep)
+					ASSERT_TRUE(recv >= 0 && recv < j);
+				if (a == Action::PostDrainWr) {
+					ASSERT_TRUE(qp);
+					if (c.srq)
+						ASSERT_TRUE(last_wqe);
+					fenced = true;
+				}
+				if (a == Action::Destroy) {
+					ASSERT_FALSE(destroyed);
+					ASSERT_TRUE(fenced || !qp);
+					destroyed = true;
+					destroys++;
+				}
+				if (a == Action::StartSending) {
+					ASSERT_FALSE(published);
+					published = true;
+				}
+				if (a == Action::StopSending) {
+					ASSERT_TRUE(published);
+					published = false;
+				}
+				if (a == Action::QpToErr)
+					ASSERT_FALSE(published);	// StopSending came first
+			}
+			ASSERT_EQ(published, k.sending());
+			if (published)
+				ASSERT_EQ(k.state(), State::Established);
+			if (k.state() != before)
+				entries[usize(k.state())]++;
+			if (destroyed)
+				ASSERT_EQ(k.state(), State::Closed);
+		}
+		const Counters &n = k.counters();
+		ASSERT_EQ(n[Ctr::EnteredConnecting], entries[usize(State::Connecting)]);
+		ASSERT_EQ(n[Ctr::EnteredAccepting], entries[usize(State::Accepting)]);
+		ASSERT_EQ(n[Ctr::EnteredEstablished], entries[usize(State::Established)]);
+		ASSERT_EQ(n[Ctr::EnteredDraining], entries[usize(State::Draining)]);
+		ASSERT_EQ(n[Ctr::EnteredClosed], entries[usize(State::Closed)]);
+		ASSERT_EQ(n[Ctr::Closed], u64(destroyed));
+	}
+	EXPECT_GT(destroys, 300);	// the walks do reach the end
+}
+
+KTEST(cm_state_teardown, counters_sum)
+{
+	Counters total;
+	Conn a = active_established(cfg(false));
+	(void)a.on(ev(Ev::IdleTimeout));
+	(void)a.on(ev(Ev::DrainComplete));
+	Conn b = passive_established(cfg(false));
+	(void)b.on(ev(Ev::Close));
+	(void)b.on(ev(Ev::DrainComplete));
+	total.add(a.counters());
+	total.add(b.counters());
+	EXPECT_EQ(total[Ctr::Closed], 2u);
+	EXPECT_EQ(total[Ctr::Opened], 1u);
+	EXPECT_EQ(total[Ctr::Accepted], 1u);
+	EXPECT_EQ(total[Ctr::Reaped], 1u);
+	EXPECT_EQ(total[Ctr::EnteredEstablished], 2u);
+}
+
+KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
+	    KTEST_CASE(cm_params, transport_retries_and_watchdog), KTEST_CASE(cm_params, names));
+KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
+	    KTEST_CASE(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers),
+	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));
+KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
+	    KTEST_CASE(cm_state_active, rfc_service_id_retry), KTEST_CASE(cm_state_active, rej_outcomes),
+	    KTEST_CASE(cm_state_active, rej_outcomes_fall_back_and_crossing),
+	    KTEST_CASE(cm_state_active, bad_rep_and_timeouts), KTEST_CASE(cm_state_active, local_intents),
+	    KTEST_CASE(cm_state_active, reap_and_watchdog), KTEST_CASE(cm_state_active, mode_changes),
+	    KTEST_CASE(cm_state_active, peer_events), KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures));
+KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
+	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
+	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, teardown_paths),
+	    KTEST_CASE(cm_state_passive, close_while_accepting), KTEST_CASE(cm_state_passive, established_teardown),
+	    KTEST_CASE(cm_state_passive, one_way_has_no_watchdog));
+KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_connection_both_orders_both_sides),
+	    KTEST_CASE(cm_state_crossing, flags_octet_not_compared),
+	    KTEST_CASE(cm_state_crossing, with_a_linux_peer_both_one_way),
+	    KTEST_CASE(cm_state_crossing, both_accepted_race));
+KTEST_SUITE(cm_state_illegal, KTEST_CASE(cm_state_illegal, every_event_in_every_state),
+	    KTEST_CASE(cm_state_illegal, closed_is_final));
+KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_wqe),
+	    KTEST_CASE(cm_state_teardown, nonsrq_fences_at_once),
+	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
+	    KTEST_CASE(cm_state_teardown, counters_sum));
+
+} // namespace ktest_cm_state
