@@ -894,34 +894,46 @@ KTEST(cm_state_crossing, refused_crossing_req_is_no_crossing)
 	// rejects B's REQ with No QP and tells its own active connection CrossingRefused. B
 	// (larger) rejects A's REQ with Consumer Reject and its capability block; at A that is
 	// not "use the other connection" (it was refused): UD, no AwaitOther.
-	Host a(cfg(false)), b(cfg(false));
-	make_addr(a.addr, 0x80, 0x10);
-	make_addr(b.addr, 0x80, 0x20);
-	a.tally(a.act.on(ev(Ev::Connect)));
-	b.tally(b.act.on(ev(Ev::Connect)));
-	// B's REQ reaches A first
-	Crossing cr = crossing_from(crossing_req_survivor(a.addr, b.addr));
+	u8 a_addr[kHwAddrLen], b_addr[kHwAddrLen];
+	make_addr(a_addr, 0x80, 0x10);
+	make_addr(b_addr, 0x80, 0x20);
+	Conn a_act(Dir::Active, cfg(false));
+	(void)a_act.on(ev(Ev::Connect));
+	// B's REQ reaches A while A's is outstanding
+	Crossing cr = crossing_from(crossing_req_survivor(a_addr, b_addr));
 	EXPECT_EQ(cr, Crossing::RemoteWins);
-	Step sa = a.pas.on(Event::req(PrivDataResult::Ok, true, cr, true));
-	EXPECT_ACTIONS(sa, Action::SendRej, Action::Destroy);
-	EXPECT_EQ(sa.rej_reason, kRejLimit);
-	EXPECT_EQ(a.pas.counters()[Ctr::CrossingsRefused], 1u);
-	EXPECT_QUIET(a.act.on(ev(Ev::CrossingRefused)));
-	// A's REQ reaches B, which keeps its own: Consumer Reject
+	{
+		Conn a_pas(Dir::Passive, cfg(false));
+		Step sa = a_pas.on(Event::req(PrivDataResult::Ok, true, cr, true));
+		EXPECT_ACTIONS(sa, Action::SendRej, Action::Destroy);
+		EXPECT_EQ(sa.rej_reason, kRejLimit);
+		EXPECT_EQ(a_pas.counters()[Ctr::CrossingsRefused], 1u);
+	}
+	EXPECT_QUIET(a_act.on(ev(Ev::CrossingRefused)));
+	// A's REQ reaches B while B's is outstanding: B keeps its own, Consumer Reject
 	u8 rej_at_b = 0;
-	deliver_req(kt, b, a, true, rej_at_b);
+	{
+		Conn b_pas(Dir::Passive, cfg(false));
+		Crossing at_b = crossing_from(crossing_req_survivor(b_addr, a_addr));
+		EXPECT_EQ(at_b, Crossing::LocalWins);
+		rej_at_b = b_pas.on(Event::req(PrivDataResult::Ok, true, at_b)).rej_reason;
+	}
 	EXPECT_EQ(rej_at_b, kRejCrossing);
-	Step ra = a.act.on(Event::rej(rej_at_b, true));
+	Step ra = a_act.on(Event::rej(rej_at_b, true));
 	EXPECT_TRUE(ra.has(Action::FallBack));
 	EXPECT_FALSE(ra.has(Action::AwaitOther));
-	EXPECT_EQ(a.act.counters()[Ctr::RejRxFallBack], 1u);
-	// B's REQ got No QP: UD too
-	Step rb = b.act.on(Event::rej(sa.rej_reason, true));
-	EXPECT_TRUE(rb.has(Action::FallBack));
-	// CrossingRefused means nothing without cm_bidir
+	EXPECT_EQ(a_act.counters()[Ctr::RejRxFallBack], 1u);
+	EXPECT_EQ(a_act.counters()[Ctr::RejRxCrossing], 0u);
+}
+
+KTEST(cm_state_crossing, crossing_refused_needs_cm_bidir)
+{
+	// CrossingRefused means nothing without cm_bidir or outside connecting
 	Conn n(Dir::Active, cfg(false, false));
 	(void)n.on(ev(Ev::Connect));
 	EXPECT_TRUE(n.on(ev(Ev::CrossingRefused)).ignored);
+	Conn e = active_established(cfg(false));
+	EXPECT_TRUE(e.on(ev(Ev::CrossingRefused)).ignored);
 }
 
 // ================================================================= illegal events
@@ -1185,11 +1197,13 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 	EXPECT_EQ(n_atomic, sizeof(atomic) / sizeof(atomic[0]));
 	for (Ev e : atomic)
 		EXPECT_TRUE(from_atomic(e));
-	// a WC error from NAPI: QpToErr sleeps, so the step goes to the work item
-	Conn w = active_established(cfg(false));
-	Step st = w.on(Event::wc_error(WcCause::RetryExceeded));
-	EXPECT_TRUE(st.has(Action::QpToErr));
-	EXPECT_FALSE(st.inline_ok());
+	{
+		// a WC error from NAPI: QpToErr sleeps, so the step goes to the work item
+		Conn w = active_established(cfg(false));
+		Step st = w.on(Event::wc_error(WcCause::RetryExceeded));
+		EXPECT_TRUE(st.has(Action::QpToErr));
+		EXPECT_FALSE(st.inline_ok());
+	}
 	// the drain completion from NAPI: Destroy, deferred
 	Conn d = active_established(cfg(false));
 	(void)d.on(ev(Ev::Close));
@@ -1197,11 +1211,13 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 	Step dd = d.on(ev(Ev::DrainWrDone));
 	EXPECT_TRUE(dd.has(Action::Destroy));
 	EXPECT_FALSE(dd.inline_ok());
-	// COMM_EST from the QP event handler: ib_cm_notify runs there at once
-	Conn p = passive_accepting(cfg(true));
-	Step ce = p.on(ev(Ev::CommEst));
-	EXPECT_TRUE(ce.has(Action::CmNotify));
-	EXPECT_TRUE(ce.inline_ok());
+	{
+		// COMM_EST from the QP event handler: ib_cm_notify runs there at once
+		Conn p = passive_accepting(cfg(true));
+		Step ce = p.on(ev(Ev::CommEst));
+		EXPECT_TRUE(ce.has(Action::CmNotify));
+		EXPECT_TRUE(ce.inline_ok());
+	}
 	// counters only: inline
 	EXPECT_TRUE(d.on(ev(Ev::DrainTimeout)).inline_ok());
 	// even a step without a sleeping action is deferred (order behind queued steps)
@@ -1390,7 +1406,8 @@ KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_con
 	    KTEST_CASE(cm_state_crossing, flags_octet_not_compared),
 	    KTEST_CASE(cm_state_crossing, with_a_linux_peer_both_one_way),
 	    KTEST_CASE(cm_state_crossing, both_accepted_race),
-	    KTEST_CASE(cm_state_crossing, refused_crossing_req_is_no_crossing));
+	    KTEST_CASE(cm_state_crossing, refused_crossing_req_is_no_crossing),
+	    KTEST_CASE(cm_state_crossing, crossing_refused_needs_cm_bidir));
 KTEST_SUITE(cm_state_illegal, KTEST_CASE(cm_state_illegal, every_event_in_every_state),
 	    KTEST_CASE(cm_state_illegal, closed_is_final));
 KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_wqe),
