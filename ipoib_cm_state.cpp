@@ -28,6 +28,11 @@ u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries)
 	return (u32(retries) + 1) * (2 * cm_time_ms(packet_life) + cm_time_ms(response_timeout));
 }
 
+u64 iba_time_ns(u8 n)
+{
+	return u64(4096) << (n & 31);	// 4.096 us * 2^n, a 5-bit field
+}
+
 bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms)
 {
 	return outstanding > 0 && kstd::i64(now_ms - last_progress_ms) > kstd::i64(kSendWatchdogMs);
@@ -35,7 +40,8 @@ bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms)
 
 // ---- REJ classification
 
-RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected)
+RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected,
+		      bool crossing_refused)
 {
 	switch (reason) {
 	case rej::kInvalidServiceId:
@@ -43,6 +49,10 @@ RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_e
 		// (core/cm.c cm_req_handler): the peer may be an RFC (illumos-style) listener.
 		return attempt + 1 < kConnectAttempts ? RejClass::RetryRfcSid : RejClass::FallBack;
 	case rej::kConsumer:
+		// We refused the peer's crossing REQ: its connection will not come, whatever
+		// its REJ says (waiting for it would only end at the AwaitOther deadline).
+		if (crossing_refused)
+			return RejClass::FallBack;
 		return bidir_pair || crossing_expected ? RejClass::Crossing : RejClass::FallBack;
 	case rej::kStaleConn:		// the peer's ib_cm still has our old QPN in timewait
 	case rej::kTimeout:		// the peer destroyed its side mid-setup (cm_destroy_id)
@@ -72,7 +82,7 @@ constexpr const char *kStateNames[kStateCount] = {
 
 constexpr const char *kActionNames[kActionCount] = {
 	"create_qp", "qp_init", "post_recv", "qp_rtr", "qp_rts", "send_req", "send_rep",
-	"send_rtu", "send_rej", "cm_notify", "send_dreq", "send_drep", "stop_sending", "qp_err",
+	"send_rtu", "send_rej", "cm_notify", "send_dreq", "send_drep", "stop_sending", "quiesce_tx", "qp_err",
 	"post_drain_wr", "start_sending", "destroy", "fall_back", "reconnect", "await_other",
 };
 
@@ -90,6 +100,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 	"cm_mra_rx", "cm_comm_est", "cm_dreq_rx", "cm_peer_closed",
 	"cm_rnr_retry_exceeded", "cm_retry_exceeded", "cm_wc_errors", "cm_qp_fatal",
 	"cm_setup_failures", "cm_fall_backs", "cm_reconnects", "cm_drain_timeouts",
+	"cm_peer_gone", "cm_connect_over_limit", "cm_crossings_refused", "cm_forced_destroys",
 	"cm_ignored_events",
 };
 
@@ -103,6 +114,39 @@ static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
 const char *state_name(State s) { return usize(s) < kStateCount ? kStateNames[usize(s)] : "?"; }
 const char *action_name(Action a) { return usize(a) < kActionCount ? kActionNames[usize(a)] : "?"; }
 const char *ctr_name(Ctr c) { return usize(c) < kCtrCount ? kCtrNames[usize(c)] : "?"; }
+
+bool from_atomic(Ev e)
+{
+	switch (e) {
+	case Ev::CommEst:		// QP event handler (the provider's EQ, interrupt context)
+	case Ev::LastWqeReached:
+	case Ev::QpFatal:
+	case Ev::WcError:		// NAPI (softirq)
+	case Ev::DrainWrDone:
+	case Ev::RxEmpty:
+	case Ev::DrainTimeout:		// a timer
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool may_sleep(Action a)
+{
+	switch (a) {
+	case Action::CreateQp:
+	case Action::QpToInit:
+	case Action::PostRecv:		// allocates the ring's buffers with GFP_KERNEL
+	case Action::QpToRtr:
+	case Action::QpToRts:
+	case Action::QpToErr:		// ib_modify_qp: mlx5_ib_modify_qp takes qp->mutex
+	case Action::QuiesceTx:
+	case Action::Destroy:		// ib_destroy_cm_id, ib_destroy_qp
+		return true;
+	default:
+		return false;
+	}
+}
 
 // ---- the state machine
 
@@ -127,10 +171,25 @@ void Conn::enter(State s)
 	}
 }
 
+// The fence (docs/connected.md §4). The drain WR covers the send queue and goes only on a QP
+// that reached RTS: before RTS nothing was sent, and some firmware never completes a drain WR
+// on a QP that did not reach RTS (ipoib_cm.c's note). With an SRQ it waits for
+// LAST_WQE_REACHED; a QP that never reached RTS with an SRQ has no CQE at all (nothing is
+// received in INIT, nothing sent before the REQ/REP went out), so it needs no fence. Without an
+// SRQ the posted-receive count reaching 0 (RxEmpty) covers the receive queue, always.
 void Conn::fence(Step &st)
 {
-	st.push(Action::PostDrainWr);
-	drain_posted_ = true;
+	if (rts_ && !drain_posted_ && (!cfg_.srq || last_wqe_)) {
+		st.push(Action::PostDrainWr);
+		drain_posted_ = true;
+	}
+	fence_done(st);
+}
+
+void Conn::fence_done(Step &st)
+{
+	if ((!rts_ || drain_done_) && (cfg_.srq || rx_empty_))
+		destroy(st);
 }
 
 void Conn::destroy(Step &st)
@@ -158,13 +217,16 @@ void Conn::unpublish(Step &st)
 {
 	if (sending_) {
 		st.push(Action::StopSending);
+		st.push(Action::QuiesceTx);
 		sending_ = false;
 	}
 }
 
-// Unpublish first (no new send may be posted on a QP leaving RTS), tell the peer, move the
-// QP to error (every outstanding WR flushes), then the fence: at once without an SRQ; with an
-// SRQ only after LAST_WQE_REACHED (IBA 10.3.1: until then the QP may still consume SRQ WQEs).
+// Unpublish first and wait out running xmits (no new send may be posted on a QP leaving RTS,
+// and one posted after the drain WR would complete after it), tell the peer, move the QP to
+// error (every outstanding WR flushes), then the fence: the drain WR at once without an SRQ;
+// with an SRQ only after LAST_WQE_REACHED (IBA 10.3.1: until then the QP may still consume
+// SRQ WQEs).
 void Conn::teardown(Step &st, bool dreq)
 {
 	unpublish(st);
@@ -172,8 +234,7 @@ void Conn::teardown(Step &st, bool dreq)
 		st.push(Action::SendDreq);
 	st.push(Action::QpToErr);
 	enter(State::Draining);
-	if (!cfg_.srq || last_wqe_)
-		fence(st);
+	fence(st);
 }
 
 Step Conn::ignore()
@@ -190,6 +251,7 @@ void reject(Step &st, Counters &c, u8 reason, Ctr why)
 {
 	st.push(Action::SendRej);
 	st.rej_reason = reason;
+	st.rej_ari_ca_guid = rej_ari_is_ca_guid(reason);
 	c.inc(why);
 }
 
@@ -211,8 +273,30 @@ Ctr wc_ctr(WcCause w)
 
 } // namespace
 
-// A local action failed. Whatever was built is undone through the same fence; a passive
-// side tells the active one (with our private data) instead of leaving its REQ to time out.
+// Established, and ib_cm's own DREQ on our cm_id finished (DREP, DREQ timeout, timewait exit):
+// ib_cm sends it when a REQ or REP arrives from the remote QPN of this connection (core/cm.c
+// cm_req_handler / cm_rep_handler, stale connection). The peer no longer has this connection.
+void Conn::peer_gone(Step &st)
+{
+	ctr_.inc(Ctr::PeerGone);
+	ctr_.inc(Ctr::PeerClosed);
+	bool was_sending = sending_;
+	teardown(st, false);	// no DREQ: ib_cm sent one already
+	if (!was_sending)
+		return;
+	if (cfg_.stale_retries < kMaxStaleRetries) {
+		st.push(Action::Reconnect);
+		ctr_.inc(Ctr::Reconnects);
+	} else {
+		fall_back(st, ctr_);
+	}
+}
+
+// A local action failed while connecting or accepting: the step stopped at the failed action,
+// so the REQ/REP it ended with never went out, the peer cannot have sent, and we posted no send
+// (the QP may not even be in RTS): the fence is the receive flushes alone (or nothing with an
+// SRQ). Whatever was built is undone; a passive side tells the active one (with our private
+// data) instead of leaving its REQ to time out.
 Step Conn::fail_setup(const Event &e, u8 rej_reason)
 {
 	Step st;
@@ -220,6 +304,7 @@ Step Conn::fail_setup(const Event &e, u8 rej_reason)
 	if (rej_reason)
 		reject(st, ctr_, rej_reason, Ctr::RejSentNoResources);
 	qp_ = qp_ && e.qp_exists;
+	rts_ = false;
 	if (qp_) {
 		teardown(st, false);
 	} else {
@@ -237,6 +322,14 @@ Step Conn::on_idle(const Event &e)
 	case Ev::Connect:
 		if (dir_ != Dir::Active || !mode_connected_)
 			return ignore();
+		if (e.over_limit) {
+			// max_nonsrq_conn_qp bounds active QPs too: the CQ is sized for it and
+			// an overrun errors every QP on the CQ.
+			ctr_.inc(Ctr::ConnectOverLimit);
+			destroy(st);
+			fall_back(st, ctr_);
+			return st;
+		}
 		// Receives are posted in INIT, before the REQ: the peer may send right after
 		// its REP/our RTU (protocol.md §5 item 2).
 		st.push(Action::CreateQp);
@@ -260,6 +353,10 @@ Step Conn::on_idle(const Event &e)
 			ctr_.inc(Ctr::CrossingsWon);
 		} else if (e.over_limit) {
 			reject(st, ctr_, kRejLimit, Ctr::RejSentLimit);
+			// a crossing we should have accepted: the core tells our active
+			// connection CrossingRefused, so the peer's Consumer Reject is a refusal
+			if (pair && e.crossing == Crossing::RemoteWins)
+				ctr_.inc(Ctr::CrossingsRefused);
 		} else {
 			// Accepted. A crossing with a peer that is not bidirectional keeps both
 			// one-way connections, as Linux does (protocol.md §5 item 6).
@@ -270,8 +367,10 @@ Step Conn::on_idle(const Event &e)
 			st.push(Action::QpToInit);
 			st.push(Action::PostRecv);
 			st.push(Action::QpToRtr);
+			st.push(Action::QpToRts);	// before the REP, so the drain WR completes
 			st.push(Action::SendRep);
 			qp_ = true;
+			rts_ = true;
 			ctr_.inc(Ctr::Accepted);
 			enter(State::Accepting);
 			return st;
@@ -297,7 +396,8 @@ Step Conn::on_idle(const Event &e)
 Step Conn::rej_received(const Event &e)
 {
 	Step st;
-	switch (classify_rej(e.rej_reason, attempt_, cfg_.local_bidir && e.peer_bidir, crossing_lost_)) {
+	switch (classify_rej(e.rej_reason, attempt_, cfg_.local_bidir && e.peer_bidir, crossing_lost_,
+			     crossing_refused_)) {
 	case RejClass::RetryRfcSid:
 		// Same cm_id (ib_cm resets it to idle on a REJ in REQ_SENT, core/cm.c
 		// cm_rej_handler) and same QP: its receives stay posted.
@@ -347,6 +447,7 @@ Step Conn::on_connecting(const Event &e)
 		st.push(Action::QpToRtr);
 		st.push(Action::QpToRts);
 		st.push(Action::SendRtu);
+		rts_ = true;
 		establish(st);
 		return st;
 	case Ev::RejReceived:
@@ -365,6 +466,11 @@ Step Conn::on_connecting(const Event &e)
 		if (!cfg_.local_bidir)
 			return ignore();
 		crossing_lost_ = true;
+		return st;
+	case Ev::CrossingRefused:
+		if (!cfg_.local_bidir)
+			return ignore();
+		crossing_refused_ = true;
 		return st;
 	case Ev::Close:
 		teardown(st, false);	// Destroy's ib_destroy_cm_id sends the REJ (cm_destroy_id)
@@ -402,8 +508,7 @@ Step Conn::on_accepting(const Event &e)
 	switch (e.kind) {
 	case Ev::RtuReceived:
 	case Ev::UserEstablished:
-		st.push(Action::QpToRts);
-		establish(st);
+		establish(st);	// the QP is in RTS since the REP
 		return st;
 	case Ev::CommEst:
 		// A receive before the RTU (the RTU was lost or is late): ib_cm then reports
@@ -540,6 +645,11 @@ Step Conn::on_established(const Event &e)
 			fall_back(st, ctr_);	// the peer is unreachable over RC for now
 		return st;
 	}
+	case Ev::DrepReceived:
+	case Ev::DreqError:
+	case Ev::TimewaitExit:
+		peer_gone(st);
+		return st;
 	default:
 		return ignore();
 	}
@@ -555,14 +665,22 @@ Step Conn::on_draining(const Event &e)
 		last_wqe_ = true;
 		fence(st);
 		return st;
-	case Ev::DrainComplete:
-		if (!drain_posted_)
-			return ignore();	// no fence yet: never destroy on it
-		destroy(st);
+	case Ev::DrainWrDone:
+		if (!drain_posted_ || drain_done_)
+			return ignore();	// no drain WR yet: never destroy on it
+		drain_done_ = true;
+		fence_done(st);
+		return st;
+	case Ev::RxEmpty:
+		if (cfg_.srq || rx_empty_)
+			return ignore();
+		rx_empty_ = true;
+		fence_done(st);
 		return st;
 	case Ev::DrainTimeout:
 		// Keep waiting: freeing a QP whose completions may still be in the CQ is a
-		// use-after-free; a stuck entry is visible (debugfs, counter) and harmless.
+		// use-after-free; a stuck entry is visible (debugfs, counter) and harmless
+		// until the interface stops (ForceDestroy, with NAPI off).
 		ctr_.inc(Ctr::DrainTimeouts);
 		return st;
 	case Ev::DreqReceived:
@@ -599,6 +717,17 @@ Step Conn::on_draining(const Event &e)
 
 Step Conn::on(const Event &e)
 {
+	if (e.kind == Ev::ForceDestroy && state_ != State::Closed) {
+		// Interface stop with NAPI disabled: nothing polls the CQ any more and it is
+		// destroyed right after the QPs without dispatching, so a CQE still queued
+		// for this QP is never read. ib_destroy_cm_id sends what the CM state needs.
+		Step st;
+		unpublish(st);
+		if (qp_)
+			ctr_.inc(Ctr::ForcedDestroys);
+		destroy(st);
+		return st;
+	}
 	switch (state_) {
 	case State::Idle: return on_idle(e);
 	case State::Connecting: return on_connecting(e);

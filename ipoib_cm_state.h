@@ -54,12 +54,37 @@ u32 cm_time_ms(u8 n);
 // Worst-case time (ms) before a CM request to a dead peer fails: every send of the MAD waits
 // 2 * packet lifetime + the response timeout (core/cm.c), and there are retries + 1 sends.
 u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries);
+// An IBA time value n exactly: 4.096 us * 2^n, in ns (cm_time_ms is ib_cm's rounded-down ms).
+u64 iba_time_ns(u8 n);
 // The send watchdog: a connection with sends outstanding and no send completion for this long
-// is torn down (counted). Longer than transport-retry failure with OpenSM's default lifetime
-// (6.4 s, above), so a dead peer shows as RETRY_EXC, and the watchdog catches what retries
-// cannot: a live responder that keeps answering RNR NAK under infinite RNR retry.
+// is torn down (counted). A backstop, not ordered after RETRY_EXC: the nominal transport-retry
+// failure with OpenSM's default lifetime is 6.4 s (above), but the real local ACK timeout also
+// depends on the peer's ACK delay (ib_cm takes the larger of it and lifetime + 1, core/cm.c
+// cm_ack_timeout, at the REP) and HCAs may let the timer run longer than the encoded value, so
+// RETRY_EXC can come after the watchdog. Either way the connection goes and the neighbour falls
+// back; the watchdog also catches what retries cannot: a live responder that keeps answering
+// RNR NAK under infinite RNR retry.
 inline constexpr u64 kSendWatchdogMs = 10000;
 bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// The per-connection input of send_stalled. last_progress is reset when the outstanding count
+// goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once.
+struct SendClock {
+	u32 outstanding = 0;
+	u64 last_progress_ms = 0;
+
+	void posted(u32 n, u64 now_ms)
+	{
+		if (outstanding == 0 && n)
+			last_progress_ms = now_ms;
+		outstanding += n;
+	}
+	void completed(u32 n, u64 now_ms)
+	{
+		outstanding -= n < outstanding ? n : outstanding;
+		last_progress_ms = now_ms;
+	}
+	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
+};
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
 
@@ -111,10 +136,13 @@ enum class RejClass : u8 {
 // reason: the IBA code; attempt: the connect attempt the REJ answers (0 = Linux service ID);
 // bidir_pair: we and the peer both announce kCapBidir (the peer's block in the REJ's private
 // data, or its REQ we saw); crossing_expected: we accepted the peer's crossing REQ (so it
-// must reject ours). Consumer Reject means a crossing only between bidirectional peers: from
-// anyone else it is a plain refusal (ib_cm sends it without private data when a consumer's
-// REQ handler fails, core/cm.c cm_destroy_id).
-RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected);
+// must reject ours); crossing_refused: we rejected the peer's crossing REQ for another reason
+// (over the limit), so its connection will never come and its Consumer Reject is a refusal.
+// Consumer Reject means a crossing only between bidirectional peers: from anyone else it is a
+// plain refusal (ib_cm sends it without private data when a consumer's REQ handler fails,
+// core/cm.c cm_destroy_id).
+RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected,
+		      bool crossing_refused);
 
 // The reasons we put in the REJs we send (always with our RFC 4755 §6 private data and
 // capability block, §3.2). Consumer Reject is kept for §3.3 crossings, so a peer of our kind
@@ -124,6 +152,10 @@ inline constexpr u8 kRejCrossing = rej::kConsumer;
 inline constexpr u8 kRejLimit = rej::kNoQp;		// max_nonsrq_conn_qp reached (as Linux)
 inline constexpr u8 kRejNoResources = rej::kNoResources;	// setup failed, or closing
 inline constexpr u8 kRejTooLate = rej::kTimeout;	// a REP after we gave up (as ib_cm would)
+// IBA 12.6.7.2: a Timeout REJ carries the rejecting CA's GUID as ARI, and the peer's ib_cm finds
+// the connection by it (core/cm.c cm_acquire_rejected_id); without it the REJ is dropped and the
+// peer resends its REP until REP_ERROR. The shim passes the node GUID when this says so.
+inline constexpr bool rej_ari_is_ca_guid(u8 reason) { return reason == rej::kTimeout; }
 
 // ---- the state machine
 
@@ -133,7 +165,7 @@ enum class Dir : u8 { Active, Passive };
 enum class State : u8 {
 	Idle,		// "idle": created, no QP yet (active before connect, passive before its REQ)
 	Connecting,	// "connecting": active; QP in INIT with receives posted, REQ sent
-	Accepting,	// "accepting": passive; QP in RTR with receives posted, REP sent, no RTU yet
+	Accepting,	// "accepting": passive; QP in RTS with receives posted, REP sent, no RTU yet
 	Established,	// "established": RTS; active, or passive after RTU / COMM_EST
 	Draining,	// "draining": QP in error, waiting for the teardown fence
 	Closed,		// "closed": destroyed (or never had a QP); the object is about to go
@@ -143,14 +175,17 @@ const char *state_name(State s);
 
 enum class Ev : u8 {
 	// local intents
-	Connect,	// active: open (the neighbour wants to send)
+	Connect,	// active: open (the neighbour wants to send); over_limit
 	Close,		// interface down, rmmod, neighbour gone, redundant connection
 	IdleTimeout,	// unused for cm_idle_timeout: reap
 	SendWatchdog,	// sends outstanding and none completed for kSendWatchdogMs
 	ModeDatagram,	// admin mode set to datagram: active ones close, passive ones stop sending
 	ModeConnected,	// admin mode set to connected: passive bidirectional ones may send again
 	CrossingLost,	// active: we accepted the peer's crossing REQ (§3.3), it will reject ours
+	CrossingRefused,	// active: we rejected the peer's crossing REQ we should have accepted
+			// (over the limit): its Consumer Reject is then a refusal
 	SetupFailed,	// an action the core executed failed (qp_exists says if a QP is left)
+	ForceDestroy,	// interface stop, after NAPI is disabled: destroy without the fence
 	// CM events (ib_cm_event_type)
 	ReqReceived,	// passive: priv, peer_bidir, crossing, over_limit
 	RepReceived,	// active: priv, peer_bidir
@@ -169,10 +204,14 @@ enum class Ev : u8 {
 	LastWqeReached,	// IB_EVENT_QP_LAST_WQE_REACHED (SRQ-attached QPs)
 	QpFatal,	// IB_EVENT_QP_FATAL / QP_ACCESS_ERR / PATH_MIG_ERR
 	WcError,	// a send or receive completed in error (not a flush): wc
-	DrainComplete,	// the fence completed (docs/connected.md §4): drain WR polled, rx count 0
+	DrainWrDone,	// the drain WR's completion was polled (docs/connected.md §4)
+	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
 	DrainTimeout,	// the fence did not complete in time
 };
-inline constexpr usize kEvCount = 26;
+inline constexpr usize kEvCount = 29;
+// Where each event comes from: QP events, completions and timers arrive in atomic context
+// (QP event handler, NAPI, timer); local intents and CM events in process context.
+bool from_atomic(Ev e);
 
 enum class Crossing : u8 { None, LocalWins, RemoteWins };
 // From crossing_req_survivor(local, remote): which REQ survives at this end.
@@ -185,12 +224,18 @@ struct Event {
 	PrivDataResult priv = PrivDataResult::Ok;	// ReqReceived / RepReceived
 	bool peer_bidir = false;	// Req/Rep/RejReceived: the peer's block announces kCapBidir
 	Crossing crossing = Crossing::None;	// ReqReceived: our REQ to this peer is outstanding
-	bool over_limit = false;	// ReqReceived: max_nonsrq_conn_qp reached
+	bool over_limit = false;	// ReqReceived / Connect: max_nonsrq_conn_qp reached
 	u8 rej_reason = 0;		// RejReceived
 	WcCause wc = WcCause::Other;	// WcError
 	bool qp_exists = false;		// SetupFailed
 
 	static Event of(Ev k) { Event e; e.kind = k; return e; }
+	static Event connect(bool over_limit)
+	{
+		Event e = of(Ev::Connect);
+		e.over_limit = over_limit;
+		return e;
+	}
 	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false)
 	{
 		Event e = of(Ev::ReqReceived);
@@ -220,12 +265,14 @@ struct Event {
 
 // What the core does, in the order a Step lists them.
 enum class Action : u8 {
-	CreateQp,	// RC QP: send CQ = receive CQ (docs/connected.md §4); SRQ-attached in SRQ mode
+	CreateQp,	// RC QP: send CQ = receive CQ (docs/connected.md §4); SRQ-attached in SRQ mode;
+			// non-SRQ: max_recv_wr = recv_queue_size (an RQ cannot be resized)
 	QpToInit,
 	PostRecv,	// non-SRQ: post nonsrq_min_recv buffers; SRQ: the SRQ holds receives. Always
 			// before the REQ/REP goes out (design.md §4 item 2)
 	QpToRtr,	// ib_cm_init_qp_attr(RTR), then min_rnr_timer = cm_min_rnr_timer
-	QpToRts,	// ib_cm_init_qp_attr(RTS)
+	QpToRts,	// ib_cm_init_qp_attr(RTS); passive: before the REP (a drain WR on a QP
+			// that never reached RTS may never complete, ipoib_cm.c's firmware note)
 	SendReq,	// on connect_service_id(attempt()); retry_count, rnr_retry, timeouts above
 	SendRep,	// rnr_retry = cm_rnr_retry (not the REQ's echo)
 	SendRtu,
@@ -234,22 +281,30 @@ enum class Action : u8 {
 	SendDreq,
 	SendDrep,
 	StopSending,	// unpublish as a send path (before the QP leaves RTS)
+	QuiesceTx,	// wait until no xmit that found the connection before StopSending still
+			// runs (netif_tx_lock/unlock, or synchronize_net for an RCU lookup):
+			// always right after StopSending, so a send cannot follow the drain WR
 	QpToErr,
-	PostDrainWr,	// the fence's drain WR on the QP's send queue (completes on the shared CQ)
+	PostDrainWr,	// the fence's drain WR on the QP's send queue (completes on the shared CQ);
+			// only on a QP that reached RTS
 	StartSending,	// publish as the neighbour's send path, send its queued packets in order
 	Destroy,	// destroy cm_id, QP, ring; only after the fence (or when no QP exists)
 	FallBack,	// the neighbour sends over UD and retries CM after a back-off
 	Reconnect,	// the neighbour opens a new connection now (stale state)
 	AwaitOther,	// §3.3 crossing: the neighbour keeps its queue for the peer's connection
 };
-inline constexpr usize kActionCount = 20;
+inline constexpr usize kActionCount = 21;
 const char *action_name(Action a);
+// Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
+// sleep): never run in the atomic context an event may arrive in.
+bool may_sleep(Action a);
 
 inline constexpr usize kMaxActions = 8;
 struct Step {
 	Action act[kMaxActions] = {};
 	u8 n = 0;
 	u8 rej_reason = 0;	// for SendRej
+	bool rej_ari_ca_guid = false;	// for SendRej: ARI = our CA (node) GUID (rej_ari_is_ca_guid)
 	bool ignored = false;	// the event is not legal in this state: nothing done, counted
 	bool overflow = false;	// more than kMaxActions pushed (a bug the tests look for)
 
@@ -268,6 +323,16 @@ struct Step {
 		return -1;
 	}
 	bool has(Action a) const { return index(a) >= 0; }
+	// Where the core runs the step: inline in the context the event arrived in only when it
+	// is CmNotify alone or nothing (counters); every other step goes to the connection's
+	// work item, in order behind the steps already queued there (docs/connected.md §1).
+	bool inline_ok() const
+	{
+		for (u8 i = 0; i < n; i++)
+			if (act[i] != Action::CmNotify)
+				return false;
+		return true;
+	}
 };
 
 // Counters: one set per connection, summed by the interface (live + retired) for ethtool -S
@@ -289,9 +354,13 @@ enum class Ctr : u8 {
 	MraReceived, CommEst, DreqReceived, PeerClosed,
 	RnrRetryExceeded, RetryExceeded, WcErrors, QpFatal,
 	SetupFailures, FallBacks, Reconnects, DrainTimeouts,
+	PeerGone,		// established: ib_cm's own DREQ finished (stale REQ/REP from the peer)
+	ConnectOverLimit,	// Connect refused locally: max_nonsrq_conn_qp reached
+	CrossingsRefused,	// the peer's crossing REQ rejected over the limit
+	ForcedDestroys,		// ForceDestroy before the fence completed
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 40;
+inline constexpr usize kCtrCount = 44;
 const char *ctr_name(Ctr c);
 
 struct Counters {
@@ -330,6 +399,7 @@ public:
 	bool sending() const { return sending_; }
 	usize attempt() const { return attempt_; }	// for connect_service_id()
 	bool qp_exists() const { return qp_; }
+	bool qp_reached_rts() const { return rts_; }
 	const Counters &counters() const { return ctr_; }
 
 private:
@@ -337,6 +407,8 @@ private:
 	void enter(State s);
 	void teardown(Step &st, bool dreq);
 	void fence(Step &st);
+	void fence_done(Step &st);
+	void peer_gone(Step &st);
 	void destroy(Step &st);
 	void establish(Step &st);
 	void publish(Step &st);
@@ -358,9 +430,13 @@ private:
 	bool peer_bidir_ = false;
 	bool qp_ = false;		// a QP exists (CreateQp emitted and not failed)
 	bool sending_ = false;
+	bool rts_ = false;		// QpToRts emitted: sends possible, the drain WR completes
 	bool crossing_lost_ = false;	// Ev::CrossingLost seen while connecting
+	bool crossing_refused_ = false;	// Ev::CrossingRefused seen while connecting
 	bool last_wqe_ = false;		// LAST_WQE_REACHED seen (SRQ)
 	bool drain_posted_ = false;	// PostDrainWr emitted
+	bool drain_done_ = false;	// DrainWrDone seen
+	bool rx_empty_ = false;		// RxEmpty seen (non-SRQ)
 	Counters ctr_;
 };
 
