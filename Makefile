@@ -10,7 +10,7 @@
 #   make clean
 #   make test          everything CI runs (scripts/make-test); make test-full: more
 #   make kunit         KUnit suites on the debug kernel, in qemu
-#   make e2e E2E=...   e2e scenarios on the stock kernel
+#   make e2e E2E=...   e2e scenarios on the stock kernel (KSERIES=6.12: on the 6.12 one)
 #   make demo          two softib hosts in qemu, IPoIB between them
 #   make bench         in-tree ib_ipoib vs ours, datagram mode, iperf3 + memory (BENCH_RUNS=5)
 #   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
@@ -101,8 +101,11 @@ kunit:
 	@$(CURDIR)/scripts/kunit
 
 # e2e on the stock kernel; pass scenarios with E2E="name ..." (see tests/e2e/README.md).
-e2e: all
-	@$(CURDIR)/scripts/vm-test --kernel stock $(E2E)
+# KSERIES=6.12: on the stock 6.12 kernel, the modules built in build/stock-6.12.
+e2e: $(if $(KSERIES),,all)
+	@$(if $(KSERIES),kdir=$$($(CURDIR)/scripts/kdir --deps $(KSERIES)) && \
+		$(CURDIR)/scripts/build-for stock-$(KSERIES) "$$kdir" modules >/dev/null && )\
+	$(CURDIR)/scripts/vm-test --kernel stock$(if $(KSERIES),-$(KSERIES)) $(E2E)
 
 demo:
 	@$(CURDIR)/scripts/demo
