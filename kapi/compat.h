@@ -8,8 +8,8 @@
  * LINUX_VERSION_CODE: a stable series can take a signature change in any point release
  * (header_ops.parse changed inside 6.12.y), so a version number cannot say which variant
  * a tree has, while the declared type always can. The shim defines one callback per
- * variant (a two-line adapter around the shared body) and kapi_pick() puts the one that
- * matches in the ops table or call. A kernel with a third variant matches neither: the
+ * variant (a two-line adapter around the shared body) and a *_pick() macro below puts the
+ * one that matches in the ops table or call. A kernel with a third variant matches neither: the
  * build then fails on an incompatible function pointer (-Werror=incompatible-pointer-types,
  * Kbuild's default), never silently.
  */
