@@ -1,27 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm - outer Makefile (Kbuild reads ./Kbuild for the objects).
 #
-#   make               build ib_ipoib_cm.ko (and softib/softib.ko when softib/ exists)
-#   make KDIR=<dir>    against another 6.1 tree (e.g. the debug kernel from scripts/kernel-build)
+#   make               build ib_ipoib_cm.ko (and softib/softib.ko) for Debian's 6.1 (scripts/kdir)
+#   make KSERIES=6.12  for the installed Debian kernel of that series (6.1, 6.12)
+#   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
 #   make check         ELF gate on every C++ object and on the .ko
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
 #   make clean
 #   make test          everything CI runs (scripts/make-test); make test-full: more
 #   make kunit         KUnit suites on the debug kernel, in qemu
-#   make e2e E2E=...   e2e scenarios on the stock kernel
+#   make e2e E2E=...   e2e scenarios on the stock kernel (KSERIES=6.12: on the 6.12 one)
 #   make demo          two softib hosts in qemu, IPoIB between them
 #   make bench         in-tree ib_ipoib vs ours, datagram mode, iperf3 + memory (BENCH_RUNS=5)
 #   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
 #   make install-test  make install into a temp dir, and a dkms build into a temp tree (docs/install.md)
 # Details: docs/build.md, docs/testing.md.
 
-# The running kernel's build tree when it has one, else Debian's installed 6.1 headers.
-# Evaluated on first use (and then fixed), so it is resolved after `deps` has run.
-find-kdir = $(or $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),/lib/modules/$(shell uname -r)/build),/usr/src/linux-headers-$(shell $(CURDIR)/scripts/kver 2>/dev/null))
+# The kernel build tree: KDIR as given, else the one scripts/kdir picks (KSERIES, else 6.1,
+# else the running kernel's, else 6.12). Resolved on first use and then fixed; the first use
+# is a recipe that runs after `deps` (whose own recipe never reads KDIR), so on a fresh
+# machine the headers are installed before anything looks for them.
+KDIR_GIVEN := $(KDIR)
 ifeq ($(KDIR),)
-KDIR = $(eval KDIR := $(find-kdir))$(KDIR)
+KDIR = $(eval KDIR := $(shell $(CURDIR)/scripts/kdir $(KSERIES)))$(KDIR)
 endif
+kdir-or-die = $(or $(KDIR),$(error no kernel build tree: see scripts/kdir's message above))
 
 # Build with the exact compiler the kernel was built with (first word of its
 # CONFIG_CC_VERSION_TEXT, e.g. gcc-12): Kbuild warns about any other, and cxx.mk pairs g++
@@ -29,13 +33,18 @@ endif
 KCC = $(firstword $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null))
 
 # pahole 1.24 cannot encode C++ DWARF as BTF; modfinal runs it only when the tree has a
-# vmlinux. Keep the kernel's flags but exclude the C++ units too (g++-12 -std=gnu++20 says
-# DW_LANG_C_plus_plus_14). The script lives in source/ for an O= build tree.
-pahole-flags = $(shell PAHOLE=pahole sh $(firstword $(wildcard $(KDIR)/scripts/pahole-flags.sh $(KDIR)/source/scripts/pahole-flags.sh)) 2>/dev/null | sed 's/--lang_exclude=[^ ]*//')
+# vmlinux (the debug kernel; Debian's 6.12 headers ship one, 6.1's do not). Keep the
+# kernel's flags but exclude the C++ units too (g++-12 -std=gnu++20 says
+# DW_LANG_C_plus_plus_14). 6.1 computes the flags in scripts/pahole-flags.sh (in source/ for
+# an O= build tree), 6.12 in scripts/Makefile.btf (scripts/pahole-flags.mk reads it).
+pahole-flags-sh = $(firstword $(wildcard $(KDIR)/scripts/pahole-flags.sh $(KDIR)/source/scripts/pahole-flags.sh))
+pahole-flags = $(shell { if [ -n "$(pahole-flags-sh)" ]; then PAHOLE=pahole sh $(pahole-flags-sh); \
+	else $(MAKE) -s --no-print-directory -f $(CURDIR)/scripts/pahole-flags.mk KDIR=$(KDIR); fi; } \
+	2>/dev/null | sed 's/--lang_exclude=[^ ]*//')
 pahole-exclude := --lang_exclude=rust,c++,c++03,c++11,c++14
 pahole-arg = $(if $(wildcard $(KDIR)/vmlinux),PAHOLE_FLAGS="$(pahole-flags) $(pahole-exclude)")
 
-KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
+KMAKE = $(MAKE) -C $(kdir-or-die) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-arg)
 
 STRICT_LOG := build/strict.log
 
@@ -45,9 +54,9 @@ all modules: deps
 	+$(KMAKE) modules
 
 # Install missing Debian packages (headers, g++ matching gcc) only when something is absent.
+# Must not expand $(KDIR): that would fix it before the headers exist (issue 8).
 deps:
-	@if [ ! -f "$(KDIR)/Makefile" ] || ! command -v $(subst gcc,g++,$(or $(KCC),gcc-12)) >/dev/null; then \
-		$(CURDIR)/scripts/deps; fi
+	@KDIR='$(KDIR_GIVEN)' $(CURDIR)/scripts/kdir --deps $(KSERIES) >/dev/null
 
 # Kbuild's `M=... clean` deletes every *.ko below the tree, build/ included (the debug-kernel
 # builds and VM runs use those); clean only the stock build's own outputs instead.
@@ -79,7 +88,7 @@ check: all
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"
 
 neg-tests: deps
-	@KDIR=$(KDIR) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh
+	@KDIR=$(kdir-or-die) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh
 
 # The test tiers (README "Testing"): gates, KUnit on the debug kernel, e2e in qemu.
 test:
@@ -92,8 +101,11 @@ kunit:
 	@$(CURDIR)/scripts/kunit
 
 # e2e on the stock kernel; pass scenarios with E2E="name ..." (see tests/e2e/README.md).
-e2e: all
-	@$(CURDIR)/scripts/vm-test --kernel stock $(E2E)
+# KSERIES=6.12: on the stock 6.12 kernel, the modules built in build/stock-6.12.
+e2e: $(if $(KSERIES),,all)
+	@$(if $(KSERIES),kdir=$$($(CURDIR)/scripts/kdir --deps $(KSERIES)) && \
+		$(CURDIR)/scripts/build-for stock-$(KSERIES) "$$kdir" modules >/dev/null && )\
+	$(CURDIR)/scripts/vm-test --kernel stock$(if $(KSERIES),-$(KSERIES)) $(E2E)
 
 demo:
 	@$(CURDIR)/scripts/demo
@@ -120,4 +132,4 @@ bench:
 	@$(CURDIR)/scripts/bench
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,18p' Makefile

@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
+#include "compat.h"
 #include "netdev_priv.h"
 
 static struct net_device *to_nd(const struct kapi_netdev *n)
@@ -109,9 +110,16 @@ static int kapi_hdr_parse(const struct sk_buff *skb, unsigned char *haddr)
 	return INFINIBAND_ALEN;
 }
 
+/* 6.12.y: header_ops.parse also gets the device (compat.h). */
+static int kapi_hdr_parse_dev(const struct sk_buff *skb, const struct net_device *dev,
+			      unsigned char *haddr)
+{
+	return kapi_hdr_parse(skb, haddr);
+}
+
 static const struct header_ops kapi_hdr_ops = {
 	.create = kapi_hdr_create,
-	.parse = kapi_hdr_parse,
+	.parse = kapi_hdr_parse_pick(kapi_hdr_parse_dev, kapi_hdr_parse),
 };
 
 /* ---- ethtool ---- */

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_sa.h>
 #include "kapi.h"
+#include "compat.h"
 
 static struct ib_sa_client kapi_sa_client;
 
@@ -99,6 +100,12 @@ static void kapi_path_cb(int status, struct sa_path_rec *resp, int num_prs, void
 	ipoib_core_path_done(ctx, status ? status : (resp ? 0 : -EIO), (struct kapi_path *)resp, dlid);
 }
 
+/* 6.12: the callback's num_prs is unsigned int (compat.h). */
+static void kapi_path_cb_uint(int status, struct sa_path_rec *resp, unsigned int num_prs, void *ctx)
+{
+	kapi_path_cb(status, resp, (int)num_prs, ctx);
+}
+
 int kapi_sa_path_query(struct kapi_ib_device *ib, u32 port, const u8 dgid[16], const u8 sgid[16], u16 pkey,
 		       unsigned int timeout_ms, void *ctx, void **query)
 {
@@ -112,7 +119,8 @@ int kapi_sa_path_query(struct kapi_ib_device *ib, u32 port, const u8 dgid[16], c
 	return ib_sa_path_rec_get(&kapi_sa_client, (struct ib_device *)ib, port, &rec,
 				  IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID | IB_SA_PATH_REC_NUMB_PATH |
 					  IB_SA_PATH_REC_TRAFFIC_CLASS | IB_SA_PATH_REC_PKEY,
-				  timeout_ms, GFP_ATOMIC, kapi_path_cb, ctx, (struct ib_sa_query **)query);
+				  timeout_ms, GFP_ATOMIC, kapi_sa_path_cb_pick(kapi_path_cb_uint, kapi_path_cb),
+				  ctx, (struct ib_sa_query **)query);
 }
 
 void kapi_sa_cancel(int id, void *query)

@@ -19,12 +19,14 @@ $(cxx-sizes-h): $(obj)/kapi/sizes.s FORCE
 $(addprefix $(obj)/,$(cxx-objs) $(kapi-objs)): $(cxx-sizes-h)
 
 # ---- flags -----------------------------------------------------------------------------
-# C-only flags g++ rejects or warns about (W=1 adds the last ones).
+# C-only flags g++ rejects or warns about (W=1 adds the last ones; 6.12 adds
+# -Wno-override-init to every build).
 cxx-c-only := -std=gnu11 -std=gnu89 -Werror=strict-prototypes -Wstrict-prototypes \
 	-Werror=implicit-function-declaration -Werror=implicit-int -Wno-pointer-sign \
 	-Werror=incompatible-pointer-types -Werror=designated-init -Wmissing-prototypes \
 	-Wold-style-definition -Wmissing-include-dirs -Wno-old-style-declaration \
-	-Wdeclaration-after-statement -Wnested-externs -Wold-style-declaration
+	-Wdeclaration-after-statement -Wnested-externs -Wold-style-declaration \
+	-Wno-override-init
 
 cxx-lang := -std=gnu++20 -nostdinc -nostdinc++ -fno-exceptions -fno-rtti \
 	-fno-threadsafe-statics -fno-use-cxa-atexit -fno-gnu-unique -faligned-new=8 \

@@ -24,6 +24,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
 
+struct uverbs_attr_bundle;
+
 #define SOFTIB_MAX_HOSTS	16
 #define SOFTIB_MAX_PORTS	4
 #define SOFTIB_MAX_PKEYS	16
@@ -243,6 +245,20 @@ int softib_mcast_deliver(struct softib_qp *src, struct softib_swqe *wqe,
 void softib_cq_push(struct softib_cq *cq, const struct ib_wc *wc, bool solicited);
 int softib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		     struct ib_udata *udata);
+/*
+ * Kernel API difference (docs/build.md "Supported kernels"): since 6.11 ib_device_ops.create_cq
+ * receives the whole uverbs attribute bundle (struct uverbs_attr_bundle *) where 6.1 passes
+ * its driver udata. softib_create_cq_attrs adapts the bundle; the ops table takes whichever
+ * of the two has the type the kernel declares (a third form fails the build on the
+ * incompatible pointer). Chosen by type, not LINUX_VERSION_CODE, like kapi/compat.h.
+ */
+int softib_create_cq_attrs(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			   struct uverbs_attr_bundle *attrs);
+#define softib_create_cq_op                                                                  \
+	__builtin_choose_expr(__builtin_types_compatible_p(                                   \
+				      typeof(((struct ib_device_ops *)0)->create_cq),        \
+				      typeof(&softib_create_cq_attrs)),                      \
+			      softib_create_cq_attrs, softib_create_cq)
 int softib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softib_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int softib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

@@ -7,6 +7,7 @@
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <rdma/uverbs_ioctl.h>
 #include "softib.h"
 
 /* lock held */
@@ -58,6 +59,13 @@ int softib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	INIT_LIST_HEAD(&cq->notify_node);
 	ibcq->cqe = attr->cqe;
 	return 0;
+}
+
+/* The 6.11+ create_cq (softib.h): kernel consumers pass no bundle; user verbs carry udata. */
+int softib_create_cq_attrs(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			   struct uverbs_attr_bundle *attrs)
+{
+	return softib_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
 }
 
 int softib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)

@@ -58,8 +58,12 @@ check "kernel log clean after rmmod" dmesg_clean
 tr=/sys/kernel/tracing
 mount -t tracefs nodev $tr 2>/dev/null
 probe=0
-if [ -e $tr/kprobe_events ] &&
-    echo 'p:e2e/ndnotify call_netdevice_notifiers val=%di:u64 name=+0(%si):string' >> $tr/kprobe_events; then
+# dev->name by BTF where the kernel has BTF probe arguments (6.12: struct net_device was
+# reordered there and name is no longer its first member); else (6.1) at offset 0 of dev.
+# The control check below fails if the name is not where the probe reads it.
+if [ -e $tr/kprobe_events ] && {
+    echo 'p:e2e/ndnotify call_netdevice_notifiers val=%di:u64 name=dev->name:string' >> $tr/kprobe_events 2>/dev/null ||
+    echo 'p:e2e/ndnotify call_netdevice_notifiers val=%di:u64 name=+0(%si):string' >> $tr/kprobe_events; }; then
     echo 1 > $tr/events/e2e/ndnotify/enable && echo > $tr/trace && probe=1
 fi
 changeaddr() { grep "val=8 " $tr/trace; }
