@@ -34,7 +34,7 @@ void Interface::reap_later(Ah *ah)
 		dead_ahs_.push_back(*ah);
 	}
 	if (nd_)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 }
 
 void Interface::reap_ahs()
@@ -89,7 +89,7 @@ Status Interface::start(const IfConfig &cfg)
 	s.parent = cfg.parent;
 	s.adopt = cfg.adopt;
 	// dev_addr gets the QPN once the QP exists (below, before register).
-	nd_ = kapi_netdev_alloc(&s, ib_, this);
+	nd_ = kapi_netdev_alloc(&s, ib_, ctx());
 	if (!nd_)
 		return Status::NoMem;
 
@@ -101,32 +101,41 @@ Status Interface::start(const IfConfig &cfg)
 	recv_cq_ = kapi_cq_create_napi(ib_, nd_, int(rx_.size()));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
-	qp_ = kapi_ud_qp_create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size());
-	if (!qp_)
-		return Status::NoMem;
-	qpn_ = kapi_qp_num(qp_);
+	KSTD_TRY(qp_.create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size()));
+	qpn_ = qp_.qpn();
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
 	if (!child_) {
-		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, 0, 0)));
-		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
-		qp_ready_ = true;
+		KSTD_TRY(qp_.to_rts(port_, 0));
 	} else {
 		pkey_ok_ = pkey_check();	// QP to RTS now, or when a P_Key event brings the P_Key
 	}
 
 	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
 	kapi_netdev_set_dev_addr(nd_, me.b);
-	events_ = kapi_ib_event_register(ib_, this);
+	events_ = kapi_ib_event_register(ib_, ctx());
 	if (!events_)
 		return Status::NoMem;
 	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd_) : kapi_netdev_register(nd_)));
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
-	debugfs_ = kapi_debugfs_add(kapi_netdev_name(nd_), this);	// optional: no debugfs is fine
+	add_debugfs();	// optional: no debugfs is fine
 	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_,
 		  pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_, rx_.size(),
 		  tx_.size());
 	return Status::Ok;
+}
+
+void Interface::add_debugfs()
+{
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh"};
+	debugfs_ = kapi_debugfs_dir(kapi_netdev_name(nd_));
+	if (!debugfs_)
+		return;
+	for (u32 i = 0; i < kDebugViews; i++) {
+		debug_files_[i].owner = this;
+		debug_files_[i].view = DebugView(i);
+		kapi_debugfs_file(debugfs_, names[i], debug_files_[i].ctx());
+	}
 }
 
 void Interface::teardown(bool rtnl_held)
@@ -151,10 +160,8 @@ void Interface::teardown(bool rtnl_held)
 			log_.warn("still waiting for %d path queries", queries_in_flight_);
 		kapi_msleep(10);
 	}
-	if (qp_) {
-		kstd::ignore(kstd::from_errno(kapi_qp_to_error(qp_)));
-		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
-	}
+	qp_.to_error();
+	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
 	for (u32 i = 0; i < rx_.size(); i++) {
 		RxSlot &s = rx_[i];
@@ -211,7 +218,7 @@ Status Interface::open()
 	kapi_napi_enable(nd_);
 	kapi_netdev_start_queue(nd_);
 	kapi_napi_schedule(nd_);
-	kapi_netdev_schedule_work(nd_, 0);
+	schedule_work(nd_, 0);
 	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
 }
@@ -316,10 +323,11 @@ void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
 	wr.remote_qpn = qpn;
 	wr.remote_qkey = qkey;
 	wr.ah = ah->raw();
+	wr.signaled = 1;	// every send: the ring frees one slot per completion (ipoib_ud_qp.h)
 	slot.skb = skb;
 	slot.len = len;
 	slot.ah = kstd::move(ah);
-	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
+	if (kapi_post_send_ud(qp_.raw(), lkey_, &wr, 1) != 0) {
 		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
 		slot.ah.reset();
 		slot.skb = nullptr;
@@ -345,6 +353,9 @@ void Interface::poll_tx()
 		if (n <= 0)
 			break;
 		for (int i = 0; i < n; i++) {
+			// Only our UD QP sends on this CQ; anything else is a corrupt context.
+			if (!qp_.owns(wc[i]))
+				count(stats_.wc_foreign_ctx);
 			// Sends complete in order on one UD QP; the slot is the tail's.
 			TxSlot &s = tx_[u32(wc[i].wr_id) & (size - 1)];
 			if (wc[i].status != 0) {
@@ -404,7 +415,7 @@ Status Interface::fill_rx()
 	for (u32 i = 0; i < rx_.size(); i++) {
 		KSTD_TRY(alloc_rx(rx_[i]));
 		kapi_recv r{i, rx_[i].dma, rx_buf_size_};
-		if (kapi_post_recv(qp_, lkey_, &r, 1) != 0) {
+		if (kapi_post_recv(qp_.raw(), lkey_, &r, 1) != 0) {
 			count(stats_.rx_post_errors);
 			return Status::Io;
 		}
@@ -426,6 +437,8 @@ int Interface::poll_rx(int budget)
 			break;
 		int nrepost = 0;
 		for (int i = 0; i < n; i++) {
+			if (!qp_.owns(wc[i]))
+				count(stats_.wc_foreign_ctx);
 			const u32 idx = u32(wc[i].wr_id) & mask;
 			RxSlot &slot = rx_[idx];
 			if (wc[i].status != 0) {
@@ -475,7 +488,7 @@ int Interface::poll_rx(int budget)
 				continue;
 			}
 			bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
-			kapi_pkt_type pt = KAPI_PACKET_HOST;
+			u32 pt = KAPI_PACKET_HOST;
 			if (kind == RxKind::Broadcast) {
 				pt = KAPI_PACKET_BROADCAST;
 				count(stats_.rx_broadcast);
@@ -487,7 +500,7 @@ int Interface::poll_rx(int budget)
 			count(stats_.rx_bytes, len - kGrhLen);
 			kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
 		}
-		if (nrepost && kapi_post_recv(qp_, lkey_, repost, nrepost) != 0)
+		if (nrepost && kapi_post_recv(qp_.raw(), lkey_, repost, nrepost) != 0)
 			count(stats_.rx_post_errors);
 		done += n;
 		if (n < want)
@@ -553,7 +566,7 @@ void Interface::port_event(kapi_ib_event_kind kind, u32 port)
 		return;
 	__atomic_fetch_or(&flush_pending_, 1u << u32(level), __ATOMIC_ACQ_REL);
 	if (nd_)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 }
 
 // Process context (the work item), interface up. Events that arrived together are served
@@ -605,7 +618,7 @@ bool Interface::flush(u32 pending)
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
-	const bool active = attr.state == 4;
+	const bool active = attr.state == KAPI_IB_PORT_ACTIVE;
 	// Both levels: every path record may be stale (new LID, new SM, re-registration), so
 	// paths are re-queried on next use and every group is joined again. Only a normal flush
 	// drops the carrier: the link restarts from the broadcast join (RFC 4391 §5).
@@ -644,7 +657,7 @@ void Interface::update_dev_addr()
 {
 	HwAddr me = HwAddr::make(0, qpn_, gid_);
 	if (kapi_netdev_set_dev_addr_trylock(nd_, me.b) == -KAPI_EAGAIN) {
-		kapi_netdev_schedule_work(nd_, 10);
+		schedule_work(nd_, 10);
 		return;
 	}
 	addr_pending_ = false;
@@ -666,132 +679,3 @@ void Interface::work()
 }
 
 } // namespace ipoib
-
-using namespace ipoib;
-
-namespace {
-Interface *ifc(void *core) { return static_cast<Interface *>(core); }
-
-const char *const g_stat_names[] = {
-#define IPOIB_STAT_NAME(n) #n,
-	IPOIB_STATS(IPOIB_STAT_NAME)
-#undef IPOIB_STAT_NAME
-};
-constexpr int kStatCount = int(sizeof(g_stat_names) / sizeof(g_stat_names[0]));
-static_assert(sizeof(Stats) == kStatCount * sizeof(u64));
-} // namespace
-
-extern "C" int ipoib_core_if_open(void *core) noexcept { return kstd::to_errno(ifc(core)->open()); }
-extern "C" int ipoib_core_if_stop(void *core) noexcept
-{
-	ifc(core)->stop();
-	return 0;
-}
-extern "C" int ipoib_core_if_xmit(void *core, kapi_skb *skb) noexcept
-{
-	ifc(core)->xmit(skb);
-	return 0;
-}
-extern "C" void ipoib_core_if_show(void *core, kapi_debugfs_file which, kapi_seq *s) noexcept
-{
-	ifc(core)->show(which, s);
-}
-extern "C" void ipoib_core_if_event(void *core, kapi_ib_event_kind kind, u32 port) noexcept
-{
-	ifc(core)->port_event(kind, port);
-}
-extern "C" void ipoib_core_if_tx_timeout(void *core) noexcept { ifc(core)->tx_timeout(); }
-extern "C" void ipoib_core_if_rx_mode(void *core) noexcept { ifc(core)->rx_mode(); }
-extern "C" int ipoib_core_if_change_mtu(void *core, u32 mtu) noexcept
-{
-	return kstd::to_errno(ifc(core)->change_mtu(mtu));
-}
-extern "C" int ipoib_core_if_poll(void *core, int budget) noexcept { return ifc(core)->poll(budget); }
-extern "C" void ipoib_core_if_work(void *core) noexcept { ifc(core)->work(); }
-extern "C" int ipoib_core_if_header_create(void *core, kapi_skb *skb, u16 type, const u8 *daddr) noexcept
-{
-	return ifc(core)->header_create(skb, type, daddr);
-}
-extern "C" void ipoib_core_if_stats(void *core, kapi_stats64 *o) noexcept
-{
-	Stats &s = ifc(core)->stats();
-	o->rx_packets = read_stat(s.rx_packets);
-	o->tx_packets = read_stat(s.tx_packets);
-	o->rx_bytes = read_stat(s.rx_bytes);
-	o->tx_bytes = read_stat(s.tx_bytes);
-	o->multicast = read_stat(s.rx_multicast) + read_stat(s.rx_broadcast);
-	o->rx_errors = read_stat(s.rx_wc_errors) + read_stat(s.rx_drop_short);
-	o->rx_dropped = read_stat(s.rx_drop_nomem);
-	o->tx_errors = read_stat(s.tx_wc_errors) + read_stat(s.tx_drop_post) + read_stat(s.tx_drop_dma);
-	o->tx_dropped = read_stat(s.tx_drop_short) + read_stat(s.tx_drop_linearize) + read_stat(s.tx_drop_too_big) +
-			read_stat(s.tx_drop_ring_full) + read_stat(s.tx_drop_not_up) +
-			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
-			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
-			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
-			read_stat(s.tx_drop_path_backoff);
-}
-extern "C" int ipoib_core_if_stat_count(void *) noexcept { return kStatCount; }
-extern "C" const char *ipoib_core_if_stat_name(void *, int i) noexcept
-{
-	return (i >= 0 && i < kStatCount) ? g_stat_names[i] : "";
-}
-extern "C" u64 ipoib_core_if_stat_value(void *core, int i) noexcept
-{
-	if (i < 0 || i >= kStatCount)
-		return 0;
-	return read_stat(reinterpret_cast<const u64 *>(&ifc(core)->stats())[i]);
-}
-extern "C" void ipoib_core_if_ring_sizes(void *core, u32 *tx, u32 *rx, u32 *max) noexcept
-{
-	*tx = ifc(core)->send_size();
-	*rx = ifc(core)->recv_size();
-	*max = kMaxQueueSize;
-}
-extern "C" u32 ipoib_core_if_speed(void *core) noexcept { return ifc(core)->speed_mbps(); }
-extern "C" void ipoib_core_if_get_coalesce(void *core, u32 *usecs, u32 *frames) noexcept
-{
-	ifc(core)->get_coalesce(*usecs, *frames);
-}
-extern "C" int ipoib_core_if_set_coalesce(void *core, u32 usecs, u32 frames) noexcept
-{
-	return kstd::to_errno(ifc(core)->set_coalesce(usecs, frames));
-}
-namespace {
-// A sysfs write without its trailing newline/blanks.
-StrView sysfs_value(const char *buf, kapi_size_t len)
-{
-	StrView v(buf, len);
-	while (!v.empty() && (v[v.size() - 1] == '\n' || v[v.size() - 1] == ' '))
-		v = v.substr(0, v.size() - 1);
-	return v;
-}
-// At most this much of a rejected value goes into the log line.
-constexpr int kLoggedValue = 32;
-int logged_len(StrView v) { return v.size() < kLoggedValue ? int(v.size()) : kLoggedValue; }
-} // namespace
-
-extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
-{
-	StrView v = sysfs_value(buf, len);
-	if (v == StrView("datagram"))
-		return 0;
-	if (v == StrView("connected")) {
-		ifc(core)->log().warn("connected mode is not implemented yet; staying in datagram mode");
-		return -KAPI_EINVAL;
-	}
-	ifc(core)->log().warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
-	return -KAPI_EINVAL;
-}
-extern "C" int ipoib_core_if_umcast(void *core) noexcept { return ifc(core)->umcast(); }
-extern "C" int ipoib_core_if_umcast_store(void *core, const char *buf, kapi_size_t len) noexcept
-{
-	StrView v = sysfs_value(buf, len);
-	u32 on = 0;
-	if (!kstd::parse_u32(v, 1, on)) {
-		ifc(core)->log().warn("invalid umcast \"%.*s\": 0 or 1", logged_len(v), v.data());
-		return -KAPI_EINVAL;
-	}
-	ifc(core)->set_umcast(on != 0);
-	return 0;
-}
-extern "C" u16 ipoib_core_if_pkey(void *core) noexcept { return ifc(core)->pkey(); }

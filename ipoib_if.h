@@ -27,7 +27,11 @@
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_ctx.h"
 #include "ipoib_neigh.h"
+#include "ipoib_pkey.h"
+#include "ipoib_ud_qp.h"
+#include "ipoib_work.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"
@@ -59,13 +63,19 @@ class Interface;
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
 	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) \
 	X(gid_changes) X(neigh_created) X(neigh_reaped) X(neigh_flushed)               \
-	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)
+	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
+	X(wc_foreign_ctx)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
 	IPOIB_STATS(IPOIB_STAT_FIELD)
 #undef IPOIB_STAT_FIELD
 };
+
+#define IPOIB_STAT_ONE(n) +1
+inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
+#undef IPOIB_STAT_ONE
+const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
 
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
@@ -111,7 +121,8 @@ using AhRef = kstd::Ref<Ah>;
 
 using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
 
-struct McGroup : kstd::ListLink<>, kstd::NonCopyable {
+// A multicast group; its tagged context is the SA join's (ipoib_core_join_done).
+struct McGroup : Tagged<KAPI_CTX_MCAST>, kstd::ListLink<>, kstd::NonCopyable {
 	enum class State { Idle, Joining, Joined, Failed };
 	explicit McGroup(Interface *o) : owner(o) {}
 	Interface *owner;
@@ -130,7 +141,8 @@ struct McGroup : kstd::ListLink<>, kstd::NonCopyable {
 	SkbQueue queue;
 };
 
-struct Path : kstd::ListLink<>, kstd::NonCopyable {
+// A path; its tagged context is the PathRecord query's (ipoib_core_path_done).
+struct Path : Tagged<KAPI_CTX_PATH>, kstd::ListLink<>, kstd::NonCopyable {
 	Path(Interface &o) : owner(o) {}
 	Interface &owner;
 	u8 gid[kGidLen] = {};
@@ -174,18 +186,26 @@ struct TxSlot {
 	AhRef ah;
 };
 
+// The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
+enum class DebugView : u8 { Paths, Mcast, Neigh };
+inline constexpr u32 kDebugViews = 3;
+struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
+	Interface *owner = nullptr;
+	DebugView view = DebugView::Paths;
+};
+
 struct IfConfig {
 	const char *ifname;
 	u32 send_queue_size;
 	u32 recv_queue_size;
 	u16 pkey = 0;			// 0: the port's own interface (P_Key index 0); else a child's P_Key
-	void *owner = nullptr;		// the Port (kept by the shim for create_child/newlink)
+	kapi_ctx *owner = nullptr;	// the Port (kept by the shim for create_child/newlink)
 	kapi_netdev *parent = nullptr;	// a child's parent netdev
 	kapi_netdev *adopt = nullptr;	// the net_device rtnl allocated (ip link add), else allocate
 	bool rtnl_held = false;		// the caller holds rtnl: register_netdevice
 };
 
-class Interface : kstd::NonCopyable {
+class Interface : public Tagged<KAPI_CTX_INTERFACE>, kstd::NonCopyable {
 public:
 	Interface(kapi_ib_device *ib, u32 port)
 		: ib_(ib), port_(port), mcast_lock_(KAPI_LOCK_IF_MCAST), paths_lock_(KAPI_LOCK_IF_PATHS)
@@ -201,8 +221,16 @@ public:
 	void stop();
 	void xmit(kapi_skb *skb);
 	void tx_timeout();
-	void rx_mode() { kapi_netdev_schedule_work(nd_, 0); }
+	void rx_mode() { schedule_work(nd_, 0); }
 	Status change_mtu(u32 mtu);
+	// attributes (ipoib_if_attrs.cpp): sysfs mode/umcast, rtnl changelink, ethtool -S
+	int store_mode(StrView v);
+	int store_umcast(StrView v);
+	int changelink(LinkArgs l);
+	void stats64(kapi_stats64 &out) const;
+	u64 stat_value(u32 i) const;
+	const char *mode_name() const;
+	u16 mode() const;
 	int poll(int budget);
 	void work();
 	int header_create(kapi_skb *skb, u16 type, const u8 *daddr);
@@ -235,7 +263,10 @@ public:
 	void gc_work();
 
 	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast,neigh}
-	void show(kapi_debugfs_file which, kapi_seq *s);
+	void show(DebugView which, kapi_seq *s);
+	// an asynchronous event of the UD QP
+	void qp_event(kapi_qp_event_kind kind) { qp_.event(kind); }
+	const UdQp &qp() const { return qp_; }
 
 private:
 	// datapath
@@ -260,6 +291,7 @@ private:
 	void mcast_restart(bool keep_carrier);
 	bool flush(u32 pending);
 	Status add_broadcast_group();
+	void add_debugfs();
 	void refresh_gid();
 	void update_dev_addr();
 	// paths (ipoib_path.cpp)
@@ -277,19 +309,20 @@ private:
 	void path_gc(u64 now, u64 stale_ms);
 	void show_neigh(kapi_seq *s);
 
+	char log_prefix_[KAPI_IFNAMSIZ] = {};
+	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;
 	u32 port_;
 	kapi_netdev *nd_ = nullptr;
 	kapi_pd *pd_ = nullptr;
 	kapi_cq *send_cq_ = nullptr;
 	kapi_cq *recv_cq_ = nullptr;
-	kapi_qp *qp_ = nullptr;
+	UdQp qp_{log_};
 	u32 lkey_ = 0;
 	u32 qpn_ = 0;
 	u16 pkey_ = 0xffff;
 	u16 pkey_index_ = 0;
 	bool child_ = false;	// a P_Key child: its P_Key may be missing from the table
-	bool qp_ready_ = false;	// QP in RTS (a child's waits in RESET for its P_Key)
 	bool pkey_ok_ = true;	// the P_Key is in the table (children re-check on port events)
 	u32 lid_ = 0;
 	u8 gid_[kGidLen] = {};
@@ -311,6 +344,7 @@ private:
 	u32 coal_frames_ = 0;
 	kapi_event_handler *events_ = nullptr;
 	kapi_debugfs *debugfs_ = nullptr;
+	DebugFile debug_files_[kDebugViews];
 
 	Array<RxSlot> rx_;
 	Array<TxSlot> tx_;
@@ -328,8 +362,6 @@ private:
 	kapi_dwork *gc_ = nullptr;
 
 	Stats stats_;
-	char log_prefix_[KAPI_IFNAMSIZ] = {};
-	kstd::Logger log_{log_prefix_};
 };
 
 } // namespace ipoib

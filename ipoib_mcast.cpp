@@ -65,7 +65,7 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 		}
 	}
 	if (need_work)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 	if (dropped)
 		return drop(skb, *dropped);
 	if (ah)
@@ -76,7 +76,7 @@ void Interface::join(McGroup &g)
 {
 	// A previous membership (failed or reset) is released before joining again.
 	if (g.attached) {
-		kstd::ignore(kstd::from_errno(kapi_qp_detach_mcast(qp_, g.mgid, g.mlid)));
+		kstd::ignore(qp_.detach(g.mgid, g.mlid));
 		g.attached = false;
 	}
 	if (g.mc)
@@ -127,7 +127,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			kstd::SpinIrqSaveGuard l(mcast_lock_);
 			g.state = McGroup::State::Idle;
 		}
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 		return 0;
 	}
 	if (status == 0) {
@@ -137,7 +137,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			// RFC 4391 §5/§9.1.2: the link's Q_Key and MTU are the broadcast group's.
 			bcast_rec_ = rec;
 			qkey_ = rec.qkey;
-			if (kapi_qp_set_qkey(qp_, rec.qkey) != 0)
+			if (!kstd::ok(qp_.set_qkey(rec.qkey)))
 				log_.err("cannot set Q_Key 0x%x", rec.qkey);
 			if (!rx_filled_) {
 				rx_buf_size_ = ib_mtu_bytes(rec.mtu) + kGrhLen;
@@ -163,7 +163,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		} else {
 			bool attach_ok = true;
 			if (!g.sendonly) {
-				if (kapi_qp_attach_mcast(qp_, rec.mgid, rec.mlid) != 0) {
+				if (!kstd::ok(qp_.attach(rec.mgid, rec.mlid))) {
 					count(stats_.mcast_attach_errors);
 					attach_ok = false;
 				}
@@ -199,19 +199,19 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// flush) a transient failure (-EAGAIN while ib_sa refreshes its SM handle after a
 		// re-registration) must not bounce the link; the back-off retries, as in-tree.
 		log_.warn("%s join failed: %d, retry in %u ms", g.broadcast ? "broadcast" : "multicast", status, delay);
-		kapi_netdev_schedule_work(nd_, delay);
+		schedule_work(nd_, delay);
 		return 0;
 	}
 	requeue(pending);
 	if (g.broadcast)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 	return 0;
 }
 
 void Interface::leave(McGroup &g)
 {
 	if (g.attached) {
-		kstd::ignore(kstd::from_errno(kapi_qp_detach_mcast(qp_, g.mgid, g.mlid)));
+		kstd::ignore(qp_.detach(g.mgid, g.mlid));
 		g.attached = false;
 	}
 	if (g.mc) {
@@ -379,12 +379,12 @@ void Interface::mcast_work()
 		}
 		join(*b);
 		if (b->state == McGroup::State::Failed)
-			kapi_netdev_schedule_work(nd_, b->backoff_ms);
+			schedule_work(nd_, b->backoff_ms);
 		return;
 	}
 	if (b->state == McGroup::State::Failed) {
 		// Woken early by someone else: keep the broadcast retry armed.
-		kapi_netdev_schedule_work(nd_, unsigned(b->retry_at - now));
+		schedule_work(nd_, unsigned(b->retry_at - now));
 		return;
 	}
 	if (b->state != McGroup::State::Joined)
@@ -392,7 +392,7 @@ void Interface::mcast_work()
 	if (mtu_pending_) {
 		int rc = kapi_netdev_set_mtu_trylock(nd_, mcast_mtu_);
 		if (rc == -KAPI_EAGAIN) {
-			kapi_netdev_schedule_work(nd_, 10);
+			schedule_work(nd_, 10);
 			return;
 		}
 		if (rc)
@@ -440,13 +440,7 @@ void Interface::mcast_work()
 		}
 	}
 	if (next_retry)
-		kapi_netdev_schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
+		schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
 }
 
 } // namespace ipoib
-
-extern "C" int ipoib_core_join_done(void *ctx, kapi_mcast *mc, int status) noexcept
-{
-	auto *g = static_cast<ipoib::McGroup *>(ctx);
-	return g->owner->join_done(*g, mc, status);
-}

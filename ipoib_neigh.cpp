@@ -24,7 +24,12 @@ extern "C" void ipoib_neigh_rcu_free(kapi_rcu_head *head) noexcept
 		p->put();
 }
 
-extern "C" void ipoib_neigh_gc_work(void *ctx) noexcept { static_cast<ipoib::Interface *>(ctx)->gc_work(); }
+// The GC's own delayed work (its context is the interface's tag).
+extern "C" void ipoib_neigh_gc_work(kapi_ctx *ctx) noexcept
+{
+	if (ipoib::Interface *ifc = ipoib::from_ctx<ipoib::Interface>(ctx))
+		ifc->gc_work();
+}
 
 } // namespace
 

@@ -219,11 +219,11 @@ void Interface::path_flush()
 	}
 }
 
-void Interface::show(kapi_debugfs_file which, kapi_seq *s)
+void Interface::show(DebugView which, kapi_seq *s)
 {
-	if (which == KAPI_DEBUGFS_NEIGH)
+	if (which == DebugView::Neigh)
 		return show_neigh(s);
-	if (which == KAPI_DEBUGFS_PATHS) {
+	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
 		kstd::SpinIrqSaveGuard l(paths_lock_);
 		for (Path &p : paths_) {
@@ -248,9 +248,3 @@ void Interface::show(kapi_debugfs_file which, kapi_seq *s)
 }
 
 } // namespace ipoib
-
-extern "C" void ipoib_core_path_done(void *ctx, int status, kapi_path *rec, kstd::u16 dlid) noexcept
-{
-	auto *p = static_cast<ipoib::Path *>(ctx);
-	p->owner.path_done(*p, status, rec, dlid);
-}

@@ -93,7 +93,3 @@ void kapi_mutex_unlock(struct kapi_mutex *m)
 	mutex_unlock(to_mutex(m));
 }
 
-void kapi_might_sleep(void)
-{
-	might_sleep();
-}
