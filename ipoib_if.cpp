@@ -10,7 +10,6 @@ namespace {
 
 constexpr u32 kMinSendQueue = 128;	// 2 x the send CQ poll batch of the in-tree driver
 constexpr u32 kMinRecvQueue = 2;
-constexpr u32 kPollBatch = 16;
 constexpr u32 kDefaultMtu = 2044;	// RFC 4391 §7: every implementation supports 2044
 
 } // namespace
@@ -103,6 +102,8 @@ Status Interface::start(const IfConfig &cfg)
 		return Status::NoMem;
 	KSTD_TRY(qp_.create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
+	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
+	tx_.bind(nd_, qp_.raw(), lkey_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
 	if (!child_) {
 		KSTD_TRY(qp_.to_rts(port_, 0));
@@ -163,19 +164,8 @@ void Interface::teardown(bool rtnl_held)
 	qp_.to_error();
 	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
-	for (u32 i = 0; i < rx_.size(); i++) {
-		RxSlot &s = rx_[i];
-		if (!s.skb)
-			continue;
-		kapi_dma_unmap(ib_, s.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-	}
-	for (; tx_tail_ != tx_head_; tx_tail_++) {
-		TxSlot &s = tx_[tx_tail_ & (tx_.size() - 1)];
-		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-		s.ah.reset();
-	}
+	rx_.release();
+	tx_.drain();
 	if (send_cq_)
 		kapi_cq_destroy(kstd::exchange(send_cq_, static_cast<kapi_cq *>(nullptr)));
 	if (recv_cq_)
@@ -238,12 +228,12 @@ void Interface::stop()
 	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
 	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
 	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
-	for (int i = 0; tx_head_ != tx_tail_; i++) {
+	for (int i = 0; tx_.outstanding(); i++) {
 		poll_tx();
-		if (tx_head_ == tx_tail_)
+		if (!tx_.outstanding())
 			break;
 		if (i == 200) {
-			log_.warn("%u sends still outstanding after stop", tx_head_ - tx_tail_);
+			log_.warn("%u sends still outstanding after stop", tx_.outstanding());
 			break;
 		}
 		kapi_msleep(10);
@@ -256,6 +246,12 @@ void Interface::stop()
 void Interface::drop(kapi_skb *skb, u64 &counter)
 {
 	count(counter);
+	kapi_skb_free(skb);
+}
+
+void Interface::drop_rx(kapi_skb *skb, u64 &counter)
+{
+	count_local(counter);
 	kapi_skb_free(skb);
 }
 
@@ -310,209 +306,80 @@ void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
 	if (len > mcast_mtu_ + kEncapLen)
 		return drop(skb, stats_.tx_drop_too_big);
-	const u32 size = tx_.size();
-	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size)
-		return drop(skb, stats_.tx_drop_ring_full);
-	TxSlot &slot = tx_[tx_head_ & (size - 1)];
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE, &slot.dma) != 0)
-		return drop(skb, stats_.tx_drop_dma);
-	kapi_ud_send wr{};
-	wr.wr_id = tx_head_ & (size - 1);
-	wr.addr = slot.dma;
-	wr.len = len;
-	wr.remote_qpn = qpn;
-	wr.remote_qkey = qkey;
-	wr.ah = ah->raw();
-	wr.signaled = 1;	// every send: the ring frees one slot per completion (ipoib_ud_qp.h)
-	slot.skb = skb;
-	slot.len = len;
-	slot.ah = kstd::move(ah);
-	if (kapi_post_send_ud(qp_.raw(), lkey_, &wr, 1) != 0) {
-		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
-		slot.ah.reset();
-		slot.skb = nullptr;
-		return drop(skb, stats_.tx_drop_post);
-	}
-	__atomic_store_n(&tx_head_, tx_head_ + 1, __ATOMIC_RELEASE);
-	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size) {
-		count(stats_.tx_queue_stopped);
-		kapi_netdev_stop_queue(nd_);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) < size)
-			kapi_netdev_wake_queue(nd_);
-	}
+	if (tx_.post(skb, len, kstd::move(ah), qpn, qkey) != PostResult::Posted)
+		kapi_skb_free(skb);	// counted by the ring
 }
 
+// Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
-	kapi_wc wc[kPollBatch];
-	const u32 size = tx_.size();
-	u32 done = 0;
-	for (;;) {
-		int n = kapi_cq_poll(send_cq_, wc, int(kPollBatch));
-		if (n <= 0)
-			break;
-		for (int i = 0; i < n; i++) {
-			// Only our UD QP sends on this CQ; anything else is a corrupt context.
-			if (!qp_.owns(wc[i]))
-				count(stats_.wc_foreign_ctx);
-			// Sends complete in order on one UD QP; the slot is the tail's.
-			TxSlot &s = tx_[u32(wc[i].wr_id) & (size - 1)];
-			if (wc[i].status != 0) {
-				count(stats_.tx_wc_errors);
-				if (wc[i].status != KAPI_WC_WR_FLUSH_ERR)
-					log_.warn("send completion error %u (vendor 0x%x)", wc[i].status, wc[i].vendor_err);
-			} else {
-				count(stats_.tx_packets);
-				count(stats_.tx_bytes, s.len);
-			}
-			kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
-			if (wc[i].status == 0)
-				kapi_skb_consume(s.skb);
-			else
-				kapi_skb_free(s.skb);
-			s.skb = nullptr;
-			s.ah.reset();	// the AH may die now: this send no longer uses it
-			done++;
-		}
-		__atomic_store_n(&tx_tail_, tx_tail_ + u32(n), __ATOMIC_RELEASE);
-		if (u32(n) < kPollBatch)
-			break;
-	}
-	if (!done)
-		return;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (kapi_netdev_queue_stopped(nd_) && is_up() &&
-	    __atomic_load_n(&tx_head_, __ATOMIC_ACQUIRE) - tx_tail_ <= size / 2)
-		kapi_netdev_wake_queue(nd_);
+	const bool up = is_up();
+	dispatch_cq(
+		send_cq_, 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
+		[this, up](u32 n) { tx_.completed(n, up); });
 }
 
 void Interface::tx_timeout()
 {
 	count(stats_.tx_timeouts);
-	log_.warn("transmit timeout: %u sends outstanding", tx_head_ - tx_tail_);
+	log_.warn("transmit timeout: %u sends outstanding", tx_.outstanding());
 	kapi_napi_schedule(nd_);
 }
 
 // ---- receive path ----
 
-Status Interface::alloc_rx(RxSlot &slot)
-{
-	kapi_skb *skb = kapi_skb_alloc(nd_, rx_buf_size_, 0, unsigned(Gfp::Atomic));
-	if (!skb)
-		return Status::NoMem;
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), rx_buf_size_, KAPI_DMA_FROM_DEVICE, &slot.dma) != 0) {
-		kapi_skb_free(skb);
-		return Status::NoMem;
-	}
-	slot.skb = skb;
-	return Status::Ok;
-}
-
-// First fill, after the broadcast join fixed the buffer size (GRH area + IB MTU).
-Status Interface::fill_rx()
-{
-	for (u32 i = 0; i < rx_.size(); i++) {
-		KSTD_TRY(alloc_rx(rx_[i]));
-		kapi_recv r{i, rx_[i].dma, rx_buf_size_};
-		if (kapi_post_recv(qp_.raw(), lkey_, &r, 1) != 0) {
-			count(stats_.rx_post_errors);
-			return Status::Io;
-		}
-	}
-	return Status::Ok;
-}
-
 int Interface::poll_rx(int budget)
 {
-	kapi_wc wc[kPollBatch];
-	kapi_recv repost[kPollBatch];
-	int done = 0;
-	const u32 mask = rx_.size() - 1;
-	RxLocal me{qpn_, lid_, gid_, bcast_mgid_};
-	while (done < budget) {
-		int want = budget - done < int(kPollBatch) ? budget - done : int(kPollBatch);
-		int n = kapi_cq_poll(recv_cq_, wc, want);
-		if (n <= 0)
-			break;
-		int nrepost = 0;
-		for (int i = 0; i < n; i++) {
-			if (!qp_.owns(wc[i]))
-				count(stats_.wc_foreign_ctx);
-			const u32 idx = u32(wc[i].wr_id) & mask;
-			RxSlot &slot = rx_[idx];
-			if (wc[i].status != 0) {
-				if (wc[i].status == KAPI_WC_WR_FLUSH_ERR) {
-					// QP going down: the buffer stays owned by the slot, freed in teardown.
-					count(stats_.rx_flushed);
-					continue;
-				}
-				count(stats_.rx_wc_errors);
-				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
-				continue;
-			}
-			// Replacement first: if it cannot be had, drop and repost the same buffer.
-			RxSlot fresh;
-			if (!kstd::ok(alloc_rx(fresh))) {
-				count(stats_.rx_drop_nomem);
-				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
-				continue;
-			}
-			kapi_skb *skb = slot.skb;
-			kapi_dma_unmap(ib_, slot.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
-			slot = fresh;
-			repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
+	return dispatch_cq(
+		recv_cq_, budget, stats_.wc_foreign_ctx,
+		[this](UdQp &, const kapi_wc &wc) {
+			if (kapi_skb *skb = rx_.complete(wc))
+				receive(skb, wc);
+		},
+		[this](u32) { rx_.repost(); });
+}
 
-			u32 len = wc[i].byte_len;
-			if (len > rx_buf_size_ || len < kGrhLen + kEncapLen) {
-				drop(skb, stats_.rx_drop_short);
-				continue;
-			}
-			kapi_skb_put(skb, len);
-			const u8 *grh = kapi_skb_data(skb);
-			RxInfo info{wc[i].src_qp, wc[i].slid, wc[i].grh != 0, grh};
-			RxKind kind = classify_rx(info, me);
-			if (kind == RxKind::Self) {
-				drop(skb, stats_.rx_drop_self);
-				continue;
-			}
-			// Source address for header_ops->parse: QPN always, GID only with a GRH.
-			u8 src_gid[kGidLen] = {};
-			if (info.has_grh)
-				bytes_copy(src_gid, grh + 8, kGidLen);
-			HwAddr src = HwAddr::make(0, wc[i].src_qp, src_gid);
-			kapi_skb_pull(skb, kGrhLen);
-			u16 type = 0;
-			if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type)) {
-				drop(skb, stats_.rx_drop_short);
-				continue;
-			}
-			bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
-			u32 pt = KAPI_PACKET_HOST;
-			if (kind == RxKind::Broadcast) {
-				pt = KAPI_PACKET_BROADCAST;
-				count(stats_.rx_broadcast);
-			} else if (kind == RxKind::Multicast) {
-				pt = KAPI_PACKET_MULTICAST;
-				count(stats_.rx_multicast);
-			}
-			count(stats_.rx_packets);
-			count(stats_.rx_bytes, len - kGrhLen);
-			kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
-		}
-		if (nrepost && kapi_post_recv(qp_.raw(), lkey_, repost, nrepost) != 0)
-			count(stats_.rx_post_errors);
-		done += n;
-		if (n < want)
-			break;
+// One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.
+// Counters here are NAPI's alone (single writer, no locked add per packet).
+void Interface::receive(kapi_skb *skb, const kapi_wc &wc)
+{
+	const RxLocal me{qpn_, lid_, gid_, bcast_mgid_};
+	u32 len = wc.byte_len;
+	if (len > rx_.buf_size() || len < kGrhLen + kEncapLen)
+		return drop_rx(skb, stats_.rx_drop_short);
+	kapi_skb_put(skb, len);
+	const u8 *grh = kapi_skb_data(skb);
+	RxInfo info{wc.src_qp, wc.slid, wc.grh != 0, grh};
+	RxKind kind = classify_rx(info, me);
+	if (kind == RxKind::Self)
+		return drop_rx(skb, stats_.rx_drop_self);
+	// Source address for header_ops->parse: QPN always, GID only with a GRH.
+	u8 src_gid[kGidLen] = {};
+	if (info.has_grh)
+		bytes_copy(src_gid, grh + 8, kGidLen);
+	HwAddr src = HwAddr::make(0, wc.src_qp, src_gid);
+	kapi_skb_pull(skb, kGrhLen);
+	u16 type = 0;
+	if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type))
+		return drop_rx(skb, stats_.rx_drop_short);
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	u32 pt = KAPI_PACKET_HOST;
+	if (kind == RxKind::Broadcast) {
+		pt = KAPI_PACKET_BROADCAST;
+		count_local(stats_.rx_broadcast);
+	} else if (kind == RxKind::Multicast) {
+		pt = KAPI_PACKET_MULTICAST;
+		count_local(stats_.rx_multicast);
 	}
-	return done;
+	count_local(stats_.rx_packets);
+	count_local(stats_.rx_bytes, len - kGrhLen);
+	kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
 }
 
 int Interface::poll(int budget)
 {
 	poll_tx();
-	int done = rx_filled_ ? poll_rx(budget) : 0;
+	int done = rx_.filled() ? poll_rx(budget) : 0;
 	if (done < budget && kapi_napi_complete_done(nd_, done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
 		int a = kapi_cq_arm(recv_cq_);

@@ -27,6 +27,10 @@
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_ah.h"
+#include "ipoib_dispatch.h"
+#include "ipoib_recv_ring.h"
+#include "ipoib_tx_ring.h"
 #include "ipoib_ctx.h"
 #include "ipoib_neigh.h"
 #include "ipoib_pkey.h"
@@ -79,45 +83,6 @@ const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
 
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
-
-// Fixed-size array owner (new[] with a GFP, delete[] on destruction).
-template <typename T> class Array : kstd::NonCopyable {
-public:
-	Array() = default;
-	~Array() { delete[] p_; }
-	Status alloc(u32 n)
-	{
-		p_ = new (Gfp::Kernel) T[n];
-		if (!p_)
-			return Status::NoMem;
-		n_ = n;
-		return Status::Ok;
-	}
-	T &operator[](u32 i) { return p_[i]; }
-	u32 size() const { return n_; }
-
-private:
-	T *p_ = nullptr;
-	u32 n_ = 0;
-};
-
-// An address handle. Counted: each path/group holds one, each posted send one; the last
-// put hands it to the interface's reaper, which destroys it in process context.
-class Ah : public kstd::ListLink<>, kstd::NonCopyable {
-public:
-	Ah(Interface &owner, kapi_ah *ah) : owner_(owner), ah_(ah) {}
-	~Ah() { KSTD_WARN_ON(ah_ != nullptr); }
-	void get() { ref_.get(); }
-	void put();
-	kapi_ah *raw() const { return ah_; }
-	void destroy();	// process context, from the reaper
-
-private:
-	Interface &owner_;
-	kapi_ah *ah_;
-	kstd::RefCount ref_{1};
-};
-using AhRef = kstd::Ref<Ah>;
 
 using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
 
@@ -172,18 +137,6 @@ struct Path : Tagged<KAPI_CTX_PATH>, kstd::ListLink<>, kstd::NonCopyable {
 		if (__atomic_load_n(&used_ms, __ATOMIC_RELAXED) != now_ms)
 			__atomic_store_n(&used_ms, now_ms, __ATOMIC_RELAXED);
 	}
-};
-
-struct RxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-};
-
-struct TxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-	u32 len = 0;
-	AhRef ah;
 };
 
 // The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
@@ -276,9 +229,9 @@ private:
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
-	Status fill_rx();
-	Status alloc_rx(RxSlot &slot);
+	void receive(kapi_skb *skb, const kapi_wc &wc);
 	void drop(kapi_skb *skb, u64 &counter);
+	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
 	static void requeue(SkbQueue &q);
 	static void drain(SkbQueue &q);
 	// multicast (ipoib_mcast.cpp)
@@ -331,8 +284,6 @@ private:
 	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
-	u32 rx_buf_size_ = 0;
-	bool rx_filled_ = false;
 	bool up_ = false;
 	bool umcast_ = false;
 	bool carrier_ = false;
@@ -346,10 +297,12 @@ private:
 	kapi_debugfs *debugfs_ = nullptr;
 	DebugFile debug_files_[kDebugViews];
 
-	Array<RxSlot> rx_;
-	Array<TxSlot> tx_;
-	u32 tx_head_ = 0;	// producer: xmit under the netif tx lock
-	u32 tx_tail_ = 0;	// consumer: NAPI
+	Stats stats_;
+	RecvRing rx_{ib_, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
+	TxRing tx_{ib_,
+		   {&stats_.tx_packets, &stats_.tx_bytes, &stats_.tx_wc_errors, &stats_.tx_drop_ring_full,
+		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},
+		   log_};
 
 	kstd::SpinLock mcast_lock_;
 	kstd::List<McGroup> groups_;
@@ -361,7 +314,6 @@ private:
 	NeighTable neighs_;
 	kapi_dwork *gc_ = nullptr;
 
-	Stats stats_;
 };
 
 } // namespace ipoib

@@ -139,17 +139,15 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			qkey_ = rec.qkey;
 			if (!kstd::ok(qp_.set_qkey(rec.qkey)))
 				log_.err("cannot set Q_Key 0x%x", rec.qkey);
-			if (!rx_filled_) {
-				rx_buf_size_ = ib_mtu_bytes(rec.mtu) + kGrhLen;
-				if (kstd::ok(fill_rx()))
-					__atomic_store_n(&rx_filled_, true, __ATOMIC_RELEASE);
-				else
-					log_.err("cannot post %u receive buffers of %u bytes", rx_.size(), rx_buf_size_);
+			if (!rx_.filled()) {
+				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2).
+				if (!kstd::ok(rx_.fill(ib_mtu_bytes(rec.mtu) + kGrhLen)))
+					log_.err("cannot post %u receive buffers of %u bytes", rx_.size(), rx_.buf_size());
 				kapi_napi_schedule(nd_);
 			}
 			u32 m = ud_mtu(rec.mtu);
-			if (rx_buf_size_ && m > rx_buf_size_ - kGrhLen - kEncapLen)
-				m = rx_buf_size_ - kGrhLen - kEncapLen;
+			if (rx_.buf_size() && m > rx_.buf_size() - kGrhLen - kEncapLen)
+				m = rx_.buf_size() - kGrhLen - kEncapLen;
 			mcast_mtu_ = m;
 			mtu_pending_ = true;
 		}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_ah.h - the address handle owner (a UD destination: a path's or a group's).
+// Owner: shared (counted). Who holds a reference: the Path or McGroup it was made for, and
+// every posted send to it (TxSlot) until that send completed. The last put hands it to its
+// interface's reaper, which destroys it in process context (rdma_destroy_ah may sleep).
+#pragma once
+
+#include "kstd/list.h"
+#include "kstd/refcount.h"
+
+namespace ipoib {
+
+class Interface;
+
+class Ah : public kstd::ListLink<>, kstd::NonCopyable {
+public:
+	Ah(Interface &owner, kapi_ah *ah) : owner_(owner), ah_(ah) {}
+	~Ah() { KSTD_WARN_ON(ah_ != nullptr); }
+	void get() { ref_.get(); }
+	void put();
+	kapi_ah *raw() const { return ah_; }
+	void destroy();	// process context, from the reaper
+
+private:
+	Interface &owner_;
+	kapi_ah *ah_;
+	kstd::RefCount ref_{1};
+};
+using AhRef = kstd::Ref<Ah>;
+
+} // namespace ipoib
