@@ -179,17 +179,9 @@ extern "C" void ipoib_core_if_event(kapi_ctx *c, kapi_ib_event_kind kind, u32 po
 	if (Interface *i = ifc(c))
 		i->port_event(kind, port);
 }
-extern "C" void ipoib_core_qp_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept
-{
-	if (UdQp *qp = from_ctx<UdQp>(c))
-		qp->event(kind);
-}
-// No SRQ exists in datagram mode; connected mode's SRQ owner takes this over.
-extern "C" void ipoib_core_srq_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept
-{
-	if (Srq *s = from_ctx<Srq>(c))
-		s->event(kind);
-}
+extern "C" void ipoib_core_qp_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept { deliver_qp_event(c, kind); }
+// No SRQ exists in datagram mode yet (connected mode's); the path is tested on the host.
+extern "C" void ipoib_core_srq_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept { deliver_srq_event(c, kind); }
 extern "C" int ipoib_core_join_done(kapi_ctx *c, kapi_mcast *mc, int status) noexcept
 {
 	McGroup *g = from_ctx<McGroup>(c);

@@ -46,4 +46,17 @@ private:
 	QpEventCounts events_;
 };
 
+// The asynchronous-event entry points' dispatch (ipoib_entry.cpp): by the context's tag, to
+// the QP or SRQ it names; anything else warns (from_ctx) and is dropped.
+inline void deliver_qp_event(kapi_ctx *c, kapi_qp_event_kind kind)
+{
+	if (UdQp *qp = from_ctx<UdQp>(c))
+		qp->event(kind);
+}
+inline void deliver_srq_event(kapi_ctx *c, kapi_qp_event_kind kind)
+{
+	if (Srq *s = from_ctx<Srq>(c))
+		s->event(kind);
+}
+
 } // namespace ipoib
