@@ -92,15 +92,15 @@ Status Interface::start(const IfConfig &cfg)
 	if (!nd_)
 		return Status::NoMem;
 
-	pd_ = kapi_pd_alloc(ib_);
+	pd_.reset(kapi_pd_alloc(ib_));
 	if (!pd_)
 		return Status::NoMem;
-	lkey_ = kapi_pd_lkey(pd_);
-	send_cq_ = kapi_cq_create_napi(ib_, nd_, int(tx_.size()));
-	recv_cq_ = kapi_cq_create_napi(ib_, nd_, int(rx_.size()));
+	lkey_ = kapi_pd_lkey(pd_.get());
+	send_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(tx_.size())));
+	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size())));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
-	KSTD_TRY(qp_.create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size()));
+	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
 	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
 	tx_.bind(nd_, qp_.raw(), lkey_);
@@ -113,7 +113,7 @@ Status Interface::start(const IfConfig &cfg)
 
 	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
 	kapi_netdev_set_dev_addr(nd_, me.b);
-	events_ = kapi_ib_event_register(ib_, ctx());
+	events_.reset(kapi_ib_event_register(ib_, ctx()));
 	if (!events_)
 		return Status::NoMem;
 	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd_) : kapi_netdev_register(nd_)));
@@ -129,21 +129,20 @@ Status Interface::start(const IfConfig &cfg)
 void Interface::add_debugfs()
 {
 	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh"};
-	debugfs_ = kapi_debugfs_dir(kapi_netdev_name(nd_));
+	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd_)));
 	if (!debugfs_)
 		return;
 	for (u32 i = 0; i < kDebugViews; i++) {
 		debug_files_[i].owner = this;
 		debug_files_[i].view = DebugView(i);
-		kapi_debugfs_file(debugfs_, names[i], debug_files_[i].ctx());
+		kapi_debugfs_file(debugfs_.get(), names[i], debug_files_[i].ctx());
 	}
 }
 
 void Interface::teardown(bool rtnl_held)
 {
 	// 1. unpublish: debugfs, then unregister (runs stop() when up: leaves groups, flushes paths)
-	if (debugfs_)
-		kapi_debugfs_remove(kstd::exchange(debugfs_, static_cast<kapi_debugfs *>(nullptr)));
+	debugfs_.reset();
 	if (kstd::exchange(registered_, false)) {
 		if (rtnl_held)
 			kapi_netdev_unregister_locked(nd_);
@@ -151,28 +150,20 @@ void Interface::teardown(bool rtnl_held)
 			kapi_netdev_unregister(nd_);
 	}
 	// 2. quiesce: no more events, work, SA callbacks or completions
-	if (events_)
-		kapi_ib_event_unregister(kstd::exchange(events_, static_cast<kapi_event_handler *>(nullptr)));
+	events_.reset();
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	for (int i = 0; __atomic_load_n(&queries_in_flight_, __ATOMIC_ACQUIRE) > 0; i++) {
-		if (i == 500)
-			log_.warn("still waiting for %d path queries", queries_in_flight_);
-		kapi_msleep(10);
-	}
+	queries_.wait_idle(log_, "path queries", 5000);	// each callback ends its own
 	qp_.to_error();
 	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
 	rx_.release();
 	tx_.drain();
-	if (send_cq_)
-		kapi_cq_destroy(kstd::exchange(send_cq_, static_cast<kapi_cq *>(nullptr)));
-	if (recv_cq_)
-		kapi_cq_destroy(kstd::exchange(recv_cq_, static_cast<kapi_cq *>(nullptr)));
+	send_cq_.reset();
+	recv_cq_.reset();
 	reap_ahs();
-	if (pd_)
-		kapi_pd_free(kstd::exchange(pd_, static_cast<kapi_pd *>(nullptr)));
+	pd_.reset();
 	if (nd_) {
 		// The last AH puts above may have scheduled the reaper again.
 		kapi_netdev_cancel_work(nd_);
@@ -209,7 +200,7 @@ Status Interface::open()
 	kapi_netdev_start_queue(nd_);
 	kapi_napi_schedule(nd_);
 	schedule_work(nd_, 0);
-	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
+	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
 }
 
@@ -315,7 +306,7 @@ void Interface::poll_tx()
 {
 	const bool up = is_up();
 	dispatch_cq(
-		send_cq_, 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
+		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
 		[this, up](u32 n) { tx_.completed(n, up); });
 }
 
@@ -331,7 +322,7 @@ void Interface::tx_timeout()
 int Interface::poll_rx(int budget)
 {
 	return dispatch_cq(
-		recv_cq_, budget, stats_.wc_foreign_ctx,
+		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
 		[this](UdQp &, const kapi_wc &wc) {
 			if (kapi_skb *skb = rx_.complete(wc))
 				receive(skb, wc);
@@ -382,8 +373,8 @@ int Interface::poll(int budget)
 	int done = rx_.filled() ? poll_rx(budget) : 0;
 	if (done < budget && kapi_napi_complete_done(nd_, done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
-		int a = kapi_cq_arm(recv_cq_);
-		int b = kapi_cq_arm(send_cq_);
+		int a = kapi_cq_arm(recv_cq_.get());
+		int b = kapi_cq_arm(send_cq_.get());
 		if (a > 0 || b > 0)
 			kapi_napi_schedule(nd_);
 	}
@@ -408,7 +399,7 @@ Status Interface::set_coalesce(u32 usecs, u32 frames)
 		log_.warn("invalid coalescing rx-usecs %u rx-frames %u: at most 65535 each", usecs, frames);
 		return Status::Invalid;
 	}
-	int rc = kapi_cq_moderate(recv_cq_, u16(frames), u16(usecs));
+	int rc = kapi_cq_moderate(recv_cq_.get(), u16(frames), u16(usecs));
 	if (rc && rc != -KAPI_EOPNOTSUPP) {
 		log_.warn("cannot set receive CQ moderation: %d", rc);
 		return kstd::from_errno(rc);

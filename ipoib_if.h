@@ -29,6 +29,7 @@
 #include "ipoib_addr.h"
 #include "ipoib_ah.h"
 #include "ipoib_dispatch.h"
+#include "ipoib_handles.h"
 #include "ipoib_recv_ring.h"
 #include "ipoib_tx_ring.h"
 #include "ipoib_ctx.h"
@@ -36,6 +37,7 @@
 #include "ipoib_pkey.h"
 #include "ipoib_ud_qp.h"
 #include "ipoib_work.h"
+#include "kstd/inflight.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"
@@ -267,9 +269,9 @@ private:
 	kapi_ib_device *ib_;
 	u32 port_;
 	kapi_netdev *nd_ = nullptr;
-	kapi_pd *pd_ = nullptr;
-	kapi_cq *send_cq_ = nullptr;
-	kapi_cq *recv_cq_ = nullptr;
+	PdHandle pd_;
+	CqHandle send_cq_;
+	CqHandle recv_cq_;
 	UdQp qp_{log_};
 	u32 lkey_ = 0;
 	u32 qpn_ = 0;
@@ -293,8 +295,8 @@ private:
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;
-	kapi_event_handler *events_ = nullptr;
-	kapi_debugfs *debugfs_ = nullptr;
+	EventHandle events_;
+	DebugfsHandle debugfs_;
 	DebugFile debug_files_[kDebugViews];
 
 	Stats stats_;
@@ -310,9 +312,9 @@ private:
 	kstd::SpinLock paths_lock_;
 	kstd::List<Path> paths_;
 	kstd::List<Ah> dead_ahs_;
-	int queries_in_flight_ = 0;
+	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
 	NeighTable neighs_;
-	kapi_dwork *gc_ = nullptr;
+	DworkHandle gc_;
 
 };
 

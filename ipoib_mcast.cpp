@@ -151,7 +151,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			mcast_mtu_ = m;
 			mtu_pending_ = true;
 		}
-		kapi_ah *kah = kapi_ah_create_mcast(pd_, port_, mc);
+		kapi_ah *kah = kapi_ah_create_mcast(pd_.get(), port_, mc);
 		Ah *ah = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
 		if (kah && !ah)
 			kapi_ah_destroy(kah);

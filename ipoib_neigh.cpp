@@ -99,7 +99,7 @@ u32 NeighTable::retire(Neigh *list)
 Status Interface::neigh_start()
 {
 	KSTD_TRY(neighs_.init(neigh_bucket_count(kapi_arp_gc_thresh3())));
-	gc_ = kapi_dwork_create(ipoib_neigh_gc_work, this);
+	gc_.reset(kapi_dwork_create(ipoib_neigh_gc_work, this));
 	return gc_ ? Status::Ok : Status::NoMem;
 }
 
@@ -107,7 +107,7 @@ Status Interface::neigh_start()
 void Interface::neigh_stop()
 {
 	if (gc_)
-		kapi_dwork_cancel(gc_);
+		kapi_dwork_cancel(gc_.get());
 }
 
 // Teardown: whatever is left (nothing after stop()) goes, every callback has run, the
@@ -123,8 +123,7 @@ void Interface::neigh_destroy()
 	}
 	count(stats_.neigh_flushed, NeighTable::retire(left));
 	kapi_rcu_barrier();
-	if (gc_)
-		kapi_dwork_free(kstd::exchange(gc_, static_cast<kapi_dwork *>(nullptr)));
+	gc_.reset();
 }
 
 // paths_lock_ held: the Neigh for dst pointing at p, created if missing. An entry that
@@ -162,7 +161,7 @@ void Interface::gc_work()
 	const u64 now = kapi_now_ms();
 	neigh_gc(now, gc_stale_ms(interval));
 	path_gc(now, gc_stale_ms(interval));
-	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(interval)));
+	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(interval)));
 }
 
 void Interface::neigh_gc(u64 now, u64 stale_ms)

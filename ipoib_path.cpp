@@ -95,7 +95,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 			p->get();	// the query's reference
 			p->get();	// ours, until the query id is stored: a flush + a fast answer
 					// could otherwise drop the last one while we are still here
-			__atomic_fetch_add(&queries_in_flight_, 1, __ATOMIC_RELAXED);
+			queries_.begin();
 			query = p;
 		}
 	}
@@ -125,7 +125,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 {
 	AhRef ah;
 	if (status == 0 && rec) {
-		kapi_ah *kah = kapi_ah_create_path(pd_, port_, rec);
+		kapi_ah *kah = kapi_ah_create_path(pd_.get(), port_, rec);
 		Ah *a = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
 		if (kah && !a)
 			kapi_ah_destroy(kah);
@@ -170,7 +170,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	}
 	ah.reset();
 	p.put();
-	__atomic_fetch_sub(&queries_in_flight_, 1, __ATOMIC_RELEASE);
+	queries_.end();
 }
 
 // Port events and ifdown: every neighbour and every path goes, together under both locks

@@ -47,6 +47,12 @@ void kapi_mutex_destroy(struct kapi_mutex *m) KAPI_NOEXCEPT;
 void kapi_mutex_lock(struct kapi_mutex *m) KAPI_NOEXCEPT;
 void kapi_mutex_unlock(struct kapi_mutex *m) KAPI_NOEXCEPT;
 
+/* Waiting for a counter to reach zero (wait_var_event_timeout / wake_up_var): the waiter
+ * sleeps until *v == 0 or timeout_ms passed (0, or -ETIMEDOUT); whoever brings *v to zero
+ * calls kapi_wake_var(v). Sleeps. */
+int kapi_wait_var_zero(int *v, unsigned int timeout_ms) KAPI_NOEXCEPT;
+void kapi_wake_var(int *v) KAPI_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif
