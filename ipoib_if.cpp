@@ -180,9 +180,7 @@ Status Interface::add_broadcast_group()
 	McGroup *b = g.take().release();
 	bytes_copy(b->mgid, bcast_mgid_, kGidLen);
 	b->broadcast = true;
-	kstd::SpinIrqSaveGuard l(mcast_lock_);
-	groups_.push_front(*b);
-	bcast_ = b;
+	mcast_.add_broadcast(*b);
 	return Status::Ok;
 }
 

@@ -13,10 +13,10 @@
 //             -> dead Ah list (destroyed in process context after the last send completed)
 //
 // Locking order (outer first), each its own lockdep class:
-//   netif tx lock (xmit)  ->  Interface::mcast_lock_ (KAPI_LOCK_IF_MCAST, irqsave)
+//   netif tx lock (xmit)  ->  McastTable::lock_ (KAPI_LOCK_IF_MCAST, irqsave)
 //                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
 //                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
-//   mcast_lock_ and paths_lock_ are never held together. The neighbour lock is taken alone
+//   The multicast lock and paths_lock_ are never held together. The neighbour lock is taken alone
 //   (GC) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
 //   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
@@ -30,6 +30,7 @@
 #include "ipoib_ah.h"
 #include "ipoib_dispatch.h"
 #include "ipoib_handles.h"
+#include "ipoib_mcast_table.h"
 #include "ipoib_recv_ring.h"
 #include "ipoib_tx_ring.h"
 #include "ipoib_ctx.h"
@@ -86,27 +87,6 @@ const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
 
-using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
-
-// A multicast group; its tagged context is the SA join's (ipoib_core_join_done).
-struct McGroup : Tagged<KAPI_CTX_MCAST>, kstd::ListLink<>, kstd::NonCopyable {
-	enum class State { Idle, Joining, Joined, Failed };
-	explicit McGroup(Interface *o) : owner(o) {}
-	Interface *owner;
-	u8 mgid[kGidLen] = {};
-	kapi_mcast *mc = nullptr;
-	State state = State::Idle;
-	bool broadcast = false;
-	bool sendonly = false;	// joined because we send to it, not in the netdev's list
-	bool wanted = true;	// still in the netdev's multicast list (full members)
-	bool attached = false;
-	u16 mlid = 0;
-	u32 qkey = 0;
-	u32 backoff_ms = 0;
-	u64 retry_at = 0;
-	AhRef ah;
-	SkbQueue queue;
-};
 
 // A path; its tagged context is the PathRecord query's (ipoib_core_path_done).
 struct Path : Tagged<KAPI_CTX_PATH>, kstd::ListLink<>, kstd::NonCopyable {
@@ -163,7 +143,7 @@ struct IfConfig {
 class Interface : public Tagged<KAPI_CTX_INTERFACE>, kstd::NonCopyable {
 public:
 	Interface(kapi_ib_device *ib, u32 port)
-		: ib_(ib), port_(port), mcast_lock_(KAPI_LOCK_IF_MCAST), paths_lock_(KAPI_LOCK_IF_PATHS)
+		: ib_(ib), port_(port), paths_lock_(KAPI_LOCK_IF_PATHS)
 	{
 	}
 	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
@@ -237,7 +217,6 @@ private:
 	static void requeue(SkbQueue &q);
 	static void drain(SkbQueue &q);
 	// multicast (ipoib_mcast.cpp)
-	McGroup *find_group(const u8 *mgid);
 	void mcast_work();
 	void join(McGroup &g);
 	void leave(McGroup &g);
@@ -306,9 +285,7 @@ private:
 		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},
 		   log_};
 
-	kstd::SpinLock mcast_lock_;
-	kstd::List<McGroup> groups_;
-	McGroup *bcast_ = nullptr;
+	McastTable mcast_;
 	kstd::SpinLock paths_lock_;
 	kstd::List<Path> paths_;
 	kstd::List<Ah> dead_ahs_;

@@ -240,11 +240,11 @@ void Interface::show(DebugView which, kapi_seq *s)
 		return;
 	}
 	static const char *const states[] = {"idle", "joining", "joined", "failed"};
-	kstd::SpinIrqSaveGuard l(mcast_lock_);
-	for (McGroup &g : groups_)
-		kapi_seq_printf(s, "mgid %pI6 mlid 0x%04x %s %s%s queued %u\n", g.mgid, g.mlid,
-				states[int(g.state)], g.broadcast ? "broadcast" : (g.sendonly ? "sendonly" : "full"),
-				g.attached ? " attached" : "", g.queue.size());
+	mcast_.for_each([s](const McGroup &g) {
+		kapi_seq_printf(s, "mgid %pI6 mlid 0x%04x %s %s%s queued %u\n", g.mgid, g.mlid, states[int(g.state)],
+				g.broadcast ? "broadcast" : (g.sendonly ? "sendonly" : "full"), g.attached ? " attached" : "",
+				g.queue.size());
+	});
 }
 
 } // namespace ipoib

@@ -11,4 +11,5 @@
 	X(dispatch)            \
 	X(qp_events)           \
 	X(work_rule)           \
-	X(frag_skb)
+	X(frag_skb)            \
+	X(mcast_table)

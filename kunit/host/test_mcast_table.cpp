@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_mcast_table.cpp (host only): the multicast group table's decisions - send-only
+// groups created on first use with a bounded queue, the restart merge of send-only twins,
+// the full-member upgrade, and the order in which the work acts on groups.
+#include "fake_verbs.h"
+#include "ipoib_mcast_table.h"
+#include "ktest.h"
+
+using namespace ipoib;
+
+namespace {
+
+void mgid_of(u8 n, u8 out[kGidLen])
+{
+	for (u32 i = 0; i < kGidLen; i++)
+		out[i] = 0;
+	out[0] = 0xff;
+	out[15] = n;
+}
+
+// Frees every group (and queued skb) left in the table.
+void empty(McastTable &t)
+{
+	while (McGroup *g = t.pop()) {
+		SkbQueue q;
+		t.take_queue(*g, q);
+		kapi_skb *skb;
+		while (q.pop(skb))
+			kapi_skb_free(skb);
+		delete g;
+	}
+}
+
+kapi_skb *skb() { return kapi_skb_alloc(nullptr, 64, 0, KAPI_GFP_KERNEL); }
+
+} // namespace
+
+KTEST(mcast_table, first_send_creates_a_sendonly_group)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(1, m);
+	AhRef ah;
+	u32 qkey = 0;
+	kapi_skb *a = skb();
+	ASSERT_NOT_NULL(a);
+	EXPECT_EQ(t.for_send(nullptr, m, a, ah, qkey), McastTable::Lookup::NewGroup);
+	// further sends queue up to kPendingQueue, then are refused (still the caller's)
+	for (u32 i = 1; i < kPendingQueue; i++)
+		EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::Queued);
+	kapi_skb *over = skb();
+	EXPECT_EQ(t.for_send(nullptr, m, over, ah, qkey), McastTable::Lookup::QueueFull);
+	kapi_skb_free(over);
+	EXPECT_FALSE(ah);
+	int n = 0;
+	t.for_each([&](const McGroup &g) {
+		n++;
+		EXPECT_TRUE(g.sendonly);
+		EXPECT_FALSE(g.wanted);
+		EXPECT_EQ(g.queue.size(), kPendingQueue);
+	});
+	EXPECT_EQ(n, 1);
+	empty(t);
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
+KTEST(mcast_table, no_memory_leaves_the_skb_to_the_caller)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(2, m);
+	AhRef ah;
+	u32 qkey = 0;
+	kapi_skb *a = skb();
+	ASSERT_NOT_NULL(a);
+	{
+		ktest::AllocFailAll fail;
+		EXPECT_EQ(t.for_send(nullptr, m, a, ah, qkey), McastTable::Lookup::NoMem);
+	}
+	kapi_skb_free(a);
+	EXPECT_NULL(t.pop());
+}
+
+KTEST(mcast_table, restart_merges_the_sendonly_twin)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(3, m);
+	McGroup *full = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_NOT_NULL(full);
+	bytes_copy(full->mgid, m, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*full, old);
+	EXPECT_TRUE(old.empty());
+	kstd::List<McGroup> all;
+	t.take_all(all);	// restart: off the list
+	AhRef ah;
+	u32 qkey = 0;
+	// meanwhile xmit creates a send-only twin with a queued skb
+	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
+	kstd::List<McGroup> dups;
+	t.put_back(all, dups);
+	McGroup *twin = dups.pop_front();
+	ASSERT_NOT_NULL(twin);
+	EXPECT_TRUE(twin->sendonly);
+	EXPECT_EQ(twin->queue.size(), 0u);
+	EXPECT_EQ(full->queue.size(), 1u);	// the twin's skb moved to ours
+	delete twin;
+	int n = 0;
+	t.for_each([&](const McGroup &g) { n += &g == full; });
+	EXPECT_EQ(n, 1);
+	empty(t);
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
+KTEST(mcast_table, full_member_upgrades_a_sendonly_group)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(4, m);
+	AhRef ah;
+	u32 qkey = 0;
+	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
+	EXPECT_FALSE(t.mark_wanted(m));	// send-only: not a full member
+	McGroup *fresh = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_NOT_NULL(fresh);
+	bytes_copy(fresh->mgid, m, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*fresh, old);
+	McGroup *so = old.pop_front();
+	ASSERT_NOT_NULL(so);
+	EXPECT_TRUE(so->sendonly);
+	delete so;
+	EXPECT_EQ(fresh->queue.size(), 1u);
+	EXPECT_TRUE(t.mark_wanted(m));
+	empty(t);
+}
+
+KTEST(mcast_table, work_leaves_unwanted_then_joins_due)
+{
+	McastTable t;
+	u8 m1[kGidLen], m2[kGidLen], m3[kGidLen];
+	mgid_of(5, m1);
+	mgid_of(6, m2);
+	mgid_of(7, m3);
+	McGroup *b = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	McGroup *g1 = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	McGroup *g2 = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_TRUE(b && g1 && g2);
+	b->broadcast = true;
+	b->state = McGroup::State::Joined;
+	t.add_broadcast(*b);
+	bytes_copy(g1->mgid, m1, kGidLen);
+	bytes_copy(g2->mgid, m2, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*g1, old);
+	t.insert_full(*g2, old);
+	g2->state = McGroup::State::Failed;
+	g2->retry_at = 500;
+	t.unmark_full_members();
+	EXPECT_TRUE(t.mark_wanted(m2));	// g1 left the netdev's list
+	EXPECT_FALSE(t.mark_wanted(m3));
+	bool leave = false;
+	u64 next = 0;
+	EXPECT_EQ(t.next_action(100, leave, next), g1);
+	EXPECT_TRUE(leave);
+	delete g1;
+	EXPECT_NULL(t.next_action(100, leave, next));	// g2 not due before 500
+	EXPECT_EQ(next, 500u);
+	next = 0;
+	EXPECT_EQ(t.next_action(600, leave, next), g2);
+	EXPECT_FALSE(leave);
+	EXPECT_EQ(t.state(*g2), McGroup::State::Joining);
+	EXPECT_EQ(t.broadcast(), b);
+	t.forget_broadcast();
+	EXPECT_NULL(t.broadcast());
+	empty(t);
+}
+
+KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_group),
+	    KTEST_CASE(mcast_table, no_memory_leaves_the_skb_to_the_caller),
+	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
+	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
+	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due));
