@@ -70,6 +70,7 @@ Status Interface::start(const IfConfig &cfg)
 		return Status::Invalid;
 	pkey_ |= 0x8000;
 	make_broadcast_mgid(pkey_, 2, bcast_mgid_);
+	publish_addrs();
 
 	KSTD_TRY(rx_.alloc(cfg.recv_queue_size));
 	KSTD_TRY(tx_.alloc(cfg.send_queue_size));
@@ -171,6 +172,26 @@ void Interface::teardown(bool rtnl_held)
 	}
 }
 
+void Interface::publish_addrs()
+{
+	u64 w[5] = {};
+	bytes_copy(reinterpret_cast<u8 *>(&w[0]), gid_, kGidLen);
+	bytes_copy(reinterpret_cast<u8 *>(&w[2]), bcast_mgid_, kGidLen);
+	w[4] = __atomic_load_n(&lid_, __ATOMIC_RELAXED);
+	addrs_.write(w);
+}
+
+LocalAddrs Interface::local_addrs() const
+{
+	u64 w[5];
+	addrs_.read(w);
+	LocalAddrs a;
+	bytes_copy(a.gid, reinterpret_cast<const u8 *>(&w[0]), kGidLen);
+	bytes_copy(a.bcast_mgid, reinterpret_cast<const u8 *>(&w[2]), kGidLen);
+	a.lid = u32(w[4]);
+	return a;
+}
+
 // The broadcast group comes first on every (re)start of the link (RFC 4391 §5).
 Status Interface::add_broadcast_group()
 {
@@ -189,6 +210,7 @@ Status Interface::open()
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
+	publish_addrs();
 	__atomic_store_n(&up_, true, __ATOMIC_RELEASE);
 	if (!kstd::ok(add_broadcast_group())) {
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
@@ -319,20 +341,21 @@ void Interface::tx_timeout()
 
 int Interface::poll_rx(int budget)
 {
+	const LocalAddrs me = local_addrs();	// one consistent copy per poll
 	return dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
-		[this](UdQp &, const kapi_wc &wc) {
+		[this, &me](UdQp &, const kapi_wc &wc) {
 			if (kapi_skb *skb = rx_.complete(wc))
-				receive(skb, wc);
+				receive(skb, wc, me);
 		},
 		[this](u32) { rx_.repost(); });
 }
 
 // One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.
 // Counters here are NAPI's alone (single writer, no locked add per packet).
-void Interface::receive(kapi_skb *skb, const kapi_wc &wc)
+void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 {
-	const RxLocal me{qpn_, lid_, gid_, bcast_mgid_};
+	const RxLocal me{qpn_, a.lid, a.gid, a.bcast_mgid};
 	u32 len = wc.byte_len;
 	if (len > rx_.buf_size() || len < kGrhLen + kEncapLen)
 		return drop_rx(skb, stats_.rx_drop_short);
@@ -474,6 +497,7 @@ bool Interface::flush(u32 pending)
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
+	publish_addrs();	// the GID, LID and broadcast MGID NAPI and xmit see
 	const bool active = attr.state == KAPI_IB_PORT_ACTIVE;
 	// Both levels: every path record may be stale (new LID, new SM, re-registration), so
 	// paths are re-queried on next use and every group is joined again. Only a normal flush

@@ -45,6 +45,7 @@
 #include "kstd/refcount.h"
 #include "kstd/string.h"
 #include "kstd/ring.h"
+#include "kstd/seqlock.h"
 #include "kstd/unique.h"
 
 namespace ipoib {
@@ -129,6 +130,15 @@ struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
 	DebugView view = DebugView::Paths;
 };
 
+// The interface's own addresses as NAPI, xmit and rdma_cm lookups see them: a consistent
+// copy of what the work last published (the port GID and the broadcast MGID change on
+// flushes, RFC 4391 §9.1.1; the LID on LID_CHANGE).
+struct LocalAddrs {
+	u8 gid[kGidLen];
+	u8 bcast_mgid[kGidLen];
+	u32 lid;
+};
+
 struct IfConfig {
 	const char *ifname;
 	u32 send_queue_size;
@@ -176,7 +186,7 @@ public:
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
-	const u8 *gid() const { return gid_; }	// port GID index 0, fixed at start()
+	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return nd_; }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
@@ -211,7 +221,7 @@ private:
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
-	void receive(kapi_skb *skb, const kapi_wc &wc);
+	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
 	void drop(kapi_skb *skb, u64 &counter);
 	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
 	static void requeue(SkbQueue &q);
@@ -227,6 +237,7 @@ private:
 	Status add_broadcast_group();
 	void add_debugfs();
 	void refresh_gid();
+	void publish_addrs();	// the work (or start): after gid_, bcast_mgid_ or lid_ changed
 	void update_dev_addr();
 	// paths (ipoib_path.cpp)
 	Path *find_path(const u8 *gid);
@@ -259,8 +270,9 @@ private:
 	bool child_ = false;	// a P_Key child: its P_Key may be missing from the table
 	bool pkey_ok_ = true;	// the P_Key is in the table (children re-check on port events)
 	u32 lid_ = 0;
-	u8 gid_[kGidLen] = {};
-	u8 bcast_mgid_[kGidLen] = {};
+	u8 gid_[kGidLen] = {};		// the work's copy; other contexts read addrs_
+	u8 bcast_mgid_[kGidLen] = {};	// the work's copy; other contexts read addrs_
+	kstd::SeqWords<5> addrs_;	// gid, broadcast MGID, LID (LocalAddrs)
 	u32 qkey_ = 0;
 	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
 	u32 max_ud_mtu_ = 0;

@@ -17,7 +17,10 @@ kapi_netdev *Device::get_netdev(u32 port, u16 pkey, const u8 *gid, const kapi_so
 		for (Port &p : ports_) {
 			if (p.num() != port)
 				continue;
-			p.for_each_interface([&](Interface &ifc) { visit(ifc.pkey(), ifc.gid(), ifc.netdev()); });
+			p.for_each_interface([&](Interface &ifc) {
+				const LocalAddrs a = ifc.local_addrs();
+				visit(ifc.pkey(), a.gid, ifc.netdev());
+			});
 		}
 	};
 	auto pick = pick_netdev<kapi_netdev>(

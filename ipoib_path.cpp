@@ -108,7 +108,8 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 		return;
 	count(stats_.path_queries);
 	void *q = nullptr;
-	int id = kapi_sa_path_query(ib_, port_, query->gid, gid_, pkey_, kPathQueryTimeoutMs, query, &q);
+	const LocalAddrs me = local_addrs();	// xmit context: the published copy
+	int id = kapi_sa_path_query(ib_, port_, query->gid, me.gid, pkey_, kPathQueryTimeoutMs, query, &q);
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
 	} else {

@@ -12,4 +12,5 @@
 	X(qp_events)           \
 	X(work_rule)           \
 	X(frag_skb)            \
-	X(mcast_table)
+	X(mcast_table)         \
+	X(seq_words)

@@ -8,6 +8,7 @@
 #include "ipoib_recv_ring.h"
 #include "ipoib_srq.h"
 #include "ipoib_work.h"
+#include "kstd/seqlock.h"
 #include "ktest.h"
 
 using namespace ipoib;
@@ -336,3 +337,24 @@ KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTE
 KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
+
+// ---- seq_words: the published-addresses copy NAPI and xmit read ----
+KTEST(seq_words, readers_see_the_last_complete_write)
+{
+	kstd::SeqWords<3> w;
+	u64 out[3] = {9, 9, 9};
+	w.read(out);
+	EXPECT_EQ(out[0], 0u);
+	const u64 a[3] = {1, 2, 3};
+	w.write(a);
+	w.read(out);
+	EXPECT_EQ(out[0], 1u);
+	EXPECT_EQ(out[2], 3u);
+	EXPECT_EQ(w.sequence(), 2u);	// even: no write in progress
+	const u64 b[3] = {4, 5, 6};
+	w.write(b);
+	w.read(out);
+	EXPECT_EQ(out[1], 5u);
+	EXPECT_EQ(w.sequence() % 2, 0u);
+}
+KTEST_SUITE(seq_words, KTEST_CASE(seq_words, readers_see_the_last_complete_write));
