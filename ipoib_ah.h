@@ -6,6 +6,7 @@
 #pragma once
 
 #include "kstd/list.h"
+#include "kstd/lock.h"
 #include "kstd/refcount.h"
 
 namespace ipoib {
@@ -27,5 +28,38 @@ private:
 	kstd::RefCount ref_{1};
 };
 using AhRef = kstd::Ref<Ah>;
+
+// The AHs whose last reference is gone, until the interface's work destroys them
+// (rdma_destroy_ah may sleep; the last put can come from NAPI or an RCU callback).
+// Owner: Interface. Its lock is innermost: a put is safe under any other lock.
+class AhReaper : kstd::NonCopyable {
+public:
+	AhReaper() : lock_(KAPI_LOCK_IF_AH_REAPER) {}
+	~AhReaper() { KSTD_WARN_ON(!dead_.empty()); }
+	void add(Ah &ah)
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		dead_.push_back(ah);
+	}
+	// Process context: destroys and frees every AH added so far.
+	void reap()
+	{
+		for (;;) {
+			Ah *ah;
+			{
+				kstd::SpinIrqSaveGuard g(lock_);
+				ah = dead_.pop_front();
+			}
+			if (!ah)
+				return;
+			ah->destroy();
+			delete ah;
+		}
+	}
+
+private:
+	kstd::SpinLock lock_;
+	kstd::List<Ah> dead_;
+};
 
 } // namespace ipoib

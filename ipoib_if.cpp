@@ -28,27 +28,9 @@ void Ah::destroy()
 
 void Interface::reap_later(Ah *ah)
 {
-	{
-		kstd::SpinIrqSaveGuard g(paths_lock_);
-		dead_ahs_.push_back(*ah);
-	}
+	reaper_.add(*ah);
 	if (nd_)
 		schedule_work(nd_, 0);
-}
-
-void Interface::reap_ahs()
-{
-	for (;;) {
-		Ah *ah;
-		{
-			kstd::SpinIrqSaveGuard g(paths_lock_);
-			ah = dead_ahs_.pop_front();
-		}
-		if (!ah)
-			return;
-		ah->destroy();
-		delete ah;
-	}
 }
 
 // ---- bring-up / teardown ----
@@ -163,7 +145,7 @@ void Interface::teardown(bool rtnl_held)
 	tx_.drain();
 	send_cq_.reset();
 	recv_cq_.reset();
-	reap_ahs();
+	reaper_.reap();
 	pd_.reset();
 	if (nd_) {
 		// The last AH puts above may have scheduled the reaper again.
@@ -249,7 +231,7 @@ void Interface::stop()
 		}
 		kapi_msleep(10);
 	}
-	reap_ahs();
+	reaper_.reap();
 }
 
 // ---- send path ----
@@ -547,7 +529,7 @@ void Interface::work()
 {
 	if (!is_up())
 		return;
-	reap_ahs();
+	reaper_.reap();
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;

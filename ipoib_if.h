@@ -3,27 +3,32 @@
 // netdev, PD, CQs, UD QP, receive and send rings, multicast groups, neighbour table and
 // path cache.
 //
-// Ownership (each kernel resource has one owner; staged teardown in Interface::teardown):
-//   Interface -> Netdev (net_device + NAPI + work)  -> Pd -> Cq x2 -> Qp
-//             -> RxSlot[] (skb + DMA mapping), TxSlot[] (skb + DMA mapping + Ref<Ah>)
-//             -> McGroup list (SA membership, Ref<Ah>, bounded skb queue)
+// Interface composes the owner types and keeps bring-up, teardown and the flush levels.
+// Ownership (each kernel resource has one owner; staged teardown in Interface::teardown:
+// unpublish -> quiesce -> free):
+//   Interface -> netdev (net_device + NAPI + work)       who may call in: the stack, until unregister
+//             -> PdHandle, CqHandle x2, UdQp (ipoib_ud_qp.h)   the provider, until destroy
+//             -> RecvRing (skb + DMA mapping per slot), TxRing (skb + DMA + AhRef per send)
+//             -> McastTable (McGroups: SA membership, AhRef, bounded skb queue)
+//             -> PathCache (Paths: SA query, AhRef, bounded skb queue, query back-off)
 //             -> NeighTable (RCU hash of Neigh by 20-octet address; each Neigh holds a Path ref)
-//                + the GC work item (kapi_dwork)
-//             -> Path list (SA query, Ref<Ah>, bounded skb queue, query back-off)
-//             -> dead Ah list (destroyed in process context after the last send completed)
+//                + DworkHandle (the GC)
+//             -> AhReaper (dead AHs, destroyed in process context)
+//             -> EventHandle, DebugfsHandle (+ one tagged DebugFile per file)
 //
 // Locking order (outer first), each its own lockdep class:
-//   netif tx lock (xmit)  ->  McastTable::lock_ (KAPI_LOCK_IF_MCAST, irqsave)
-//                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
+//   netif tx lock (xmit)  ->  McastTable lock (KAPI_LOCK_IF_MCAST, irqsave)
+//                         ->  PathCache lock (KAPI_LOCK_IF_PATHS, irqsave)
 //                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
-//   The multicast lock and paths_lock_ are never held together. The neighbour lock is taken alone
-//   (GC) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live Path,
+//   any of them           ->  AhReaper lock (KAPI_LOCK_IF_AH_REAPER, irqsave; innermost)
+//   The multicast and path locks are never held together. The neighbour lock is taken alone
+//   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
 //   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
 //   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
 //   grace period after it was unlinked). None is held across a call that sleeps or
 //   re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking); RCU callbacks
-//   (Neigh free -> Path put -> Ah put) take paths_lock_ and nothing else.
+//   (Neigh free -> Path put -> Ah put) take only the reaper's lock.
 #pragma once
 
 #include "ipoib_addr.h"
@@ -31,6 +36,7 @@
 #include "ipoib_dispatch.h"
 #include "ipoib_handles.h"
 #include "ipoib_mcast_table.h"
+#include "ipoib_path_cache.h"
 #include "ipoib_recv_ring.h"
 #include "ipoib_tx_ring.h"
 #include "ipoib_ctx.h"
@@ -89,38 +95,6 @@ inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXE
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
 
 
-// A path; its tagged context is the PathRecord query's (ipoib_core_path_done).
-struct Path : Tagged<KAPI_CTX_PATH>, kstd::ListLink<>, kstd::NonCopyable {
-	Path(Interface &o) : owner(o) {}
-	Interface &owner;
-	u8 gid[kGidLen] = {};
-	AhRef ah;
-	u16 dlid = 0;
-	bool querying = false;
-	bool dead = false;	// unlinked by a flush or the GC; the query callback only drops its ref
-	int query_id = -1;
-	void *query = nullptr;
-	SkbQueue queue;
-	Ah *ah_live = nullptr;	// ah's Ah, published once for xmit's lock-free read
-	u64 used_ms = 0;	// last send to this GID (plain store from xmit)
-	u32 backoff_ms = 0;	// PathRecord query back-off (ipoib_neigh_policy.h), 0 after a success
-	u64 retry_at = 0;	// no new query before this time (ms), 0: none pending
-	kstd::RefCount ref{1};	// the table's; a query in flight and every Neigh hold another
-	void get() { ref.get(); }
-	void put();
-	// The AH for a lock-free sender, or nullptr (unresolved, or flushed meanwhile).
-	Ah *live_ah() const
-	{
-		if (__atomic_load_n(&dead, __ATOMIC_ACQUIRE))
-			return nullptr;
-		return __atomic_load_n(&ah_live, __ATOMIC_ACQUIRE);
-	}
-	void touch(u64 now_ms)
-	{
-		if (__atomic_load_n(&used_ms, __ATOMIC_RELAXED) != now_ms)
-			__atomic_store_n(&used_ms, now_ms, __ATOMIC_RELAXED);
-	}
-};
 
 // The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
 enum class DebugView : u8 { Paths, Mcast, Neigh };
@@ -153,7 +127,7 @@ struct IfConfig {
 class Interface : public Tagged<KAPI_CTX_INTERFACE>, kstd::NonCopyable {
 public:
 	Interface(kapi_ib_device *ib, u32 port)
-		: ib_(ib), port_(port), paths_lock_(KAPI_LOCK_IF_PATHS)
+		: ib_(ib), port_(port)
 	{
 	}
 	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
@@ -240,9 +214,7 @@ private:
 	void publish_addrs();	// the work (or start): after gid_, bcast_mgid_ or lid_ changed
 	void update_dev_addr();
 	// paths (ipoib_path.cpp)
-	Path *find_path(const u8 *gid);
 	void path_flush();
-	void reap_ahs();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
 	// neighbours (ipoib_neigh.cpp)
@@ -298,9 +270,8 @@ private:
 		   log_};
 
 	McastTable mcast_;
-	kstd::SpinLock paths_lock_;
-	kstd::List<Path> paths_;
-	kstd::List<Ah> dead_ahs_;
+	PathCache paths_;
+	AhReaper reaper_;
 	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
 	NeighTable neighs_;
 	DworkHandle gc_;

@@ -91,7 +91,7 @@ void Interface::join(McGroup &g)
 int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 {
 	SkbQueue pending;
-	AhRef old_ah;	// a re-join's previous AH: put after mcast_lock_ (its reaper takes paths_lock_)
+	AhRef old_ah;	// a re-join's previous AH: put after the table lock
 	if (status == -KAPI_ENETRESET) {
 		// ib_sa reset the membership on a port event (port error, LID change, client
 		// re-registration, P_Key change). Our own handler saw the same event and flushes;

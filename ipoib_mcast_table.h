@@ -9,7 +9,7 @@
 // handed in, freed by the caller after leave). Who may still hold a group: the SA, whose
 // join callback gets the group's tagged context until kapi_sa_leave returns (leave() runs
 // before a group is freed); a group taken off the list by take_all/pop is the caller's.
-// Lock: KAPI_LOCK_IF_MCAST (irqsave), inside the netif tx lock, never with paths_lock_.
+// Lock: KAPI_LOCK_IF_MCAST (irqsave), inside the netif tx lock, never with the path lock.
 #pragma once
 
 #include "ipoib_addr.h"

@@ -117,7 +117,7 @@ void Interface::neigh_destroy()
 	neigh_stop();
 	Neigh *left;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		kstd::SpinIrqSaveGuard nl(neighs_.lock());
 		left = neighs_.unlink_if([](Neigh &) { return true; });
 	}
@@ -126,7 +126,7 @@ void Interface::neigh_destroy()
 	gc_.reset();
 }
 
-// paths_lock_ held: the Neigh for dst pointing at p, created if missing. An entry that
+// The path cache lock held: the Neigh for dst pointing at p, created if missing. An entry that
 // points at another Path (a flushed one) is unlinked onto `retired` and replaced.
 Neigh *Interface::neigh_attach(const HwAddr &dst, Path &p, u64 now, Neigh *&retired)
 {
@@ -175,24 +175,18 @@ void Interface::neigh_gc(u64 now, u64 stale_ms)
 }
 
 // A Path's references come from the table, queries and neighbours, all taken under
-// paths_lock_, so refs == 1 seen under it stays true until the Path is unlinked.
+// the path cache lock, so refs == 1 seen under it stays true until the Path is unlinked.
 void Interface::path_gc(u64 now, u64 stale_ms)
 {
 	kstd::List<Path> doomed;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		kstd::List<Path> keep;
-		while (Path *p = paths_.pop_front()) {
-			PathAge age{p->ref.read(), __atomic_load_n(&p->used_ms, __ATOMIC_RELAXED), p->retry_at};
-			if (path_reapable(age, now, stale_ms)) {
-				__atomic_store_n(&p->dead, true, __ATOMIC_RELEASE);
-				doomed.push_back(*p);
-			} else {
-				keep.push_back(*p);
-			}
-		}
-		while (Path *p = keep.pop_front())
-			paths_.push_back(*p);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		paths_.unlink_if(
+			[&](const Path &p) {
+				PathAge age{p.ref.read(), __atomic_load_n(&p.used_ms, __ATOMIC_RELAXED), p.retry_at};
+				return path_reapable(age, now, stale_ms);
+			},
+			doomed);
 	}
 	// Outside the lock: the last put frees the Path and puts its AH (-> reap_later).
 	while (Path *p = doomed.pop_front()) {
@@ -206,7 +200,7 @@ void Interface::path_gc(u64 now, u64 stale_ms)
 void Interface::show_neigh(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
-	kstd::SpinIrqSaveGuard l(paths_lock_);
+	kstd::SpinIrqSaveGuard l(paths_.lock());
 	kstd::SpinIrqSaveGuard nl(neighs_.lock());
 	kapi_seq_printf(s, "# %u neighbours, gc_interval %llu ms\n", neighs_.size(),
 			(unsigned long long)kapi_arp_gc_interval_ms());

@@ -17,25 +17,6 @@ constexpr unsigned kPathQueryTimeoutMs = 1000;
 
 } // namespace
 
-void Path::put()
-{
-	if (!ref.put())
-		return;
-	ah.reset();
-	kapi_skb *skb;
-	while (queue.pop(skb))
-		kapi_skb_free(skb);
-	delete this;
-}
-
-Path *Interface::find_path(const u8 *gid)
-{
-	for (Path &p : paths_)
-		if (bytes_equal(p.gid, gid, kGidLen))
-			return &p;
-	return nullptr;
-}
-
 void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 {
 	const u64 now = kapi_now_ms();
@@ -66,15 +47,8 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	u64 *dropped = nullptr;
 	Neigh *retired = nullptr;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		Path *p = find_path(dst.gid());
-		if (!p) {
-			p = new (Gfp::Atomic) Path(*this);
-			if (p) {
-				bytes_copy(p->gid, dst.gid(), kGidLen);
-				paths_.push_back(*p);
-			}
-		}
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		Path *p = paths_.find_or_add(*this, dst.gid());
 		if (p) {
 			p->touch(now);
 			neigh_attach(dst, *p, now, retired);
@@ -113,7 +87,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
 	} else {
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		if (query->querying) {
 			query->query_id = id;
 			query->query = q;
@@ -140,7 +114,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	SkbQueue pending;
 	bool resolved = false;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		p.querying = false;
 		p.query = nullptr;
 		p.query_id = -1;
@@ -181,15 +155,12 @@ void Interface::path_flush()
 	kstd::List<Path> doomed;
 	Neigh *neighs;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		{
 			kstd::SpinIrqSaveGuard nl(neighs_.lock());
 			neighs = neighs_.unlink_if([](Neigh &) { return true; });
 		}
-		while (Path *p = paths_.pop_front()) {
-			__atomic_store_n(&p->dead, true, __ATOMIC_RELEASE);
-			doomed.push_back(*p);
-		}
+		paths_.unlink_all(doomed);
 	}
 	count(stats_.neigh_flushed, NeighTable::retire(neighs));
 	for (;;) {
@@ -198,7 +169,7 @@ void Interface::path_flush()
 		void *q = nullptr;
 		SkbQueue pending;
 		{
-			kstd::SpinIrqSaveGuard l(paths_lock_);
+			kstd::SpinIrqSaveGuard l(paths_.lock());
 			p = doomed.pop_front();
 			if (!p)
 				break;
@@ -226,8 +197,8 @@ void Interface::show(DebugView which, kapi_seq *s)
 		return show_neigh(s);
 	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		for (Path &p : paths_) {
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		paths_.for_each([&](const Path &p) {
 			const bool backoff = !p.ah && !p.querying && path_in_backoff(now, p.retry_at);
 			// refs: the table's + one per neighbour + one while a query runs
 			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u refs %u idle %llu ms", p.gid, p.dlid,
@@ -237,7 +208,7 @@ void Interface::show(DebugView which, kapi_seq *s)
 				kapi_seq_printf(s, " retry in %llu ms (back-off %u ms)",
 						(unsigned long long)(p.retry_at - now), p.backoff_ms);
 			kapi_seq_printf(s, "\n");
-		}
+		});
 		return;
 	}
 	static const char *const states[] = {"idle", "joining", "joined", "failed"};

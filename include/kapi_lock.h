@@ -23,10 +23,11 @@ extern "C" {
 enum kapi_lock_role {
 	KAPI_LOCK_DRIVER_DEVICES,	/* mutex: Driver's list of bound IB devices */
 	KAPI_LOCK_DEVICE_PORTS,		/* spinlock: a Device's list of ports (lookups from atomic context) */
-	KAPI_LOCK_IF_PATHS,		/* spinlock (irqsave): an interface's path table and AH reaper list */
+	KAPI_LOCK_IF_PATHS,		/* spinlock (irqsave): an interface's path table */
 	KAPI_LOCK_IF_MCAST,		/* spinlock (irqsave): an interface's multicast group table */
 	KAPI_LOCK_PORT_CHILDREN,	/* mutex: a Port's P_Key child interfaces (taken under rtnl) */
 	KAPI_LOCK_IF_NEIGH,		/* spinlock (irqsave): an interface's neighbour hash (writers; readers use RCU) */
+	KAPI_LOCK_IF_AH_REAPER,		/* spinlock (irqsave): an interface's dead AHs (innermost, any context) */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT

@@ -13,4 +13,5 @@
 	X(work_rule)           \
 	X(frag_skb)            \
 	X(mcast_table)         \
-	X(seq_words)
+	X(seq_words)           \
+	X(path_cache)

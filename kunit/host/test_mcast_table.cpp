@@ -4,6 +4,7 @@
 // the full-member upgrade, and the order in which the work acts on groups.
 #include "fake_verbs.h"
 #include "ipoib_mcast_table.h"
+#include "ipoib_path_cache.h"
 #include "ktest.h"
 
 using namespace ipoib;
@@ -182,3 +183,56 @@ KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_g
 	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
 	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
 	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due));
+
+// ---- path_cache ----
+// A Path keeps a reference to its Interface, which these cases never touch: any storage
+// will do (the Interface type is incomplete here).
+alignas(64) static unsigned char g_no_interface[64];
+#define NO_INTERFACE (*reinterpret_cast<Interface *>(g_no_interface))
+KTEST(path_cache, one_path_per_gid_and_unlinked_paths_are_dead)
+{
+	PathCache c;
+	u8 g1[kGidLen], g2[kGidLen];
+	mgid_of(1, g1);
+	mgid_of(2, g2);
+	kstd::List<Path> out;
+	{
+		kstd::SpinIrqSaveGuard l(c.lock());
+		Path *a = c.find_or_add(NO_INTERFACE, g1);
+		ASSERT_NOT_NULL(a);
+		EXPECT_EQ(c.find_or_add(NO_INTERFACE, g1), a);
+		Path *b = c.find_or_add(NO_INTERFACE, g2);
+		ASSERT_NOT_NULL(b);
+		EXPECT_NE(a, b);
+		b->get();	// a neighbour's reference: the GC keeps it
+		c.unlink_if([](const Path &p) { return p.ref.read() == 1; }, out);
+		EXPECT_EQ(c.find(g1), nullptr);
+		EXPECT_EQ(c.find(g2), b);
+		EXPECT_TRUE(a->live_ah() == nullptr);
+		EXPECT_TRUE(__atomic_load_n(&a->dead, __ATOMIC_RELAXED));
+		EXPECT_FALSE(__atomic_load_n(&b->dead, __ATOMIC_RELAXED));
+		c.unlink_all(out);
+		EXPECT_NULL(c.find(g2));
+		EXPECT_TRUE(__atomic_load_n(&b->dead, __ATOMIC_RELAXED));
+	}
+	int n = 0;
+	while (Path *p = out.pop_front()) {
+		if (p->ref.read() == 2)
+			p->put();	// the neighbour's
+		p->put();		// the table's: frees it
+		n++;
+	}
+	EXPECT_EQ(n, 2);
+}
+
+KTEST(path_cache, no_memory)
+{
+	PathCache c;
+	u8 g[kGidLen];
+	mgid_of(3, g);
+	kstd::SpinIrqSaveGuard l(c.lock());
+	ktest::AllocFailAll fail;
+	EXPECT_NULL(c.find_or_add(NO_INTERFACE, g));
+	EXPECT_NULL(c.find(g));
+}
+KTEST_SUITE(path_cache, KTEST_CASE(path_cache, one_path_per_gid_and_unlinked_paths_are_dead), KTEST_CASE(path_cache, no_memory));
