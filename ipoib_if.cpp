@@ -33,6 +33,21 @@ void Interface::reap_later(Ah *ah)
 		schedule_work(nd_, 0);
 }
 
+// Dead AHs whose sends all completed (the last-send rule, ipoib_ah.h); the others are
+// looked at again shortly (UD sends complete as soon as the port sent them).
+void Interface::reap_ahs()
+{
+	constexpr u32 kReapRetryMs = 100;
+	const u32 left = reaper_.reap(
+		[this] {
+			if (nd_)
+				kapi_netdev_tx_barrier(nd_);
+		},
+		[this] { return AhReaper::Progress{tx_.completed(), tx_.outstanding() == 0}; });
+	if (left && nd_)
+		schedule_work(nd_, kReapRetryMs);
+}
+
 // ---- bring-up / teardown ----
 
 Status Interface::start(const IfConfig &cfg)
@@ -145,7 +160,7 @@ void Interface::teardown(bool rtnl_held)
 	tx_.drain();
 	send_cq_.reset();
 	recv_cq_.reset();
-	reaper_.reap();
+	reap_ahs();
 	pd_.reset();
 	if (nd_) {
 		// The last AH puts above may have scheduled the reaper again.
@@ -231,7 +246,7 @@ void Interface::stop()
 		}
 		kapi_msleep(10);
 	}
-	reaper_.reap();
+	reap_ahs();
 }
 
 // ---- send path ----
@@ -290,7 +305,7 @@ void Interface::xmit(kapi_skb *skb)
 }
 
 // Posts one UD send; skb data starts at the pseudo header, which is stripped here.
-void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
+void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 {
 	kapi_skb_pull(skb, kPseudoLen);
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
@@ -299,7 +314,7 @@ void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
 	if (len > mcast_mtu_ + kEncapLen)
 		return drop(skb, stats_.tx_drop_too_big);
-	if (tx_.post(skb, len, kstd::move(ah), qpn, qkey) != PostResult::Posted)
+	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
 		kapi_skb_free(skb);	// counted by the ring
 }
 
@@ -529,7 +544,7 @@ void Interface::work()
 {
 	if (!is_up())
 		return;
-	reaper_.reap();
+	reap_ahs();
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;

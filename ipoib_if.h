@@ -8,7 +8,7 @@
 // unpublish -> quiesce -> free):
 //   Interface -> netdev (net_device + NAPI + work)       who may call in: the stack, until unregister
 //             -> PdHandle, CqHandle x2, UdQp (ipoib_ud_qp.h)   the provider, until destroy
-//             -> RecvRing (skb + DMA mapping per slot), TxRing (skb + DMA + AhRef per send)
+//             -> RecvRing (skb + DMA mapping per slot), TxRing (skb + DMA mapping per send)
 //             -> McastTable (McGroups: SA membership, AhRef, bounded skb queue)
 //             -> PathCache (Paths: SA query, AhRef, bounded skb queue, query back-off)
 //             -> NeighTable (RCU hash of Neigh by 20-octet address; each Neigh holds a Path ref)
@@ -174,6 +174,7 @@ public:
 
 	// AH reaper
 	void reap_later(Ah *ah);
+	void reap_ahs();
 
 	// IB port events (any context): the work item runs the flush the event calls for.
 	void port_event(kapi_ib_event_kind kind, u32 port);
@@ -189,7 +190,8 @@ public:
 
 private:
 	// datapath
-	void send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey);
+	// xmit only (netif tx lock held): ah must be reachable when read (ipoib_ah.h)
+	void send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey);
 	void send_unicast(kapi_skb *skb, const HwAddr &dst);
 	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);

@@ -30,11 +30,11 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 {
 	if (!is_up())
 		return drop(skb, stats_.tx_drop_not_up);
-	AhRef ah;
+	Ah *ah = nullptr;
 	u32 qkey = 0;
 	switch (mcast_.for_send(this, mgid, skb, ah, qkey)) {
 	case McastTable::Lookup::Send:
-		return send(skb, kstd::move(ah), kMulticastQpn, qkey);
+		return send(skb, *ah, kMulticastQpn, qkey);
 	case McastTable::Lookup::NewGroup:
 		schedule_work(nd_, 0);	// join it (send-only)
 		return;

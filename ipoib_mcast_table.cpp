@@ -24,7 +24,7 @@ McGroup *McastTable::find(const u8 *mgid)
 	return nullptr;
 }
 
-McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, AhRef &ah, u32 &qkey)
+McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey)
 {
 	kstd::SpinIrqSaveGuard l(lock_);
 	McGroup *g = find(mgid);
@@ -41,7 +41,7 @@ McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_s
 		created = Lookup::NewGroup;
 	}
 	if (g->state == McGroup::State::Joined && g->ah) {
-		ah = AhRef::acquire(g->ah.get());
+		ah = g->ah.get();	// no reference: the last-send rule (ipoib_ah.h)
 		qkey = g->qkey;
 		return Lookup::Send;
 	}

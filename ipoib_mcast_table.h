@@ -57,11 +57,12 @@ public:
 
 	kstd::SpinLock &lock() { return lock_; }
 
-	// xmit: a joined group's AH and Q_Key (Send), or the skb queued on a group not joined
+	// xmit (tx lock held): a joined group's AH and Q_Key (Send; no reference taken, the
+	// last-send rule of ipoib_ah.h keeps it alive), or the skb queued on a group not joined
 	// yet (Queued; NewGroup: a send-only group was created for it, the work must join it),
 	// or neither (QueueFull, NoMem: the skb is still the caller's).
 	enum class Lookup { Send, Queued, NewGroup, QueueFull, NoMem };
-	Lookup for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, AhRef &ah, u32 &qkey);
+	Lookup for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey);
 
 	void add_broadcast(McGroup &b);
 	McGroup *broadcast();

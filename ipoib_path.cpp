@@ -27,14 +27,13 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 		// The Path outlives the Neigh's grace period and holds its AH: a get is safe.
 		Path *p = n->path;
 		a = p->live_ah();
-		if (a) {
+		if (a)
 			p->touch(now);
-			a->get();
-		}
 	}
 	kapi_rcu_read_unlock();
+	// No reference: xmit holds the tx lock, so the AH outlives this send (ipoib_ah.h).
 	if (a)
-		return send(skb, AhRef::adopt(a), dst.qpn(), qkey_);
+		return send(skb, *a, dst.qpn(), qkey_);
 	send_unicast_slow(skb, dst, now);
 }
 
@@ -42,7 +41,7 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 // pointing at it), then send, queue, drop during back-off, or start the query.
 void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
-	AhRef ah;
+	Ah *ah = nullptr;	// read under the lock; lives on by the last-send rule (ipoib_ah.h)
 	Path *query = nullptr;
 	u64 *dropped = nullptr;
 	Neigh *retired = nullptr;
@@ -56,7 +55,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 		if (!p) {
 			dropped = &stats_.tx_drop_path_nomem;
 		} else if (p->ah) {
-			ah = AhRef::acquire(p->ah.get());
+			ah = p->ah.get();
 		} else if (p->querying) {
 			if (!p->queue.push(skb))
 				dropped = &stats_.tx_drop_path_queue_full;
@@ -77,7 +76,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (dropped)
 		return drop(skb, *dropped);
 	if (ah)
-		return send(skb, kstd::move(ah), dst.qpn(), qkey_);
+		return send(skb, *ah, dst.qpn(), qkey_);
 	if (!query)
 		return;
 	count(stats_.path_queries);

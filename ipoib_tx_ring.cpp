@@ -5,7 +5,7 @@
 
 namespace ipoib {
 
-PostResult TxRing::post(kapi_skb *skb, u32 len, AhRef ah, u32 qpn, u32 qkey)
+PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
 {
 	const u32 size = slots_.size();
 	if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) >= size) {
@@ -23,14 +23,13 @@ PostResult TxRing::post(kapi_skb *skb, u32 len, AhRef ah, u32 qpn, u32 qkey)
 	wr.len = len;
 	wr.remote_qpn = qpn;
 	wr.remote_qkey = qkey;
-	wr.ah = ah->raw();
+	wr.ah = ah.raw();
 	wr.signaled = 1;	// every send: one slot is freed per completion (ipoib_ud_qp.h)
 	slot.skb = skb;
 	slot.len = len;
-	slot.ah = kstd::move(ah);
+	ah.note_send(head_);	// before the post: a completion may follow at once
 	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
 		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
-		slot.ah.reset();
 		slot.skb = nullptr;
 		count_local(*c_.drop_post);
 		return PostResult::Post;
@@ -65,7 +64,6 @@ void TxRing::complete(const kapi_wc &wc)
 	else
 		kapi_skb_free(s.skb);
 	s.skb = nullptr;
-	s.ah.reset();	// the AH may die now: this send no longer uses it
 }
 
 void TxRing::completed(u32 n, bool up)
@@ -84,7 +82,6 @@ void TxRing::drain()
 		TxSlot &s = slots_[tail_ & (slots_.size() - 1)];
 		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
 		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-		s.ah.reset();
 	}
 }
 

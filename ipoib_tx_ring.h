@@ -3,7 +3,8 @@
 // the AH reference that keeps the address handle alive until the send completed), the
 // producer/consumer indices, and the netdev queue stop/wake around a full ring.
 //
-// Owner: Interface (a member). Holds: per posted send one skb, one DMA mapping, one AhRef.
+// Owner: Interface (a member). Holds: per posted send one skb and one DMA mapping; the AH
+// is kept alive by the last-send rule instead of a reference per send (ipoib_ah.h).
 // Who may still reference a slot: the HCA, from post() until its completion is polled
 // (sends complete in order on one QP, IBA 10.8.3); drain() runs after the QP is in ERROR
 // and destroyed. Producer: xmit under the netif tx lock; consumer: NAPI (complete()) or,
@@ -17,13 +18,11 @@
 namespace ipoib {
 
 class Ah;
-using AhRef = kstd::Ref<Ah>;
 
 struct TxSlot {
 	kapi_skb *skb = nullptr;
 	u64 dma = 0;
 	u32 len = 0;
-	AhRef ah;
 };
 
 // The counters a send ring updates: post-side ones by the producer, completion-side ones by
@@ -54,13 +53,15 @@ public:
 	// Maps and posts skb's data (len bytes, linear) as one signalled UD send. On anything
 	// but Posted the skb is the caller's again (and the failure counted). Stops the netdev
 	// queue when the ring became full.
-	PostResult post(kapi_skb *skb, u32 len, AhRef ah, u32 qpn, u32 qkey);
-	// One send completion (in order): the skb is consumed or freed, its AH reference put.
+	PostResult post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey);
+	// One send completion (in order): the skb is consumed or freed.
 	void complete(const kapi_wc &wc);
 	// After a batch of completions: publishes the tail and wakes a stopped queue at half.
 	void completed(u32 n, bool up);
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed.
 	void drain();
+	// Sends completed so far (free-running; an AH is idle once this passed its last send).
+	u32 completed() const { return __atomic_load_n(&tail_, __ATOMIC_ACQUIRE); }
 
 private:
 	kapi_ib_device *ib_;

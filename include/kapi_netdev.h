@@ -56,6 +56,8 @@ void kapi_netdev_start_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_stop_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_wake_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 int kapi_netdev_queue_stopped(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* netif_tx_lock_bh + unlock: every ndo_start_xmit running when called has returned. */
+void kapi_netdev_tx_barrier(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* Copies up to max multicast hw addresses (addr_len bytes each) of the netdev; returns the count. */
 int kapi_netdev_mc_list(struct kapi_netdev *nd, kapi_u8 *out, int max, int addr_len) KAPI_NOEXCEPT;
 

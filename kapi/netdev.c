@@ -298,6 +298,12 @@ int kapi_netdev_queue_stopped(struct kapi_netdev *nd)
 	return netif_queue_stopped(to_nd(nd));
 }
 
+void kapi_netdev_tx_barrier(struct kapi_netdev *nd)
+{
+	netif_tx_lock_bh(to_nd(nd));
+	netif_tx_unlock_bh(to_nd(nd));
+}
+
 int kapi_netdev_mc_list(struct kapi_netdev *nd, u8 *out, int max, int addr_len)
 {
 	struct net_device *dev = to_nd(nd);

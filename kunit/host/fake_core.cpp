@@ -12,4 +12,6 @@ void Ah::put()
 		delete this;
 }
 
+void Ah::destroy() { ah_ = nullptr; }	// no kernel AH behind a host one
+
 } // namespace ipoib

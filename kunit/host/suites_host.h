@@ -14,4 +14,5 @@
 	X(frag_skb)            \
 	X(mcast_table)         \
 	X(seq_words)           \
-	X(path_cache)
+	X(path_cache)          \
+	X(ah_reaper)

@@ -41,7 +41,7 @@ KTEST(mcast_table, first_send_creates_a_sendonly_group)
 	McastTable t;
 	u8 m[kGidLen];
 	mgid_of(1, m);
-	AhRef ah;
+	Ah *ah = nullptr;
 	u32 qkey = 0;
 	kapi_skb *a = skb();
 	ASSERT_NOT_NULL(a);
@@ -70,7 +70,7 @@ KTEST(mcast_table, no_memory_leaves_the_skb_to_the_caller)
 	McastTable t;
 	u8 m[kGidLen];
 	mgid_of(2, m);
-	AhRef ah;
+	Ah *ah = nullptr;
 	u32 qkey = 0;
 	kapi_skb *a = skb();
 	ASSERT_NOT_NULL(a);
@@ -95,7 +95,7 @@ KTEST(mcast_table, restart_merges_the_sendonly_twin)
 	EXPECT_TRUE(old.empty());
 	kstd::List<McGroup> all;
 	t.take_all(all);	// restart: off the list
-	AhRef ah;
+	Ah *ah = nullptr;
 	u32 qkey = 0;
 	// meanwhile xmit creates a send-only twin with a queued skb
 	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
@@ -119,7 +119,7 @@ KTEST(mcast_table, full_member_upgrades_a_sendonly_group)
 	McastTable t;
 	u8 m[kGidLen];
 	mgid_of(4, m);
-	AhRef ah;
+	Ah *ah = nullptr;
 	u32 qkey = 0;
 	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
 	EXPECT_FALSE(t.mark_wanted(m));	// send-only: not a full member
@@ -236,3 +236,47 @@ KTEST(path_cache, no_memory)
 	EXPECT_NULL(c.find(g));
 }
 KTEST_SUITE(path_cache, KTEST_CASE(path_cache, one_path_per_gid_and_unlinked_paths_are_dead), KTEST_CASE(path_cache, no_memory));
+
+// ---- ah_reaper: the last-send rule ----
+KTEST(ah_reaper, waits_for_the_last_send_then_frees)
+{
+	AhReaper r;
+	Ah *used = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	Ah *unused = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_TRUE(used && unused);
+	used->note_send(5);	// the ring's sixth send used it
+	r.add(*used);
+	r.add(*unused);
+	int barriers = 0;
+	const long live = ktest_alloc_live();
+	// sends 0..4 completed: the one with sequence 5 is still out
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{5, false}; }), 1u);
+	EXPECT_EQ(barriers, 1);
+	EXPECT_EQ(ktest_alloc_live(), live - 1);	// the unused one went at once
+	EXPECT_FALSE(r.empty());
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_TRUE(r.empty());
+	EXPECT_EQ(barriers, 2);
+	// nothing listed: no barrier taken
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_EQ(barriers, 2);
+}
+
+KTEST(ah_reaper, a_drained_ring_frees_everything)
+{
+	AhReaper r;
+	Ah *a = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_NOT_NULL(a);
+	a->note_send(0xfffffffeu);	// wraps: completed 2 is past it
+	r.add(*a);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{0xfffffffeu, false}; }), 1u);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{2, false}; }), 0u);
+	Ah *b = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_NOT_NULL(b);
+	b->note_send(7);	// its post failed: no completion will pass it
+	r.add(*b);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{7, true}; }), 0u);
+	EXPECT_TRUE(r.empty());
+}
+KTEST_SUITE(ah_reaper, KTEST_CASE(ah_reaper, waits_for_the_last_send_then_frees),
+	    KTEST_CASE(ah_reaper, a_drained_ring_frees_everything));
