@@ -174,11 +174,16 @@ int kapi_qp_detach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
 	return ib_detach_mcast((struct ib_qp *)qp, &g, mlid);
 }
 
-/* One chain of n receive requests in wr[]/sge[] (n <= KAPI_WR_BATCH_MAX, checked by the callers). */
-static void kapi_recv_chain(struct ib_recv_wr *wr, struct ib_sge *sge, u32 lkey, const struct kapi_recv *r, int n)
+/* n receives as one chain, to the SRQ when srq is set, else to the QP's receive queue. */
+static int kapi_post_recv_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lkey, const struct kapi_recv *r, int n)
 {
+	struct ib_sge sge[KAPI_WR_BATCH_MAX];
+	struct ib_recv_wr wr[KAPI_WR_BATCH_MAX];
+	const struct ib_recv_wr *bad;
 	int i;
 
+	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
+		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		sge[i].addr = r[i].addr;
 		sge[i].length = r[i].len;
@@ -188,30 +193,17 @@ static void kapi_recv_chain(struct ib_recv_wr *wr, struct ib_sge *sge, u32 lkey,
 		wr[i].num_sge = 1;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
+	return srq ? ib_post_srq_recv(srq, wr, &bad) : ib_post_recv(qp, wr, &bad);
 }
 
 int kapi_post_recv(struct kapi_qp *qp, u32 lkey, const struct kapi_recv *r, int n)
 {
-	struct ib_sge sge[KAPI_WR_BATCH_MAX];
-	struct ib_recv_wr wr[KAPI_WR_BATCH_MAX];
-	const struct ib_recv_wr *bad;
-
-	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
-		return -EINVAL;
-	kapi_recv_chain(wr, sge, lkey, r, n);
-	return ib_post_recv((struct ib_qp *)qp, wr, &bad);
+	return kapi_post_recv_chain((struct ib_qp *)qp, NULL, lkey, r, n);
 }
 
 int kapi_post_srq_recv(struct kapi_srq *srq, u32 lkey, const struct kapi_recv *r, int n)
 {
-	struct ib_sge sge[KAPI_WR_BATCH_MAX];
-	struct ib_recv_wr wr[KAPI_WR_BATCH_MAX];
-	const struct ib_recv_wr *bad;
-
-	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
-		return -EINVAL;
-	kapi_recv_chain(wr, sge, lkey, r, n);
-	return ib_post_srq_recv((struct ib_srq *)srq, wr, &bad);
+	return kapi_post_recv_chain(NULL, (struct ib_srq *)srq, lkey, r, n);
 }
 
 int kapi_post_send_ud(struct kapi_qp *qp, u32 lkey, const struct kapi_ud_send *s, int n)

@@ -26,6 +26,35 @@ struct Counters {
 	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors}; }
 };
 
+// A ring of n buffers on a fake QP (or SRQ), filled.
+struct RingOn {
+	Counters c;
+	kapi_qp *qp = nullptr;
+	kapi_srq *srq = nullptr;
+	RecvRing r{nullptr, c.refs()};
+	explicit RingOn(u32 n, bool on_srq = false)
+	{
+		if (on_srq)
+			srq = fake_srq_new();
+		else
+			qp = fake_qp_new(nullptr);
+		if ((qp || srq) && kstd::ok(r.alloc(n))) {
+			r.bind(nullptr, RecvTarget{qp, srq}, 0);
+			ok = kstd::ok(r.fill(256));
+		}
+	}
+	~RingOn()
+	{
+		r.release();
+		if (qp)
+			fake_qp_free(qp);
+		if (srq)
+			fake_srq_free(srq);
+	}
+	fake_rq &rq() { return *(srq ? fake_srq_rq(srq) : fake_qp_rq(qp)); }
+	bool ok = false;
+};
+
 kapi_wc recv_wc(kapi_ctx *qp, u64 wr_id, u32 status = KAPI_WC_SUCCESS, u32 len = 100)
 {
 	kapi_wc wc{};
@@ -69,121 +98,81 @@ KTEST(ctx_tag, wrong_kind_is_caught)
 // ---- recv_ring ----
 KTEST(recv_ring, fill_posts_every_slot)
 {
-	Counters c;
-	kapi_qp *qp = fake_qp_new(nullptr);
-	ASSERT_NOT_NULL(qp);
 	{
-		RecvRing r(nullptr, c.refs());
-		ASSERT_OK(r.alloc(8));
-		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
-		ASSERT_OK(r.fill(256));
-		EXPECT_TRUE(r.filled());
-		EXPECT_EQ(r.posted(), 8u);
-		EXPECT_EQ(fake_qp_rq(qp)->nposted, 8);
+		RingOn t(8);
+		ASSERT_TRUE(t.ok);
+		EXPECT_TRUE(t.r.filled());
+		EXPECT_EQ(t.r.posted(), 8u);
+		EXPECT_EQ(t.rq().nposted, 8);
 		EXPECT_EQ(fake_skbs_live(), 8);
 		EXPECT_EQ(fake_dma_live(), 8);
 	}
-	EXPECT_EQ(fake_skbs_live(), 0);	// release() on destruction
+	EXPECT_EQ(fake_skbs_live(), 0);	// release()
 	EXPECT_EQ(fake_dma_live(), 0);
-	fake_qp_free(qp);
 }
 
 // The invariant: whatever allocation does, every completed buffer is reposted, so the HCA
 // never runs out of receive buffers because memory was short.
 KTEST(recv_ring, never_shrinks_under_allocation_failure)
 {
-	Counters c;
-	kapi_qp *qp = fake_qp_new(nullptr);
-	ASSERT_NOT_NULL(qp);
+	RingOn t(8);
+	ASSERT_TRUE(t.ok);
+	const int before = t.rq().nposted;
 	{
-		RecvRing r(nullptr, c.refs());
-		ASSERT_OK(r.alloc(8));
-		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
-		ASSERT_OK(r.fill(256));
-		const int before = fake_qp_rq(qp)->nposted;
-		{
-			ktest::AllocFailAll fail;
-			for (u64 i = 0; i < 8; i++)
-				EXPECT_NULL(r.complete(recv_wc(nullptr, i)));
-			r.repost();
-		}
-		EXPECT_EQ(c.nomem, 8u);
-		EXPECT_EQ(r.posted(), 8u);
-		EXPECT_EQ(fake_qp_rq(qp)->nposted - before, 8);
-		// the same buffers went back: slot i's address again
-		for (int i = 0; i < 8; i++)
-			EXPECT_EQ(fake_qp_rq(qp)->posted[before + i].addr, fake_qp_rq(qp)->posted[i].addr);
-		EXPECT_EQ(fake_skbs_live(), 8);
+		ktest::AllocFailAll fail;
+		for (u64 i = 0; i < 8; i++)
+			EXPECT_NULL(t.r.complete(recv_wc(nullptr, i)));
+		t.r.repost();
 	}
-	EXPECT_EQ(fake_skbs_live(), 0);
-	fake_qp_free(qp);
+	EXPECT_EQ(t.c.nomem, 8u);
+	EXPECT_EQ(t.r.posted(), 8u);
+	EXPECT_EQ(t.rq().nposted - before, 8);
+	// the same buffers went back: slot i's address again
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(t.rq().posted[before + i].addr, t.rq().posted[i].addr);
+	EXPECT_EQ(fake_skbs_live(), 8);
 }
 
 KTEST(recv_ring, replacement_first_hands_up_the_filled_buffer)
 {
-	Counters c;
-	kapi_qp *qp = fake_qp_new(nullptr);
-	ASSERT_NOT_NULL(qp);
-	{
-		RecvRing r(nullptr, c.refs());
-		ASSERT_OK(r.alloc(4));
-		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
-		ASSERT_OK(r.fill(256));
-		const u64 old_addr = fake_qp_rq(qp)->posted[2].addr;
-		kapi_skb *skb = r.complete(recv_wc(nullptr, 2));
-		ASSERT_NOT_NULL(skb);
-		EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), old_addr);
-		r.repost();
-		EXPECT_EQ(r.posted(), 4u);
-		EXPECT_NE(fake_qp_rq(qp)->posted[4].addr, old_addr);	// a fresh buffer in slot 2
-		EXPECT_EQ(fake_qp_rq(qp)->posted[4].wr_id, 2u);
-		EXPECT_EQ(fake_skbs_live(), 5);
-		kapi_skb_free(skb);
-	}
-	fake_qp_free(qp);
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	const u64 old_addr = t.rq().posted[2].addr;
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 2));
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), old_addr);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_NE(t.rq().posted[4].addr, old_addr);	// a fresh buffer in slot 2
+	EXPECT_EQ(t.rq().posted[4].wr_id, 2u);
+	EXPECT_EQ(fake_skbs_live(), 5);
+	kapi_skb_free(skb);
 }
 
 KTEST(recv_ring, errors_repost_flushes_do_not)
 {
-	Counters c;
-	kapi_srq *srq = fake_srq_new();	// the same ring on an SRQ
-	ASSERT_NOT_NULL(srq);
-	{
-		RecvRing r(nullptr, c.refs());
-		ASSERT_OK(r.alloc(4));
-		r.bind(nullptr, RecvTarget{nullptr, srq}, 0);
-		ASSERT_OK(r.fill(256));
-		EXPECT_NULL(r.complete(recv_wc(nullptr, 0, 4 /* a local protection error */)));
-		EXPECT_NULL(r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
-		r.repost();
-		EXPECT_EQ(c.wc_errors, 1u);
-		EXPECT_EQ(c.flushed, 1u);
-		EXPECT_EQ(r.posted(), 3u);	// only the flush lowers it
-		EXPECT_EQ(fake_srq_rq(srq)->nposted, 5);
-	}
-	EXPECT_EQ(fake_skbs_live(), 0);
-	fake_srq_free(srq);
+	RingOn t(4, true);	// the same ring on an SRQ
+	ASSERT_TRUE(t.ok);
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, 4 /* a local protection error */)));
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
+	t.r.repost();
+	EXPECT_EQ(t.c.wc_errors, 1u);
+	EXPECT_EQ(t.c.flushed, 1u);
+	EXPECT_EQ(t.r.posted(), 3u);	// only the flush lowers it
+	EXPECT_EQ(t.rq().nposted, 5);
 }
 
 KTEST(recv_ring, repost_failure_is_counted)
 {
-	Counters c;
-	kapi_qp *qp = fake_qp_new(nullptr);
-	ASSERT_NOT_NULL(qp);
-	{
-		RecvRing r(nullptr, c.refs());
-		ASSERT_OK(r.alloc(2));
-		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
-		ASSERT_OK(r.fill(256));
-		kapi_skb *skb = r.complete(recv_wc(nullptr, 0));
-		ASSERT_NOT_NULL(skb);
-		kapi_skb_free(skb);
-		fake_qp_rq(qp)->fail_next_post = 1;
-		r.repost();
-		EXPECT_EQ(c.post_errors, 1u);
-		EXPECT_EQ(r.posted(), 1u);
-	}
-	fake_qp_free(qp);
+	RingOn t(2);
+	ASSERT_TRUE(t.ok);
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 0));
+	ASSERT_NOT_NULL(skb);
+	kapi_skb_free(skb);
+	t.rq().fail_next_post = 1;
+	t.r.repost();
+	EXPECT_EQ(t.c.post_errors, 1u);
+	EXPECT_EQ(t.r.posted(), 1u);
 }
 
 // ---- dispatch ----
