@@ -118,7 +118,7 @@ bool encap_parse(const u8 *data, usize len, u16 &ethertype)
 
 u32 ib_mtu_bytes(u32 e)
 {
-	return (e >= 1 && e <= 5) ? (128u << e) : 0;
+	return (e >= KAPI_IB_MTU_256 && e <= KAPI_IB_MTU_4096) ? (128u << e) : 0;
 }
 
 u32 ud_mtu(u32 e)
@@ -145,23 +145,23 @@ u32 link_speed_mbps(u32 speed, u32 width)
 {
 	u32 lane;
 	switch (speed) {
-	case 1: lane = 2500; break;
-	case 2: lane = 5000; break;
-	case 4:
-	case 8: lane = 10000; break;
-	case 16: lane = 14000; break;
-	case 32: lane = 25000; break;
-	case 64: lane = 50000; break;
-	case 128: lane = 100000; break;
+	case KAPI_IB_SPEED_SDR: lane = 2500; break;
+	case KAPI_IB_SPEED_DDR: lane = 5000; break;
+	case KAPI_IB_SPEED_QDR:
+	case KAPI_IB_SPEED_FDR10: lane = 10000; break;
+	case KAPI_IB_SPEED_FDR: lane = 14000; break;
+	case KAPI_IB_SPEED_EDR: lane = 25000; break;
+	case KAPI_IB_SPEED_HDR: lane = 50000; break;
+	case KAPI_IB_SPEED_NDR: lane = 100000; break;
 	default: return 0;
 	}
 	u32 lanes;
 	switch (width) {
-	case 1: lanes = 1; break;
-	case 2: lanes = 4; break;
-	case 4: lanes = 8; break;
-	case 8: lanes = 12; break;
-	case 16: lanes = 2; break;
+	case KAPI_IB_WIDTH_1X: lanes = 1; break;
+	case KAPI_IB_WIDTH_4X: lanes = 4; break;
+	case KAPI_IB_WIDTH_8X: lanes = 8; break;
+	case KAPI_IB_WIDTH_12X: lanes = 12; break;
+	case KAPI_IB_WIDTH_2X: lanes = 2; break;
 	default: return 0;
 	}
 	return lane * lanes;

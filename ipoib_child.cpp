@@ -16,7 +16,7 @@
 // Every entry point runs with rtnl held (sysfs stores take it with trylock, see kapi/link.c),
 // so children are registered/unregistered with register_netdevice/unregister_netdevice and
 // a deletion tears the child down synchronously; Port::teardown runs without rtnl.
-#include "ipoib_cm.h"
+#include "ipoib_device.h"
 
 namespace ipoib {
 
@@ -28,20 +28,17 @@ bool Interface::pkey_check()
 {
 	u16 index = 0;
 	if (kapi_ib_find_pkey(ib_, port_, pkey_, &index) != 0) {
-		if (pkey_ok_ && qp_ready_)
+		if (pkey_ok_ && qp_.ready())
 			log_.warn("P_Key 0x%04x left the port's P_Key table: carrier off until it is back", pkey_);
 		return false;
 	}
-	if (!qp_ready_) {
-		Status s = kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, index, 0));
-		if (kstd::ok(s))
-			s = kstd::from_errno(kapi_ud_qp_to_rts(qp_));
+	if (!qp_.ready()) {
+		Status s = qp_.to_rts(port_, index);
 		if (!kstd::ok(s)) {
 			log_.warn("cannot bring up the UD QP with P_Key index %u: %d", index, kstd::to_errno(s));
 			return false;
 		}
 		pkey_index_ = index;
-		qp_ready_ = true;
 		if (registered_)
 			log_.info("P_Key 0x%04x is now in the port's table (index %u)", pkey_, index);
 	} else if (!pkey_ok_) {
@@ -211,60 +208,35 @@ void Port::dellink(Interface *ifc)
 		destroy_child(victim, true);
 }
 
-} // namespace ipoib
-
-using namespace ipoib;
-
-namespace {
-LinkArgs link_args(const kapi_link_args &a)
+// rtnl changelink on an interface: only umcast may change (a child's P_Key is fixed at
+// creation and ignored, like in-tree; the mode is validated).
+int Interface::changelink(LinkArgs l)
 {
-	LinkArgs l;
-	l.has_pkey = a.has_pkey;
-	l.has_mode = a.has_mode;
-	l.has_umcast = a.has_umcast;
-	l.pkey = a.pkey;
-	l.mode = a.mode;
-	l.umcast = a.umcast;
-	return l;
-}
-} // namespace
-
-extern "C" int ipoib_core_child_sysfs(void *owner, int create, const char *buf, kapi_size_t len) noexcept
-{
-	return kstd::to_errno(static_cast<Port *>(owner)->sysfs_child(create != 0, StrView(buf, len)));
-}
-
-extern "C" int ipoib_core_child_newlink(void *owner, kapi_netdev *parent, int parent_is_child, kapi_netdev *dev,
-					const kapi_link_args *a) noexcept
-{
-	if (!a->has_link) {
-		kstd::log.warn("ip link add %s type ipoib: no parent given (link DEV)", kapi_netdev_name(dev));
-		return -KAPI_EINVAL;
-	}
-	if (!owner || !parent) {
-		kstd::log.warn("ip link add %s type ipoib: the parent is not an ib_ipoib_cm interface",
-			       kapi_netdev_name(dev));
-		return -KAPI_ENODEV;
-	}
-	return kstd::to_errno(static_cast<Port *>(owner)->newlink(dev, parent_is_child != 0, link_args(*a)));
-}
-
-extern "C" void ipoib_core_child_dellink(void *owner, void *core) noexcept
-{
-	static_cast<Port *>(owner)->dellink(static_cast<Interface *>(core));
-}
-
-extern "C" int ipoib_core_if_changelink(void *core, const kapi_link_args *a) noexcept
-{
-	Interface &ifc = *static_cast<Interface *>(core);
-	LinkArgs l = link_args(*a);
-	l.has_pkey = false;	// a child's P_Key is fixed at creation; ignored, like in-tree
+	l.has_pkey = false;
 	ParseError err;
 	if (!kstd::ok(validate_link_args(l, err))) {
-		ifc.log().warn("ip link set type ipoib: %s", err.what);
+		log_.warn("ip link set type ipoib: %s", err.what);
 		return -KAPI_EINVAL;
 	}
 	if (l.has_umcast)
-		ifc.set_umcast(l.umcast != 0);
+		set_umcast(l.umcast != 0);
 	return 0;
 }
+
+// rtnl newlink with its parent looked up by the shim (nullptr when missing or not ours).
+Status Port::newlink_checked(Port *port, kapi_netdev *parent, kapi_netdev *dev, bool parent_is_child,
+			     bool has_link, const LinkArgs &args)
+{
+	if (!has_link) {
+		kstd::log.warn("ip link add %s type ipoib: no parent given (link DEV)", kapi_netdev_name(dev));
+		return Status::Invalid;
+	}
+	if (!port || !parent) {
+		kstd::log.warn("ip link add %s type ipoib: the parent is not an ib_ipoib_cm interface",
+			       kapi_netdev_name(dev));
+		return Status::NoDevice;
+	}
+	return port->newlink(dev, parent_is_child, args);
+}
+
+} // namespace ipoib

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_ib.cpp - which IB ports we bind: the ib_client add/remove entry points, Device and
 // Port bring-up and staged teardown.
-#include "ipoib_cm.h"
+#include "ipoib_device.h"
 
 namespace ipoib {
 
@@ -107,20 +107,4 @@ void Driver::remove_device(Device *dev)
 	dev->teardown();
 	delete dev;
 }
-
 } // namespace ipoib
-
-using namespace ipoib;
-
-extern "C" int ipoib_core_add_device(void *core, kapi_ib_device *ib, void **ctx) noexcept
-{
-	Device *dev = nullptr;
-	Status s = static_cast<Driver *>(core)->add_device(ib, dev);
-	*ctx = dev;
-	return kstd::to_errno(s);
-}
-
-extern "C" void ipoib_core_remove_device(void *core, kapi_ib_device *, void *ctx) noexcept
-{
-	static_cast<Driver *>(core)->remove_device(static_cast<Device *>(ctx));
-}

@@ -10,7 +10,6 @@ namespace {
 
 constexpr u32 kMinSendQueue = 128;	// 2 x the send CQ poll batch of the in-tree driver
 constexpr u32 kMinRecvQueue = 2;
-constexpr u32 kPollBatch = 16;
 constexpr u32 kDefaultMtu = 2044;	// RFC 4391 §7: every implementation supports 2044
 
 } // namespace
@@ -29,27 +28,24 @@ void Ah::destroy()
 
 void Interface::reap_later(Ah *ah)
 {
-	{
-		kstd::SpinIrqSaveGuard g(paths_lock_);
-		dead_ahs_.push_back(*ah);
-	}
+	reaper_.add(*ah);
 	if (nd_)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 }
 
+// Dead AHs whose sends all completed (the last-send rule, ipoib_ah.h); the others are
+// looked at again shortly (UD sends complete as soon as the port sent them).
 void Interface::reap_ahs()
 {
-	for (;;) {
-		Ah *ah;
-		{
-			kstd::SpinIrqSaveGuard g(paths_lock_);
-			ah = dead_ahs_.pop_front();
-		}
-		if (!ah)
-			return;
-		ah->destroy();
-		delete ah;
-	}
+	constexpr u32 kReapRetryMs = 100;
+	const u32 left = reaper_.reap(
+		[this] {
+			if (nd_)
+				kapi_netdev_tx_barrier(nd_);
+		},
+		[this] { return AhReaper::Progress{tx_.completed(), tx_.outstanding() == 0}; });
+	if (left && nd_)
+		schedule_work(nd_, kReapRetryMs);
 }
 
 // ---- bring-up / teardown ----
@@ -71,6 +67,7 @@ Status Interface::start(const IfConfig &cfg)
 		return Status::Invalid;
 	pkey_ |= 0x8000;
 	make_broadcast_mgid(pkey_, 2, bcast_mgid_);
+	publish_addrs();
 
 	KSTD_TRY(rx_.alloc(cfg.recv_queue_size));
 	KSTD_TRY(tx_.alloc(cfg.send_queue_size));
@@ -89,51 +86,61 @@ Status Interface::start(const IfConfig &cfg)
 	s.parent = cfg.parent;
 	s.adopt = cfg.adopt;
 	// dev_addr gets the QPN once the QP exists (below, before register).
-	nd_ = kapi_netdev_alloc(&s, ib_, this);
+	nd_ = kapi_netdev_alloc(&s, ib_, ctx());
 	if (!nd_)
 		return Status::NoMem;
 
-	pd_ = kapi_pd_alloc(ib_);
+	pd_.reset(kapi_pd_alloc(ib_));
 	if (!pd_)
 		return Status::NoMem;
-	lkey_ = kapi_pd_lkey(pd_);
-	send_cq_ = kapi_cq_create_napi(ib_, nd_, int(tx_.size()));
-	recv_cq_ = kapi_cq_create_napi(ib_, nd_, int(rx_.size()));
+	lkey_ = kapi_pd_lkey(pd_.get());
+	send_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(tx_.size())));
+	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size())));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
-	qp_ = kapi_ud_qp_create(pd_, send_cq_, recv_cq_, tx_.size(), rx_.size());
-	if (!qp_)
-		return Status::NoMem;
-	qpn_ = kapi_qp_num(qp_);
+	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
+	qpn_ = qp_.qpn();
+	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
+	tx_.bind(nd_, qp_.raw(), lkey_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
 	if (!child_) {
-		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, 0, 0)));
-		KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
-		qp_ready_ = true;
+		KSTD_TRY(qp_.to_rts(port_, 0));
 	} else {
 		pkey_ok_ = pkey_check();	// QP to RTS now, or when a P_Key event brings the P_Key
 	}
 
 	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
 	kapi_netdev_set_dev_addr(nd_, me.b);
-	events_ = kapi_ib_event_register(ib_, this);
+	events_.reset(kapi_ib_event_register(ib_, ctx()));
 	if (!events_)
 		return Status::NoMem;
 	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd_) : kapi_netdev_register(nd_)));
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
-	debugfs_ = kapi_debugfs_add(kapi_netdev_name(nd_), this);	// optional: no debugfs is fine
+	add_debugfs();	// optional: no debugfs is fine
 	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_,
 		  pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_, rx_.size(),
 		  tx_.size());
 	return Status::Ok;
 }
 
+void Interface::add_debugfs()
+{
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh"};
+	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd_)));
+	if (!debugfs_)
+		return;
+	for (u32 i = 0; i < kDebugViews; i++) {
+		debug_files_[i].owner = this;
+		debug_files_[i].view = DebugView(i);
+		kapi_debugfs_file(debugfs_.get(), names[i], debug_files_[i].ctx());
+	}
+}
+
 void Interface::teardown(bool rtnl_held)
 {
 	// 1. unpublish: debugfs, then unregister (runs stop() when up: leaves groups, flushes paths)
-	if (debugfs_)
-		kapi_debugfs_remove(kstd::exchange(debugfs_, static_cast<kapi_debugfs *>(nullptr)));
+	debugfs_.reset();
 	if (kstd::exchange(registered_, false)) {
 		if (rtnl_held)
 			kapi_netdev_unregister_locked(nd_);
@@ -141,46 +148,45 @@ void Interface::teardown(bool rtnl_held)
 			kapi_netdev_unregister(nd_);
 	}
 	// 2. quiesce: no more events, work, SA callbacks or completions
-	if (events_)
-		kapi_ib_event_unregister(kstd::exchange(events_, static_cast<kapi_event_handler *>(nullptr)));
+	events_.reset();
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	for (int i = 0; __atomic_load_n(&queries_in_flight_, __ATOMIC_ACQUIRE) > 0; i++) {
-		if (i == 500)
-			log_.warn("still waiting for %d path queries", queries_in_flight_);
-		kapi_msleep(10);
-	}
-	if (qp_) {
-		kstd::ignore(kstd::from_errno(kapi_qp_to_error(qp_)));
-		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
-	}
+	queries_.wait_idle(log_, "path queries", 5000);	// each callback ends its own
+	qp_.to_error();
+	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
-	for (u32 i = 0; i < rx_.size(); i++) {
-		RxSlot &s = rx_[i];
-		if (!s.skb)
-			continue;
-		kapi_dma_unmap(ib_, s.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-	}
-	for (; tx_tail_ != tx_head_; tx_tail_++) {
-		TxSlot &s = tx_[tx_tail_ & (tx_.size() - 1)];
-		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-		s.ah.reset();
-	}
-	if (send_cq_)
-		kapi_cq_destroy(kstd::exchange(send_cq_, static_cast<kapi_cq *>(nullptr)));
-	if (recv_cq_)
-		kapi_cq_destroy(kstd::exchange(recv_cq_, static_cast<kapi_cq *>(nullptr)));
+	rx_.release();
+	tx_.drain();
+	send_cq_.reset();
+	recv_cq_.reset();
 	reap_ahs();
-	if (pd_)
-		kapi_pd_free(kstd::exchange(pd_, static_cast<kapi_pd *>(nullptr)));
+	pd_.reset();
 	if (nd_) {
 		// The last AH puts above may have scheduled the reaper again.
 		kapi_netdev_cancel_work(nd_);
 		kapi_netdev_free(kstd::exchange(nd_, static_cast<kapi_netdev *>(nullptr)));
 	}
+}
+
+void Interface::publish_addrs()
+{
+	u64 w[5] = {};
+	bytes_copy(reinterpret_cast<u8 *>(&w[0]), gid_, kGidLen);
+	bytes_copy(reinterpret_cast<u8 *>(&w[2]), bcast_mgid_, kGidLen);
+	w[4] = __atomic_load_n(&lid_, __ATOMIC_RELAXED);
+	addrs_.write(w);
+}
+
+LocalAddrs Interface::local_addrs() const
+{
+	u64 w[5];
+	addrs_.read(w);
+	LocalAddrs a;
+	bytes_copy(a.gid, reinterpret_cast<const u8 *>(&w[0]), kGidLen);
+	bytes_copy(a.bcast_mgid, reinterpret_cast<const u8 *>(&w[2]), kGidLen);
+	a.lid = u32(w[4]);
+	return a;
 }
 
 // The broadcast group comes first on every (re)start of the link (RFC 4391 §5).
@@ -192,9 +198,7 @@ Status Interface::add_broadcast_group()
 	McGroup *b = g.take().release();
 	bytes_copy(b->mgid, bcast_mgid_, kGidLen);
 	b->broadcast = true;
-	kstd::SpinIrqSaveGuard l(mcast_lock_);
-	groups_.push_front(*b);
-	bcast_ = b;
+	mcast_.add_broadcast(*b);
 	return Status::Ok;
 }
 
@@ -203,6 +207,7 @@ Status Interface::open()
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
+	publish_addrs();
 	__atomic_store_n(&up_, true, __ATOMIC_RELEASE);
 	if (!kstd::ok(add_broadcast_group())) {
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
@@ -211,8 +216,8 @@ Status Interface::open()
 	kapi_napi_enable(nd_);
 	kapi_netdev_start_queue(nd_);
 	kapi_napi_schedule(nd_);
-	kapi_netdev_schedule_work(nd_, 0);
-	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
+	schedule_work(nd_, 0);
+	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
 }
 
@@ -231,12 +236,12 @@ void Interface::stop()
 	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
 	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
 	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
-	for (int i = 0; tx_head_ != tx_tail_; i++) {
+	for (int i = 0; tx_.outstanding(); i++) {
 		poll_tx();
-		if (tx_head_ == tx_tail_)
+		if (!tx_.outstanding())
 			break;
 		if (i == 200) {
-			log_.warn("%u sends still outstanding after stop", tx_head_ - tx_tail_);
+			log_.warn("%u sends still outstanding after stop", tx_.outstanding());
 			break;
 		}
 		kapi_msleep(10);
@@ -249,6 +254,12 @@ void Interface::stop()
 void Interface::drop(kapi_skb *skb, u64 &counter)
 {
 	count(counter);
+	kapi_skb_free(skb);
+}
+
+void Interface::drop_rx(kapi_skb *skb, u64 &counter)
+{
+	count_local(counter);
 	kapi_skb_free(skb);
 }
 
@@ -294,7 +305,7 @@ void Interface::xmit(kapi_skb *skb)
 }
 
 // Posts one UD send; skb data starts at the pseudo header, which is stripped here.
-void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
+void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 {
 	kapi_skb_pull(skb, kPseudoLen);
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
@@ -303,207 +314,85 @@ void Interface::send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey)
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
 	if (len > mcast_mtu_ + kEncapLen)
 		return drop(skb, stats_.tx_drop_too_big);
-	const u32 size = tx_.size();
-	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size)
-		return drop(skb, stats_.tx_drop_ring_full);
-	TxSlot &slot = tx_[tx_head_ & (size - 1)];
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE, &slot.dma) != 0)
-		return drop(skb, stats_.tx_drop_dma);
-	kapi_ud_send wr{};
-	wr.wr_id = tx_head_ & (size - 1);
-	wr.addr = slot.dma;
-	wr.len = len;
-	wr.remote_qpn = qpn;
-	wr.remote_qkey = qkey;
-	wr.ah = ah->raw();
-	slot.skb = skb;
-	slot.len = len;
-	slot.ah = kstd::move(ah);
-	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
-		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
-		slot.ah.reset();
-		slot.skb = nullptr;
-		return drop(skb, stats_.tx_drop_post);
-	}
-	__atomic_store_n(&tx_head_, tx_head_ + 1, __ATOMIC_RELEASE);
-	if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) >= size) {
-		count(stats_.tx_queue_stopped);
-		kapi_netdev_stop_queue(nd_);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (tx_head_ - __atomic_load_n(&tx_tail_, __ATOMIC_ACQUIRE) < size)
-			kapi_netdev_wake_queue(nd_);
-	}
+	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
+		kapi_skb_free(skb);	// counted by the ring
 }
 
+// Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
-	kapi_wc wc[kPollBatch];
-	const u32 size = tx_.size();
-	u32 done = 0;
-	for (;;) {
-		int n = kapi_cq_poll(send_cq_, wc, int(kPollBatch));
-		if (n <= 0)
-			break;
-		for (int i = 0; i < n; i++) {
-			// Sends complete in order on one UD QP; the slot is the tail's.
-			TxSlot &s = tx_[u32(wc[i].wr_id) & (size - 1)];
-			if (wc[i].status != 0) {
-				count(stats_.tx_wc_errors);
-				if (wc[i].status != KAPI_WC_WR_FLUSH_ERR)
-					log_.warn("send completion error %u (vendor 0x%x)", wc[i].status, wc[i].vendor_err);
-			} else {
-				count(stats_.tx_packets);
-				count(stats_.tx_bytes, s.len);
-			}
-			kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
-			if (wc[i].status == 0)
-				kapi_skb_consume(s.skb);
-			else
-				kapi_skb_free(s.skb);
-			s.skb = nullptr;
-			s.ah.reset();	// the AH may die now: this send no longer uses it
-			done++;
-		}
-		__atomic_store_n(&tx_tail_, tx_tail_ + u32(n), __ATOMIC_RELEASE);
-		if (u32(n) < kPollBatch)
-			break;
-	}
-	if (!done)
-		return;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (kapi_netdev_queue_stopped(nd_) && is_up() &&
-	    __atomic_load_n(&tx_head_, __ATOMIC_ACQUIRE) - tx_tail_ <= size / 2)
-		kapi_netdev_wake_queue(nd_);
+	const bool up = is_up();
+	dispatch_cq(
+		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
+		[this, up](u32 n) { tx_.completed(n, up); });
 }
 
 void Interface::tx_timeout()
 {
 	count(stats_.tx_timeouts);
-	log_.warn("transmit timeout: %u sends outstanding", tx_head_ - tx_tail_);
+	log_.warn("transmit timeout: %u sends outstanding", tx_.outstanding());
 	kapi_napi_schedule(nd_);
 }
 
 // ---- receive path ----
 
-Status Interface::alloc_rx(RxSlot &slot)
-{
-	kapi_skb *skb = kapi_skb_alloc(nd_, rx_buf_size_, 0, unsigned(Gfp::Atomic));
-	if (!skb)
-		return Status::NoMem;
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), rx_buf_size_, KAPI_DMA_FROM_DEVICE, &slot.dma) != 0) {
-		kapi_skb_free(skb);
-		return Status::NoMem;
-	}
-	slot.skb = skb;
-	return Status::Ok;
-}
-
-// First fill, after the broadcast join fixed the buffer size (GRH area + IB MTU).
-Status Interface::fill_rx()
-{
-	for (u32 i = 0; i < rx_.size(); i++) {
-		KSTD_TRY(alloc_rx(rx_[i]));
-		kapi_recv r{i, rx_[i].dma, rx_buf_size_};
-		if (kapi_post_recv(qp_, lkey_, &r, 1) != 0) {
-			count(stats_.rx_post_errors);
-			return Status::Io;
-		}
-	}
-	return Status::Ok;
-}
-
 int Interface::poll_rx(int budget)
 {
-	kapi_wc wc[kPollBatch];
-	kapi_recv repost[kPollBatch];
-	int done = 0;
-	const u32 mask = rx_.size() - 1;
-	RxLocal me{qpn_, lid_, gid_, bcast_mgid_};
-	while (done < budget) {
-		int want = budget - done < int(kPollBatch) ? budget - done : int(kPollBatch);
-		int n = kapi_cq_poll(recv_cq_, wc, want);
-		if (n <= 0)
-			break;
-		int nrepost = 0;
-		for (int i = 0; i < n; i++) {
-			const u32 idx = u32(wc[i].wr_id) & mask;
-			RxSlot &slot = rx_[idx];
-			if (wc[i].status != 0) {
-				if (wc[i].status == KAPI_WC_WR_FLUSH_ERR) {
-					// QP going down: the buffer stays owned by the slot, freed in teardown.
-					count(stats_.rx_flushed);
-					continue;
-				}
-				count(stats_.rx_wc_errors);
-				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
-				continue;
-			}
-			// Replacement first: if it cannot be had, drop and repost the same buffer.
-			RxSlot fresh;
-			if (!kstd::ok(alloc_rx(fresh))) {
-				count(stats_.rx_drop_nomem);
-				repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
-				continue;
-			}
-			kapi_skb *skb = slot.skb;
-			kapi_dma_unmap(ib_, slot.dma, rx_buf_size_, KAPI_DMA_FROM_DEVICE);
-			slot = fresh;
-			repost[nrepost++] = {idx, slot.dma, rx_buf_size_};
+	const LocalAddrs me = local_addrs();	// one consistent copy per poll
+	return dispatch_cq(
+		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
+		[this, &me](UdQp &, const kapi_wc &wc) {
+			if (kapi_skb *skb = rx_.complete(wc))
+				receive(skb, wc, me);
+		},
+		[this](u32) { rx_.repost(); });
+}
 
-			u32 len = wc[i].byte_len;
-			if (len > rx_buf_size_ || len < kGrhLen + kEncapLen) {
-				drop(skb, stats_.rx_drop_short);
-				continue;
-			}
-			kapi_skb_put(skb, len);
-			const u8 *grh = kapi_skb_data(skb);
-			RxInfo info{wc[i].src_qp, wc[i].slid, wc[i].grh != 0, grh};
-			RxKind kind = classify_rx(info, me);
-			if (kind == RxKind::Self) {
-				drop(skb, stats_.rx_drop_self);
-				continue;
-			}
-			// Source address for header_ops->parse: QPN always, GID only with a GRH.
-			u8 src_gid[kGidLen] = {};
-			if (info.has_grh)
-				bytes_copy(src_gid, grh + 8, kGidLen);
-			HwAddr src = HwAddr::make(0, wc[i].src_qp, src_gid);
-			kapi_skb_pull(skb, kGrhLen);
-			u16 type = 0;
-			if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type)) {
-				drop(skb, stats_.rx_drop_short);
-				continue;
-			}
-			bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
-			kapi_pkt_type pt = KAPI_PACKET_HOST;
-			if (kind == RxKind::Broadcast) {
-				pt = KAPI_PACKET_BROADCAST;
-				count(stats_.rx_broadcast);
-			} else if (kind == RxKind::Multicast) {
-				pt = KAPI_PACKET_MULTICAST;
-				count(stats_.rx_multicast);
-			}
-			count(stats_.rx_packets);
-			count(stats_.rx_bytes, len - kGrhLen);
-			kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
-		}
-		if (nrepost && kapi_post_recv(qp_, lkey_, repost, nrepost) != 0)
-			count(stats_.rx_post_errors);
-		done += n;
-		if (n < want)
-			break;
+// One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.
+// Counters here are NAPI's alone (single writer, no locked add per packet).
+void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
+{
+	const RxLocal me{qpn_, a.lid, a.gid, a.bcast_mgid};
+	u32 len = wc.byte_len;
+	if (len > rx_.buf_size() || len < kGrhLen + kEncapLen)
+		return drop_rx(skb, stats_.rx_drop_short);
+	kapi_skb_put(skb, len);
+	const u8 *grh = kapi_skb_data(skb);
+	RxInfo info{wc.src_qp, wc.slid, wc.grh != 0, grh};
+	RxKind kind = classify_rx(info, me);
+	if (kind == RxKind::Self)
+		return drop_rx(skb, stats_.rx_drop_self);
+	// Source address for header_ops->parse: QPN always, GID only with a GRH.
+	u8 src_gid[kGidLen] = {};
+	if (info.has_grh)
+		bytes_copy(src_gid, grh + 8, kGidLen);
+	HwAddr src = HwAddr::make(0, wc.src_qp, src_gid);
+	kapi_skb_pull(skb, kGrhLen);
+	u16 type = 0;
+	if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type))
+		return drop_rx(skb, stats_.rx_drop_short);
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	u32 pt = KAPI_PACKET_HOST;
+	if (kind == RxKind::Broadcast) {
+		pt = KAPI_PACKET_BROADCAST;
+		count_local(stats_.rx_broadcast);
+	} else if (kind == RxKind::Multicast) {
+		pt = KAPI_PACKET_MULTICAST;
+		count_local(stats_.rx_multicast);
 	}
-	return done;
+	count_local(stats_.rx_packets);
+	count_local(stats_.rx_bytes, len - kGrhLen);
+	kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
 }
 
 int Interface::poll(int budget)
 {
 	poll_tx();
-	int done = rx_filled_ ? poll_rx(budget) : 0;
+	int done = rx_.filled() ? poll_rx(budget) : 0;
 	if (done < budget && kapi_napi_complete_done(nd_, done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
-		int a = kapi_cq_arm(recv_cq_);
-		int b = kapi_cq_arm(send_cq_);
+		int a = kapi_cq_arm(recv_cq_.get());
+		int b = kapi_cq_arm(send_cq_.get());
 		if (a > 0 || b > 0)
 			kapi_napi_schedule(nd_);
 	}
@@ -528,7 +417,7 @@ Status Interface::set_coalesce(u32 usecs, u32 frames)
 		log_.warn("invalid coalescing rx-usecs %u rx-frames %u: at most 65535 each", usecs, frames);
 		return Status::Invalid;
 	}
-	int rc = kapi_cq_moderate(recv_cq_, u16(frames), u16(usecs));
+	int rc = kapi_cq_moderate(recv_cq_.get(), u16(frames), u16(usecs));
 	if (rc && rc != -KAPI_EOPNOTSUPP) {
 		log_.warn("cannot set receive CQ moderation: %d", rc);
 		return kstd::from_errno(rc);
@@ -553,7 +442,7 @@ void Interface::port_event(kapi_ib_event_kind kind, u32 port)
 		return;
 	__atomic_fetch_or(&flush_pending_, 1u << u32(level), __ATOMIC_ACQ_REL);
 	if (nd_)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 }
 
 // Process context (the work item), interface up. Events that arrived together are served
@@ -605,7 +494,8 @@ bool Interface::flush(u32 pending)
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;
-	const bool active = attr.state == 4;
+	publish_addrs();	// the GID, LID and broadcast MGID NAPI and xmit see
+	const bool active = attr.state == KAPI_IB_PORT_ACTIVE;
 	// Both levels: every path record may be stale (new LID, new SM, re-registration), so
 	// paths are re-queried on next use and every group is joined again. Only a normal flush
 	// drops the carrier: the link restarts from the broadcast join (RFC 4391 §5).
@@ -644,7 +534,7 @@ void Interface::update_dev_addr()
 {
 	HwAddr me = HwAddr::make(0, qpn_, gid_);
 	if (kapi_netdev_set_dev_addr_trylock(nd_, me.b) == -KAPI_EAGAIN) {
-		kapi_netdev_schedule_work(nd_, 10);
+		schedule_work(nd_, 10);
 		return;
 	}
 	addr_pending_ = false;
@@ -666,132 +556,3 @@ void Interface::work()
 }
 
 } // namespace ipoib
-
-using namespace ipoib;
-
-namespace {
-Interface *ifc(void *core) { return static_cast<Interface *>(core); }
-
-const char *const g_stat_names[] = {
-#define IPOIB_STAT_NAME(n) #n,
-	IPOIB_STATS(IPOIB_STAT_NAME)
-#undef IPOIB_STAT_NAME
-};
-constexpr int kStatCount = int(sizeof(g_stat_names) / sizeof(g_stat_names[0]));
-static_assert(sizeof(Stats) == kStatCount * sizeof(u64));
-} // namespace
-
-extern "C" int ipoib_core_if_open(void *core) noexcept { return kstd::to_errno(ifc(core)->open()); }
-extern "C" int ipoib_core_if_stop(void *core) noexcept
-{
-	ifc(core)->stop();
-	return 0;
-}
-extern "C" int ipoib_core_if_xmit(void *core, kapi_skb *skb) noexcept
-{
-	ifc(core)->xmit(skb);
-	return 0;
-}
-extern "C" void ipoib_core_if_show(void *core, kapi_debugfs_file which, kapi_seq *s) noexcept
-{
-	ifc(core)->show(which, s);
-}
-extern "C" void ipoib_core_if_event(void *core, kapi_ib_event_kind kind, u32 port) noexcept
-{
-	ifc(core)->port_event(kind, port);
-}
-extern "C" void ipoib_core_if_tx_timeout(void *core) noexcept { ifc(core)->tx_timeout(); }
-extern "C" void ipoib_core_if_rx_mode(void *core) noexcept { ifc(core)->rx_mode(); }
-extern "C" int ipoib_core_if_change_mtu(void *core, u32 mtu) noexcept
-{
-	return kstd::to_errno(ifc(core)->change_mtu(mtu));
-}
-extern "C" int ipoib_core_if_poll(void *core, int budget) noexcept { return ifc(core)->poll(budget); }
-extern "C" void ipoib_core_if_work(void *core) noexcept { ifc(core)->work(); }
-extern "C" int ipoib_core_if_header_create(void *core, kapi_skb *skb, u16 type, const u8 *daddr) noexcept
-{
-	return ifc(core)->header_create(skb, type, daddr);
-}
-extern "C" void ipoib_core_if_stats(void *core, kapi_stats64 *o) noexcept
-{
-	Stats &s = ifc(core)->stats();
-	o->rx_packets = read_stat(s.rx_packets);
-	o->tx_packets = read_stat(s.tx_packets);
-	o->rx_bytes = read_stat(s.rx_bytes);
-	o->tx_bytes = read_stat(s.tx_bytes);
-	o->multicast = read_stat(s.rx_multicast) + read_stat(s.rx_broadcast);
-	o->rx_errors = read_stat(s.rx_wc_errors) + read_stat(s.rx_drop_short);
-	o->rx_dropped = read_stat(s.rx_drop_nomem);
-	o->tx_errors = read_stat(s.tx_wc_errors) + read_stat(s.tx_drop_post) + read_stat(s.tx_drop_dma);
-	o->tx_dropped = read_stat(s.tx_drop_short) + read_stat(s.tx_drop_linearize) + read_stat(s.tx_drop_too_big) +
-			read_stat(s.tx_drop_ring_full) + read_stat(s.tx_drop_not_up) +
-			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
-			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
-			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
-			read_stat(s.tx_drop_path_backoff);
-}
-extern "C" int ipoib_core_if_stat_count(void *) noexcept { return kStatCount; }
-extern "C" const char *ipoib_core_if_stat_name(void *, int i) noexcept
-{
-	return (i >= 0 && i < kStatCount) ? g_stat_names[i] : "";
-}
-extern "C" u64 ipoib_core_if_stat_value(void *core, int i) noexcept
-{
-	if (i < 0 || i >= kStatCount)
-		return 0;
-	return read_stat(reinterpret_cast<const u64 *>(&ifc(core)->stats())[i]);
-}
-extern "C" void ipoib_core_if_ring_sizes(void *core, u32 *tx, u32 *rx, u32 *max) noexcept
-{
-	*tx = ifc(core)->send_size();
-	*rx = ifc(core)->recv_size();
-	*max = kMaxQueueSize;
-}
-extern "C" u32 ipoib_core_if_speed(void *core) noexcept { return ifc(core)->speed_mbps(); }
-extern "C" void ipoib_core_if_get_coalesce(void *core, u32 *usecs, u32 *frames) noexcept
-{
-	ifc(core)->get_coalesce(*usecs, *frames);
-}
-extern "C" int ipoib_core_if_set_coalesce(void *core, u32 usecs, u32 frames) noexcept
-{
-	return kstd::to_errno(ifc(core)->set_coalesce(usecs, frames));
-}
-namespace {
-// A sysfs write without its trailing newline/blanks.
-StrView sysfs_value(const char *buf, kapi_size_t len)
-{
-	StrView v(buf, len);
-	while (!v.empty() && (v[v.size() - 1] == '\n' || v[v.size() - 1] == ' '))
-		v = v.substr(0, v.size() - 1);
-	return v;
-}
-// At most this much of a rejected value goes into the log line.
-constexpr int kLoggedValue = 32;
-int logged_len(StrView v) { return v.size() < kLoggedValue ? int(v.size()) : kLoggedValue; }
-} // namespace
-
-extern "C" int ipoib_core_if_mode_store(void *core, const char *buf, kapi_size_t len) noexcept
-{
-	StrView v = sysfs_value(buf, len);
-	if (v == StrView("datagram"))
-		return 0;
-	if (v == StrView("connected")) {
-		ifc(core)->log().warn("connected mode is not implemented yet; staying in datagram mode");
-		return -KAPI_EINVAL;
-	}
-	ifc(core)->log().warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
-	return -KAPI_EINVAL;
-}
-extern "C" int ipoib_core_if_umcast(void *core) noexcept { return ifc(core)->umcast(); }
-extern "C" int ipoib_core_if_umcast_store(void *core, const char *buf, kapi_size_t len) noexcept
-{
-	StrView v = sysfs_value(buf, len);
-	u32 on = 0;
-	if (!kstd::parse_u32(v, 1, on)) {
-		ifc(core)->log().warn("invalid umcast \"%.*s\": 0 or 1", logged_len(v), v.data());
-		return -KAPI_EINVAL;
-	}
-	ifc(core)->set_umcast(on != 0);
-	return 0;
-}
-extern "C" u16 ipoib_core_if_pkey(void *core) noexcept { return ifc(core)->pkey(); }

@@ -3,37 +3,55 @@
 // netdev, PD, CQs, UD QP, receive and send rings, multicast groups, neighbour table and
 // path cache.
 //
-// Ownership (each kernel resource has one owner; staged teardown in Interface::teardown):
-//   Interface -> Netdev (net_device + NAPI + work)  -> Pd -> Cq x2 -> Qp
-//             -> RxSlot[] (skb + DMA mapping), TxSlot[] (skb + DMA mapping + Ref<Ah>)
-//             -> McGroup list (SA membership, Ref<Ah>, bounded skb queue)
+// Interface composes the owner types and keeps bring-up, teardown and the flush levels.
+// Ownership (each kernel resource has one owner; staged teardown in Interface::teardown:
+// unpublish -> quiesce -> free):
+//   Interface -> netdev (net_device + NAPI + work)       who may call in: the stack, until unregister
+//             -> PdHandle, CqHandle x2, UdQp (ipoib_ud_qp.h)   the provider, until destroy
+//             -> RecvRing (skb + DMA mapping per slot), TxRing (skb + DMA mapping per send)
+//             -> McastTable (McGroups: SA membership, AhRef, bounded skb queue)
+//             -> PathCache (Paths: SA query, AhRef, bounded skb queue, query back-off)
 //             -> NeighTable (RCU hash of Neigh by 20-octet address; each Neigh holds a Path ref)
-//                + the GC work item (kapi_dwork)
-//             -> Path list (SA query, Ref<Ah>, bounded skb queue, query back-off)
-//             -> dead Ah list (destroyed in process context after the last send completed)
+//                + DworkHandle (the GC)
+//             -> AhReaper (dead AHs, destroyed in process context)
+//             -> EventHandle, DebugfsHandle (+ one tagged DebugFile per file)
 //
 // Locking order (outer first), each its own lockdep class:
-//   netif tx lock (xmit)  ->  Interface::mcast_lock_ (KAPI_LOCK_IF_MCAST, irqsave)
-//                         ->  Interface::paths_lock_ (KAPI_LOCK_IF_PATHS, irqsave)
+//   netif tx lock (xmit)  ->  McastTable lock (KAPI_LOCK_IF_MCAST, irqsave)
+//                         ->  PathCache lock (KAPI_LOCK_IF_PATHS, irqsave)
 //                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
-//   mcast_lock_ and paths_lock_ are never held together. The neighbour lock is taken alone
-//   (GC) or nested inside paths_lock_ (xmit slow path inserting a Neigh for a live Path,
+//   any of them           ->  AhReaper lock (KAPI_LOCK_IF_AH_REAPER, irqsave; innermost)
+//   The multicast and path locks are never held together. The neighbour lock is taken alone
+//   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
 //   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
 //   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
 //   grace period after it was unlinked). None is held across a call that sleeps or
 //   re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking); RCU callbacks
-//   (Neigh free -> Path put -> Ah put) take paths_lock_ and nothing else.
+//   (Neigh free -> Path put -> Ah put) take only the reaper's lock.
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_ah.h"
+#include "ipoib_dispatch.h"
+#include "ipoib_handles.h"
+#include "ipoib_mcast_table.h"
+#include "ipoib_path_cache.h"
+#include "ipoib_recv_ring.h"
+#include "ipoib_tx_ring.h"
+#include "ipoib_ctx.h"
 #include "ipoib_neigh.h"
+#include "ipoib_pkey.h"
+#include "ipoib_ud_qp.h"
+#include "ipoib_work.h"
+#include "kstd/inflight.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"
 #include "kstd/refcount.h"
 #include "kstd/string.h"
 #include "kstd/ring.h"
+#include "kstd/seqlock.h"
 #include "kstd/unique.h"
 
 namespace ipoib {
@@ -59,7 +77,8 @@ class Interface;
 	X(mcast_joins) X(mcast_join_errors) X(mcast_leaves) X(mcast_attach_errors)      \
 	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) \
 	X(gid_changes) X(neigh_created) X(neigh_reaped) X(neigh_flushed)               \
-	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)
+	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
+	X(wc_foreign_ctx)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -67,111 +86,31 @@ struct Stats {
 #undef IPOIB_STAT_FIELD
 };
 
+#define IPOIB_STAT_ONE(n) +1
+inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
+#undef IPOIB_STAT_ONE
+const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
+
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
 
-// Fixed-size array owner (new[] with a GFP, delete[] on destruction).
-template <typename T> class Array : kstd::NonCopyable {
-public:
-	Array() = default;
-	~Array() { delete[] p_; }
-	Status alloc(u32 n)
-	{
-		p_ = new (Gfp::Kernel) T[n];
-		if (!p_)
-			return Status::NoMem;
-		n_ = n;
-		return Status::Ok;
-	}
-	T &operator[](u32 i) { return p_[i]; }
-	u32 size() const { return n_; }
 
-private:
-	T *p_ = nullptr;
-	u32 n_ = 0;
+
+// The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
+enum class DebugView : u8 { Paths, Mcast, Neigh };
+inline constexpr u32 kDebugViews = 3;
+struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
+	Interface *owner = nullptr;
+	DebugView view = DebugView::Paths;
 };
 
-// An address handle. Counted: each path/group holds one, each posted send one; the last
-// put hands it to the interface's reaper, which destroys it in process context.
-class Ah : public kstd::ListLink<>, kstd::NonCopyable {
-public:
-	Ah(Interface &owner, kapi_ah *ah) : owner_(owner), ah_(ah) {}
-	~Ah() { KSTD_WARN_ON(ah_ != nullptr); }
-	void get() { ref_.get(); }
-	void put();
-	kapi_ah *raw() const { return ah_; }
-	void destroy();	// process context, from the reaper
-
-private:
-	Interface &owner_;
-	kapi_ah *ah_;
-	kstd::RefCount ref_{1};
-};
-using AhRef = kstd::Ref<Ah>;
-
-using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
-
-struct McGroup : kstd::ListLink<>, kstd::NonCopyable {
-	enum class State { Idle, Joining, Joined, Failed };
-	explicit McGroup(Interface *o) : owner(o) {}
-	Interface *owner;
-	u8 mgid[kGidLen] = {};
-	kapi_mcast *mc = nullptr;
-	State state = State::Idle;
-	bool broadcast = false;
-	bool sendonly = false;	// joined because we send to it, not in the netdev's list
-	bool wanted = true;	// still in the netdev's multicast list (full members)
-	bool attached = false;
-	u16 mlid = 0;
-	u32 qkey = 0;
-	u32 backoff_ms = 0;
-	u64 retry_at = 0;
-	AhRef ah;
-	SkbQueue queue;
-};
-
-struct Path : kstd::ListLink<>, kstd::NonCopyable {
-	Path(Interface &o) : owner(o) {}
-	Interface &owner;
-	u8 gid[kGidLen] = {};
-	AhRef ah;
-	u16 dlid = 0;
-	bool querying = false;
-	bool dead = false;	// unlinked by a flush or the GC; the query callback only drops its ref
-	int query_id = -1;
-	void *query = nullptr;
-	SkbQueue queue;
-	Ah *ah_live = nullptr;	// ah's Ah, published once for xmit's lock-free read
-	u64 used_ms = 0;	// last send to this GID (plain store from xmit)
-	u32 backoff_ms = 0;	// PathRecord query back-off (ipoib_neigh_policy.h), 0 after a success
-	u64 retry_at = 0;	// no new query before this time (ms), 0: none pending
-	kstd::RefCount ref{1};	// the table's; a query in flight and every Neigh hold another
-	void get() { ref.get(); }
-	void put();
-	// The AH for a lock-free sender, or nullptr (unresolved, or flushed meanwhile).
-	Ah *live_ah() const
-	{
-		if (__atomic_load_n(&dead, __ATOMIC_ACQUIRE))
-			return nullptr;
-		return __atomic_load_n(&ah_live, __ATOMIC_ACQUIRE);
-	}
-	void touch(u64 now_ms)
-	{
-		if (__atomic_load_n(&used_ms, __ATOMIC_RELAXED) != now_ms)
-			__atomic_store_n(&used_ms, now_ms, __ATOMIC_RELAXED);
-	}
-};
-
-struct RxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-};
-
-struct TxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-	u32 len = 0;
-	AhRef ah;
+// The interface's own addresses as NAPI, xmit and rdma_cm lookups see them: a consistent
+// copy of what the work last published (the port GID and the broadcast MGID change on
+// flushes, RFC 4391 §9.1.1; the LID on LID_CHANGE).
+struct LocalAddrs {
+	u8 gid[kGidLen];
+	u8 bcast_mgid[kGidLen];
+	u32 lid;
 };
 
 struct IfConfig {
@@ -179,16 +118,16 @@ struct IfConfig {
 	u32 send_queue_size;
 	u32 recv_queue_size;
 	u16 pkey = 0;			// 0: the port's own interface (P_Key index 0); else a child's P_Key
-	void *owner = nullptr;		// the Port (kept by the shim for create_child/newlink)
+	kapi_ctx *owner = nullptr;	// the Port (kept by the shim for create_child/newlink)
 	kapi_netdev *parent = nullptr;	// a child's parent netdev
 	kapi_netdev *adopt = nullptr;	// the net_device rtnl allocated (ip link add), else allocate
 	bool rtnl_held = false;		// the caller holds rtnl: register_netdevice
 };
 
-class Interface : kstd::NonCopyable {
+class Interface : public Tagged<KAPI_CTX_INTERFACE>, kstd::NonCopyable {
 public:
 	Interface(kapi_ib_device *ib, u32 port)
-		: ib_(ib), port_(port), mcast_lock_(KAPI_LOCK_IF_MCAST), paths_lock_(KAPI_LOCK_IF_PATHS)
+		: ib_(ib), port_(port)
 	{
 	}
 	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
@@ -201,8 +140,16 @@ public:
 	void stop();
 	void xmit(kapi_skb *skb);
 	void tx_timeout();
-	void rx_mode() { kapi_netdev_schedule_work(nd_, 0); }
+	void rx_mode() { schedule_work(nd_, 0); }
 	Status change_mtu(u32 mtu);
+	// attributes (ipoib_if_attrs.cpp): sysfs mode/umcast, rtnl changelink, ethtool -S
+	int store_mode(StrView v);
+	int store_umcast(StrView v);
+	int changelink(LinkArgs l);
+	void stats64(kapi_stats64 &out) const;
+	u64 stat_value(u32 i) const;
+	const char *mode_name() const;
+	u16 mode() const;
 	int poll(int budget);
 	void work();
 	int header_create(kapi_skb *skb, u16 type, const u8 *daddr);
@@ -213,7 +160,7 @@ public:
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
-	const u8 *gid() const { return gid_; }	// port GID index 0, fixed at start()
+	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return nd_; }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
@@ -227,6 +174,7 @@ public:
 
 	// AH reaper
 	void reap_later(Ah *ah);
+	void reap_ahs();
 
 	// IB port events (any context): the work item runs the flush the event calls for.
 	void port_event(kapi_ib_event_kind kind, u32 port);
@@ -235,23 +183,26 @@ public:
 	void gc_work();
 
 	// debugfs ib_ipoib_cm/<ifname>/{paths,mcast,neigh}
-	void show(kapi_debugfs_file which, kapi_seq *s);
+	void show(DebugView which, kapi_seq *s);
+	// an asynchronous event of the UD QP
+	void qp_event(kapi_qp_event_kind kind) { qp_.event(kind); }
+	const UdQp &qp() const { return qp_; }
 
 private:
 	// datapath
-	void send(kapi_skb *skb, AhRef ah, u32 qpn, u32 qkey);
+	// xmit only (netif tx lock held): ah must be reachable when read (ipoib_ah.h)
+	void send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey);
 	void send_unicast(kapi_skb *skb, const HwAddr &dst);
 	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
-	Status fill_rx();
-	Status alloc_rx(RxSlot &slot);
+	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
 	void drop(kapi_skb *skb, u64 &counter);
+	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
 	static void requeue(SkbQueue &q);
 	static void drain(SkbQueue &q);
 	// multicast (ipoib_mcast.cpp)
-	McGroup *find_group(const u8 *mgid);
 	void mcast_work();
 	void join(McGroup &g);
 	void leave(McGroup &g);
@@ -260,12 +211,12 @@ private:
 	void mcast_restart(bool keep_carrier);
 	bool flush(u32 pending);
 	Status add_broadcast_group();
+	void add_debugfs();
 	void refresh_gid();
+	void publish_addrs();	// the work (or start): after gid_, bcast_mgid_ or lid_ changed
 	void update_dev_addr();
 	// paths (ipoib_path.cpp)
-	Path *find_path(const u8 *gid);
 	void path_flush();
-	void reap_ahs();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
 	// neighbours (ipoib_neigh.cpp)
@@ -277,29 +228,29 @@ private:
 	void path_gc(u64 now, u64 stale_ms);
 	void show_neigh(kapi_seq *s);
 
+	char log_prefix_[KAPI_IFNAMSIZ] = {};
+	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;
 	u32 port_;
 	kapi_netdev *nd_ = nullptr;
-	kapi_pd *pd_ = nullptr;
-	kapi_cq *send_cq_ = nullptr;
-	kapi_cq *recv_cq_ = nullptr;
-	kapi_qp *qp_ = nullptr;
+	PdHandle pd_;
+	CqHandle send_cq_;
+	CqHandle recv_cq_;
+	UdQp qp_{log_};
 	u32 lkey_ = 0;
 	u32 qpn_ = 0;
 	u16 pkey_ = 0xffff;
 	u16 pkey_index_ = 0;
 	bool child_ = false;	// a P_Key child: its P_Key may be missing from the table
-	bool qp_ready_ = false;	// QP in RTS (a child's waits in RESET for its P_Key)
 	bool pkey_ok_ = true;	// the P_Key is in the table (children re-check on port events)
 	u32 lid_ = 0;
-	u8 gid_[kGidLen] = {};
-	u8 bcast_mgid_[kGidLen] = {};
+	u8 gid_[kGidLen] = {};		// the work's copy; other contexts read addrs_
+	u8 bcast_mgid_[kGidLen] = {};	// the work's copy; other contexts read addrs_
+	kstd::SeqWords<5> addrs_;	// gid, broadcast MGID, LID (LocalAddrs)
 	u32 qkey_ = 0;
 	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
-	u32 rx_buf_size_ = 0;
-	bool rx_filled_ = false;
 	bool up_ = false;
 	bool umcast_ = false;
 	bool carrier_ = false;
@@ -309,27 +260,24 @@ private:
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;
-	kapi_event_handler *events_ = nullptr;
-	kapi_debugfs *debugfs_ = nullptr;
-
-	Array<RxSlot> rx_;
-	Array<TxSlot> tx_;
-	u32 tx_head_ = 0;	// producer: xmit under the netif tx lock
-	u32 tx_tail_ = 0;	// consumer: NAPI
-
-	kstd::SpinLock mcast_lock_;
-	kstd::List<McGroup> groups_;
-	McGroup *bcast_ = nullptr;
-	kstd::SpinLock paths_lock_;
-	kstd::List<Path> paths_;
-	kstd::List<Ah> dead_ahs_;
-	int queries_in_flight_ = 0;
-	NeighTable neighs_;
-	kapi_dwork *gc_ = nullptr;
+	EventHandle events_;
+	DebugfsHandle debugfs_;
+	DebugFile debug_files_[kDebugViews];
 
 	Stats stats_;
-	char log_prefix_[KAPI_IFNAMSIZ] = {};
-	kstd::Logger log_{log_prefix_};
+	RecvRing rx_{ib_, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
+	TxRing tx_{ib_,
+		   {&stats_.tx_packets, &stats_.tx_bytes, &stats_.tx_wc_errors, &stats_.tx_drop_ring_full,
+		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},
+		   log_};
+
+	McastTable mcast_;
+	PathCache paths_;
+	AhReaper reaper_;
+	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
+	NeighTable neighs_;
+	DworkHandle gc_;
+
 };
 
 } // namespace ipoib

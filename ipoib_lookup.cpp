@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_lookup.cpp - the ib_client's get_net_dev_by_params: rdma_cm asks which of our
 // netdevs a connection request belongs to; the rule is pick_netdev (ipoib_lookup.h).
-#include "ipoib_cm.h"
+#include "ipoib_device.h"
 #include "ipoib_lookup.h"
 
 namespace ipoib {
@@ -17,7 +17,10 @@ kapi_netdev *Device::get_netdev(u32 port, u16 pkey, const u8 *gid, const kapi_so
 		for (Port &p : ports_) {
 			if (p.num() != port)
 				continue;
-			p.for_each_interface([&](Interface &ifc) { visit(ifc.pkey(), ifc.gid(), ifc.netdev()); });
+			p.for_each_interface([&](Interface &ifc) {
+				const LocalAddrs a = ifc.local_addrs();
+				visit(ifc.pkey(), a.gid, ifc.netdev());
+			});
 		}
 	};
 	auto pick = pick_netdev<kapi_netdev>(
@@ -36,13 +39,4 @@ kapi_netdev *Device::get_netdev(u32 port, u16 pkey, const u8 *gid, const kapi_so
 		  pick.l2_matches, pick.nd ? "found" : "none");
 	return pick.nd;
 }
-
 } // namespace ipoib
-
-using namespace ipoib;
-
-extern "C" kapi_netdev *ipoib_core_get_netdev(void *dev_ctx, u32 port, u16 pkey, const u8 *gid,
-					      const kapi_sockaddr *addr) noexcept
-{
-	return static_cast<Device *>(dev_ctx)->get_netdev(port, pkey, gid, addr);
-}

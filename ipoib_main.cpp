@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_main.cpp - module load/unload and parameter policy: the C entry points the shim
-// calls, and the Driver's own start/teardown.
-#include "ipoib_cm.h"
+// ipoib_main.cpp - module load/unload and parameter policy: the Driver's own start/teardown
+// (the C entry points are in ipoib_entry.cpp).
+#include "ipoib_device.h"
 
 namespace ipoib {
 
@@ -60,7 +60,7 @@ Status Driver::start()
 	else if (rc)
 		kstd::log.warn("cannot register the rtnl kind ipoib (error %d); use create_child", rc);
 	link_registered_ = rc == 0;
-	Status s = kstd::from_errno(kapi_ib_register_client(this));
+	Status s = kstd::from_errno(kapi_ib_register_client(ctx()));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
 		return s;
@@ -84,34 +84,32 @@ void Driver::teardown()
 	KSTD_WARN_ON(!devices_.empty());
 }
 
-} // namespace ipoib
-
-using namespace ipoib;
-
-extern "C" int ipoib_core_init(const kapi_params *params) noexcept
+Status driver_load(const kapi_params &params)
 {
 	auto drv = kstd::make_unique<Driver>(Gfp::Kernel);
 	if (!drv.ok()) {
 		kstd::log.err("cannot allocate the driver state");
-		return kstd::to_errno(drv.status());
+		return drv.status();
 	}
-	Status s = drv.value()->config().load(*params);
+	Status s = drv.value()->config().load(params);
 	if (!kstd::ok(s))
-		return kstd::to_errno(s);
+		return s;
 	g_debug_level = drv.value()->config().debug_level;
 	s = drv.value()->start();
 	if (!kstd::ok(s)) {
 		drv.value()->teardown();
-		return kstd::to_errno(s);
+		return s;
 	}
 	g_driver = drv.take().release();
-	IPOIB_DBG(1, "loaded: ports=\"%s\" ifname=\"%s\"", params->ports, g_driver->config().ifname);
-	return 0;
+	IPOIB_DBG(1, "loaded: ports=\"%s\" ifname=\"%s\"", params.ports, g_driver->config().ifname);
+	return Status::Ok;
 }
 
-extern "C" void ipoib_core_exit(void) noexcept
+void driver_unload()
 {
 	kstd::Unique<Driver> drv(kstd::exchange(g_driver, static_cast<Driver *>(nullptr)));
 	if (drv)
 		drv->teardown();
 }
+
+} // namespace ipoib

@@ -15,7 +15,7 @@ constexpr int kMaxMcList = 64;	// multicast addresses taken from the netdev per 
 constexpr u8 kJoinFull = 0x1;		// JoinState FullMember (RFC 4392 §1.3.1.1)
 constexpr u8 kJoinSendOnlyFull = 0x8;	// SendOnlyFullMember (IBA 1.3)
 
-// Exponential back-off of failed joins: 1, 2, 4, 8, 16, 16... s. Caller holds mcast_lock_.
+// Exponential back-off of failed joins: 1, 2, 4, 8, 16, 16... s. Caller holds the table lock.
 void mark_failed(McGroup &g)
 {
 	g.state = McGroup::State::Failed;
@@ -26,57 +26,32 @@ void mark_failed(McGroup &g)
 
 } // namespace
 
-McGroup *Interface::find_group(const u8 *mgid)
-{
-	for (McGroup &g : groups_)
-		if (bytes_equal(g.mgid, mgid, kGidLen))
-			return &g;
-	return nullptr;
-}
-
 void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 {
-	AhRef ah;
+	if (!is_up())
+		return drop(skb, stats_.tx_drop_not_up);
+	Ah *ah = nullptr;
 	u32 qkey = 0;
-	bool need_work = false;
-	u64 *dropped = nullptr;
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		McGroup *g = is_up() ? find_group(mgid) : nullptr;
-		if (!is_up()) {
-			dropped = &stats_.tx_drop_not_up;
-		} else if (!g) {
-			g = new (Gfp::Atomic) McGroup(this);
-			if (g) {
-				bytes_copy(g->mgid, mgid, kGidLen);
-				g->sendonly = true;
-				g->wanted = false;
-				groups_.push_back(*g);
-				need_work = true;
-			} else {
-				dropped = &stats_.tx_drop_mcast_nomem;
-			}
-		}
-		if (g && g->state == McGroup::State::Joined && g->ah) {
-			ah = AhRef::acquire(g->ah.get());
-			qkey = g->qkey;
-		} else if (g && !g->queue.push(skb)) {
-			dropped = &stats_.tx_drop_mcast_queue_full;
-		}
+	switch (mcast_.for_send(this, mgid, skb, ah, qkey)) {
+	case McastTable::Lookup::Send:
+		return send(skb, *ah, kMulticastQpn, qkey);
+	case McastTable::Lookup::NewGroup:
+		schedule_work(nd_, 0);	// join it (send-only)
+		return;
+	case McastTable::Lookup::Queued:
+		return;
+	case McastTable::Lookup::QueueFull:
+		return drop(skb, stats_.tx_drop_mcast_queue_full);
+	case McastTable::Lookup::NoMem:
+		return drop(skb, stats_.tx_drop_mcast_nomem);
 	}
-	if (need_work)
-		kapi_netdev_schedule_work(nd_, 0);
-	if (dropped)
-		return drop(skb, *dropped);
-	if (ah)
-		send(skb, kstd::move(ah), kMulticastQpn, qkey);
 }
 
 void Interface::join(McGroup &g)
 {
 	// A previous membership (failed or reset) is released before joining again.
 	if (g.attached) {
-		kstd::ignore(kstd::from_errno(kapi_qp_detach_mcast(qp_, g.mgid, g.mlid)));
+		kstd::ignore(qp_.detach(g.mgid, g.mlid));
 		g.attached = false;
 	}
 	if (g.mc)
@@ -104,7 +79,7 @@ void Interface::join(McGroup &g)
 	}
 	count(stats_.mcast_joins);
 	kapi_mcast *mc = kapi_sa_join(ib_, port_, &req, copy_params, &g);
-	kstd::SpinIrqSaveGuard l(mcast_lock_);
+	kstd::SpinIrqSaveGuard l(mcast_.lock());
 	if (mc) {
 		g.mc = mc;
 		return;
@@ -116,18 +91,15 @@ void Interface::join(McGroup &g)
 int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 {
 	SkbQueue pending;
-	AhRef old_ah;	// a re-join's previous AH: put after mcast_lock_ (its reaper takes paths_lock_)
+	AhRef old_ah;	// a re-join's previous AH: put after the table lock
 	if (status == -KAPI_ENETRESET) {
 		// ib_sa reset the membership on a port event (port error, LID change, client
 		// re-registration, P_Key change). Our own handler saw the same event and flushes;
 		// rejoining at once also covers a reset that races past that flush. Not an error:
 		// the carrier and the back-off stay as they are.
 		count(stats_.mcast_resets);
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			g.state = McGroup::State::Idle;
-		}
-		kapi_netdev_schedule_work(nd_, 0);
+		mcast_.set_state(g, McGroup::State::Idle);
+		schedule_work(nd_, 0);
 		return 0;
 	}
 	if (status == 0) {
@@ -137,23 +109,21 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			// RFC 4391 §5/§9.1.2: the link's Q_Key and MTU are the broadcast group's.
 			bcast_rec_ = rec;
 			qkey_ = rec.qkey;
-			if (kapi_qp_set_qkey(qp_, rec.qkey) != 0)
+			if (!kstd::ok(qp_.set_qkey(rec.qkey)))
 				log_.err("cannot set Q_Key 0x%x", rec.qkey);
-			if (!rx_filled_) {
-				rx_buf_size_ = ib_mtu_bytes(rec.mtu) + kGrhLen;
-				if (kstd::ok(fill_rx()))
-					__atomic_store_n(&rx_filled_, true, __ATOMIC_RELEASE);
-				else
-					log_.err("cannot post %u receive buffers of %u bytes", rx_.size(), rx_buf_size_);
+			if (!rx_.filled()) {
+				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2).
+				if (!kstd::ok(rx_.fill(ib_mtu_bytes(rec.mtu) + kGrhLen)))
+					log_.err("cannot post %u receive buffers of %u bytes", rx_.size(), rx_.buf_size());
 				kapi_napi_schedule(nd_);
 			}
 			u32 m = ud_mtu(rec.mtu);
-			if (rx_buf_size_ && m > rx_buf_size_ - kGrhLen - kEncapLen)
-				m = rx_buf_size_ - kGrhLen - kEncapLen;
+			if (rx_.buf_size() && m > rx_.buf_size() - kGrhLen - kEncapLen)
+				m = rx_.buf_size() - kGrhLen - kEncapLen;
 			mcast_mtu_ = m;
 			mtu_pending_ = true;
 		}
-		kapi_ah *kah = kapi_ah_create_mcast(pd_, port_, mc);
+		kapi_ah *kah = kapi_ah_create_mcast(pd_.get(), port_, mc);
 		Ah *ah = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
 		if (kah && !ah)
 			kapi_ah_destroy(kah);
@@ -163,12 +133,12 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		} else {
 			bool attach_ok = true;
 			if (!g.sendonly) {
-				if (kapi_qp_attach_mcast(qp_, rec.mgid, rec.mlid) != 0) {
+				if (!kstd::ok(qp_.attach(rec.mgid, rec.mlid))) {
 					count(stats_.mcast_attach_errors);
 					attach_ok = false;
 				}
 			}
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
+			kstd::SpinIrqSaveGuard l(mcast_.lock());
 			g.attached = !g.sendonly && attach_ok;
 			g.mlid = rec.mlid;
 			g.qkey = rec.qkey;
@@ -176,17 +146,14 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			g.ah = AhRef::adopt(ah);
 			g.state = McGroup::State::Joined;
 			g.backoff_ms = 0;
-			kapi_skb *skb;
-			while (g.queue.pop(skb))
-				if (!pending.push(skb))
-					kapi_skb_free(skb);
+			move_queue(g.queue, pending);
 		}
 	}
 	if (status != 0) {
 		count(stats_.mcast_join_errors);
 		u32 delay;
 		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
+			kstd::SpinIrqSaveGuard l(mcast_.lock());
 			mark_failed(g);
 			delay = g.backoff_ms;
 			kapi_skb *skb;
@@ -199,19 +166,19 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// flush) a transient failure (-EAGAIN while ib_sa refreshes its SM handle after a
 		// re-registration) must not bounce the link; the back-off retries, as in-tree.
 		log_.warn("%s join failed: %d, retry in %u ms", g.broadcast ? "broadcast" : "multicast", status, delay);
-		kapi_netdev_schedule_work(nd_, delay);
+		schedule_work(nd_, delay);
 		return 0;
 	}
 	requeue(pending);
 	if (g.broadcast)
-		kapi_netdev_schedule_work(nd_, 0);
+		schedule_work(nd_, 0);
 	return 0;
 }
 
 void Interface::leave(McGroup &g)
 {
 	if (g.attached) {
-		kstd::ignore(kstd::from_errno(kapi_qp_detach_mcast(qp_, g.mgid, g.mlid)));
+		kstd::ignore(qp_.detach(g.mgid, g.mlid));
 		g.attached = false;
 	}
 	if (g.mc) {
@@ -228,18 +195,8 @@ void Interface::leave(McGroup &g)
 
 void Interface::mcast_flush()
 {
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		bcast_ = nullptr;
-	}
-	for (;;) {
-		McGroup *g;
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			g = groups_.pop_front();
-		}
-		if (!g)
-			break;
+	mcast_.forget_broadcast();
+	while (McGroup *g = mcast_.pop()) {
 		leave(*g);
 		delete g;
 	}
@@ -255,46 +212,20 @@ void Interface::mcast_restart(bool keep_carrier)
 		kapi_netdev_carrier(nd_, 0);
 	}
 	kstd::List<McGroup> all;
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		while (McGroup *g = groups_.pop_front())
-			all.push_back(*g);
-	}
+	mcast_.take_all(all);
 	kstd::List<McGroup> back;
 	while (McGroup *g = all.pop_front()) {
-		kapi_skb *skb;
 		SkbQueue keep;
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			while (g->queue.pop(skb))
-				if (!keep.push(skb))
-					kapi_skb_free(skb);
-		}
+		mcast_.take_queue(*g, keep);
 		leave(*g);
 		g->state = McGroup::State::Idle;
 		g->backoff_ms = 0;
 		g->mlid = 0;
-		while (keep.pop(skb))
-			if (!g->queue.push(skb))
-				kapi_skb_free(skb);
+		move_queue(keep, g->queue);
 		back.push_back(*g);
 	}
 	kstd::List<McGroup> dups;
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		while (McGroup *g = back.pop_front()) {
-			// xmit may have created a send-only twin meanwhile: keep ours, move its queue.
-			if (McGroup *twin = find_group(g->mgid)) {
-				groups_.remove(*twin);
-				kapi_skb *skb;
-				while (twin->queue.pop(skb))
-					if (!g->queue.push(skb))
-						kapi_skb_free(skb);
-				dups.push_back(*twin);
-			}
-			groups_.push_back(*g);
-		}
-	}
+	mcast_.put_back(back, dups);
 	while (McGroup *g = dups.pop_front()) {
 		leave(*g);
 		delete g;
@@ -309,12 +240,7 @@ void Interface::mcast_sync_list()
 		return;
 	int n = kapi_netdev_mc_list(nd_, addrs, kMaxMcList, int(kHwAddrLen));
 	kstd::List<McGroup> old;
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		for (McGroup &g : groups_)
-			if (!g.broadcast && !g.sendonly)
-				g.wanted = false;
-	}
+	mcast_.unmark_full_members();
 	HwAddr bcast = make_broadcast_addr(pkey_, 2);
 	for (int i = 0; i < n; i++) {
 		const u8 *addr = addrs + i * kHwAddrLen;
@@ -322,38 +248,16 @@ void Interface::mcast_sync_list()
 			continue;
 		u8 mgid[kGidLen];
 		bytes_copy(mgid, addr + 4, kGidLen);
-		McGroup *fresh = nullptr;
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			McGroup *g = find_group(mgid);
-			if (g && !g->sendonly) {
-				g->wanted = true;
-				continue;
-			}
-		}
+		if (mcast_.mark_wanted(mgid))
+			continue;
 		// umcast: a group some other SA client on this port (userspace) joined is theirs.
 		if (umcast() && kapi_sa_mcmember_known(ib_, port_, mgid) == 0)
 			continue;
-		fresh = new (Gfp::Kernel) McGroup(this);
+		McGroup *fresh = new (Gfp::Kernel) McGroup(this);
 		if (!fresh)
 			continue;
 		bytes_copy(fresh->mgid, mgid, kGidLen);
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		McGroup *g = find_group(mgid);
-		if (g && g->sendonly) {
-			// Upgrade: leave the send-only membership, join as a full member.
-			groups_.remove(*g);
-			old.push_back(*g);
-			kapi_skb *skb;
-			while (g->queue.pop(skb))
-				if (!fresh->queue.push(skb))
-					kapi_skb_free(skb);
-		} else if (g) {
-			g->wanted = true;
-			delete fresh;
-			continue;
-		}
-		groups_.push_back(*fresh);
+		mcast_.insert_full(*fresh, old);
 	}
 	delete[] addrs;
 	while (McGroup *g = old.pop_front()) {
@@ -364,35 +268,30 @@ void Interface::mcast_sync_list()
 
 void Interface::mcast_work()
 {
-	McGroup *b;
-	{
-		kstd::SpinIrqSaveGuard l(mcast_lock_);
-		b = bcast_;
-	}
+	McGroup *b = mcast_.broadcast();
 	if (!b)
 		return;
 	u64 now = kapi_now_ms();
-	if (b->state == McGroup::State::Idle || (b->state == McGroup::State::Failed && now >= b->retry_at)) {
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			b->state = McGroup::State::Joining;
-		}
+	const McGroup::State bs = mcast_.state(*b);
+	if (bs == McGroup::State::Idle || (bs == McGroup::State::Failed && now >= b->retry_at)) {
+		mcast_.set_state(*b, McGroup::State::Joining);
 		join(*b);
-		if (b->state == McGroup::State::Failed)
-			kapi_netdev_schedule_work(nd_, b->backoff_ms);
+		// join_done may already have run (and changed the state) from inside join.
+		if (mcast_.state(*b) == McGroup::State::Failed)
+			schedule_work(nd_, b->backoff_ms);
 		return;
 	}
-	if (b->state == McGroup::State::Failed) {
+	if (bs == McGroup::State::Failed) {
 		// Woken early by someone else: keep the broadcast retry armed.
-		kapi_netdev_schedule_work(nd_, unsigned(b->retry_at - now));
+		schedule_work(nd_, unsigned(b->retry_at - now));
 		return;
 	}
-	if (b->state != McGroup::State::Joined)
+	if (bs != McGroup::State::Joined)
 		return;
 	if (mtu_pending_) {
 		int rc = kapi_netdev_set_mtu_trylock(nd_, mcast_mtu_);
 		if (rc == -KAPI_EAGAIN) {
-			kapi_netdev_schedule_work(nd_, 10);
+			schedule_work(nd_, 10);
 			return;
 		}
 		if (rc)
@@ -408,28 +307,9 @@ void Interface::mcast_work()
 	mcast_sync_list();
 	u64 next_retry = 0;
 	for (;;) {
-		McGroup *act = nullptr;
 		bool do_leave = false;
 		now = kapi_now_ms();
-		{
-			kstd::SpinIrqSaveGuard l(mcast_lock_);
-			for (McGroup &g : groups_) {
-				if (!g.broadcast && !g.sendonly && !g.wanted) {
-					groups_.remove(g);
-					act = &g;
-					do_leave = true;
-					break;
-				}
-				if (g.state == McGroup::State::Idle ||
-				    (g.state == McGroup::State::Failed && now >= g.retry_at)) {
-					g.state = McGroup::State::Joining;
-					act = &g;
-					break;
-				}
-				if (g.state == McGroup::State::Failed && (!next_retry || g.retry_at < next_retry))
-					next_retry = g.retry_at;
-			}
-		}
+		McGroup *act = mcast_.next_action(now, do_leave, next_retry);
 		if (!act)
 			break;
 		if (do_leave) {
@@ -440,13 +320,7 @@ void Interface::mcast_work()
 		}
 	}
 	if (next_retry)
-		kapi_netdev_schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
+		schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
 }
 
 } // namespace ipoib
-
-extern "C" int ipoib_core_join_done(void *ctx, kapi_mcast *mc, int status) noexcept
-{
-	auto *g = static_cast<ipoib::McGroup *>(ctx);
-	return g->owner->join_done(*g, mc, status);
-}

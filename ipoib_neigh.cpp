@@ -24,7 +24,12 @@ extern "C" void ipoib_neigh_rcu_free(kapi_rcu_head *head) noexcept
 		p->put();
 }
 
-extern "C" void ipoib_neigh_gc_work(void *ctx) noexcept { static_cast<ipoib::Interface *>(ctx)->gc_work(); }
+// The GC's own delayed work (its context is the interface's tag).
+extern "C" void ipoib_neigh_gc_work(kapi_ctx *ctx) noexcept
+{
+	if (ipoib::Interface *ifc = ipoib::from_ctx<ipoib::Interface>(ctx))
+		ifc->gc_work();
+}
 
 } // namespace
 
@@ -94,7 +99,7 @@ u32 NeighTable::retire(Neigh *list)
 Status Interface::neigh_start()
 {
 	KSTD_TRY(neighs_.init(neigh_bucket_count(kapi_arp_gc_thresh3())));
-	gc_ = kapi_dwork_create(ipoib_neigh_gc_work, this);
+	gc_.reset(kapi_dwork_create(ipoib_neigh_gc_work, this));
 	return gc_ ? Status::Ok : Status::NoMem;
 }
 
@@ -102,7 +107,7 @@ Status Interface::neigh_start()
 void Interface::neigh_stop()
 {
 	if (gc_)
-		kapi_dwork_cancel(gc_);
+		kapi_dwork_cancel(gc_.get());
 }
 
 // Teardown: whatever is left (nothing after stop()) goes, every callback has run, the
@@ -112,17 +117,16 @@ void Interface::neigh_destroy()
 	neigh_stop();
 	Neigh *left;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		kstd::SpinIrqSaveGuard nl(neighs_.lock());
 		left = neighs_.unlink_if([](Neigh &) { return true; });
 	}
 	count(stats_.neigh_flushed, NeighTable::retire(left));
 	kapi_rcu_barrier();
-	if (gc_)
-		kapi_dwork_free(kstd::exchange(gc_, static_cast<kapi_dwork *>(nullptr)));
+	gc_.reset();
 }
 
-// paths_lock_ held: the Neigh for dst pointing at p, created if missing. An entry that
+// The path cache lock held: the Neigh for dst pointing at p, created if missing. An entry that
 // points at another Path (a flushed one) is unlinked onto `retired` and replaced.
 Neigh *Interface::neigh_attach(const HwAddr &dst, Path &p, u64 now, Neigh *&retired)
 {
@@ -157,7 +161,7 @@ void Interface::gc_work()
 	const u64 now = kapi_now_ms();
 	neigh_gc(now, gc_stale_ms(interval));
 	path_gc(now, gc_stale_ms(interval));
-	kapi_dwork_schedule(gc_, unsigned(gc_period_ms(interval)));
+	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(interval)));
 }
 
 void Interface::neigh_gc(u64 now, u64 stale_ms)
@@ -171,24 +175,18 @@ void Interface::neigh_gc(u64 now, u64 stale_ms)
 }
 
 // A Path's references come from the table, queries and neighbours, all taken under
-// paths_lock_, so refs == 1 seen under it stays true until the Path is unlinked.
+// the path cache lock, so refs == 1 seen under it stays true until the Path is unlinked.
 void Interface::path_gc(u64 now, u64 stale_ms)
 {
 	kstd::List<Path> doomed;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		kstd::List<Path> keep;
-		while (Path *p = paths_.pop_front()) {
-			PathAge age{p->ref.read(), __atomic_load_n(&p->used_ms, __ATOMIC_RELAXED), p->retry_at};
-			if (path_reapable(age, now, stale_ms)) {
-				__atomic_store_n(&p->dead, true, __ATOMIC_RELEASE);
-				doomed.push_back(*p);
-			} else {
-				keep.push_back(*p);
-			}
-		}
-		while (Path *p = keep.pop_front())
-			paths_.push_back(*p);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		paths_.unlink_if(
+			[&](const Path &p) {
+				PathAge age{p.ref.read(), __atomic_load_n(&p.used_ms, __ATOMIC_RELAXED), p.retry_at};
+				return path_reapable(age, now, stale_ms);
+			},
+			doomed);
 	}
 	// Outside the lock: the last put frees the Path and puts its AH (-> reap_later).
 	while (Path *p = doomed.pop_front()) {
@@ -202,7 +200,7 @@ void Interface::path_gc(u64 now, u64 stale_ms)
 void Interface::show_neigh(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
-	kstd::SpinIrqSaveGuard l(paths_lock_);
+	kstd::SpinIrqSaveGuard l(paths_.lock());
 	kstd::SpinIrqSaveGuard nl(neighs_.lock());
 	kapi_seq_printf(s, "# %u neighbours, gc_interval %llu ms\n", neighs_.size(),
 			(unsigned long long)kapi_arp_gc_interval_ms());

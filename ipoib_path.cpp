@@ -17,25 +17,6 @@ constexpr unsigned kPathQueryTimeoutMs = 1000;
 
 } // namespace
 
-void Path::put()
-{
-	if (!ref.put())
-		return;
-	ah.reset();
-	kapi_skb *skb;
-	while (queue.pop(skb))
-		kapi_skb_free(skb);
-	delete this;
-}
-
-Path *Interface::find_path(const u8 *gid)
-{
-	for (Path &p : paths_)
-		if (bytes_equal(p.gid, gid, kGidLen))
-			return &p;
-	return nullptr;
-}
-
 void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 {
 	const u64 now = kapi_now_ms();
@@ -46,14 +27,13 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 		// The Path outlives the Neigh's grace period and holds its AH: a get is safe.
 		Path *p = n->path;
 		a = p->live_ah();
-		if (a) {
+		if (a)
 			p->touch(now);
-			a->get();
-		}
 	}
 	kapi_rcu_read_unlock();
+	// No reference: xmit holds the tx lock, so the AH outlives this send (ipoib_ah.h).
 	if (a)
-		return send(skb, AhRef::adopt(a), dst.qpn(), qkey_);
+		return send(skb, *a, dst.qpn(), qkey_);
 	send_unicast_slow(skb, dst, now);
 }
 
@@ -61,20 +41,13 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 // pointing at it), then send, queue, drop during back-off, or start the query.
 void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
-	AhRef ah;
+	Ah *ah = nullptr;	// read under the lock; lives on by the last-send rule (ipoib_ah.h)
 	Path *query = nullptr;
 	u64 *dropped = nullptr;
 	Neigh *retired = nullptr;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		Path *p = find_path(dst.gid());
-		if (!p) {
-			p = new (Gfp::Atomic) Path(*this);
-			if (p) {
-				bytes_copy(p->gid, dst.gid(), kGidLen);
-				paths_.push_back(*p);
-			}
-		}
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		Path *p = paths_.find_or_add(*this, dst.gid());
 		if (p) {
 			p->touch(now);
 			neigh_attach(dst, *p, now, retired);
@@ -82,7 +55,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 		if (!p) {
 			dropped = &stats_.tx_drop_path_nomem;
 		} else if (p->ah) {
-			ah = AhRef::acquire(p->ah.get());
+			ah = p->ah.get();
 		} else if (p->querying) {
 			if (!p->queue.push(skb))
 				dropped = &stats_.tx_drop_path_queue_full;
@@ -95,7 +68,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 			p->get();	// the query's reference
 			p->get();	// ours, until the query id is stored: a flush + a fast answer
 					// could otherwise drop the last one while we are still here
-			__atomic_fetch_add(&queries_in_flight_, 1, __ATOMIC_RELAXED);
+			queries_.begin();
 			query = p;
 		}
 	}
@@ -103,16 +76,17 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (dropped)
 		return drop(skb, *dropped);
 	if (ah)
-		return send(skb, kstd::move(ah), dst.qpn(), qkey_);
+		return send(skb, *ah, dst.qpn(), qkey_);
 	if (!query)
 		return;
 	count(stats_.path_queries);
 	void *q = nullptr;
-	int id = kapi_sa_path_query(ib_, port_, query->gid, gid_, pkey_, kPathQueryTimeoutMs, query, &q);
+	const LocalAddrs me = local_addrs();	// xmit context: the published copy
+	int id = kapi_sa_path_query(ib_, port_, query->gid, me.gid, pkey_, kPathQueryTimeoutMs, query, &q);
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
 	} else {
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		if (query->querying) {
 			query->query_id = id;
 			query->query = q;
@@ -125,7 +99,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 {
 	AhRef ah;
 	if (status == 0 && rec) {
-		kapi_ah *kah = kapi_ah_create_path(pd_, port_, rec);
+		kapi_ah *kah = kapi_ah_create_path(pd_.get(), port_, rec);
 		Ah *a = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
 		if (kah && !a)
 			kapi_ah_destroy(kah);
@@ -139,7 +113,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	SkbQueue pending;
 	bool resolved = false;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		p.querying = false;
 		p.query = nullptr;
 		p.query_id = -1;
@@ -170,7 +144,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	}
 	ah.reset();
 	p.put();
-	__atomic_fetch_sub(&queries_in_flight_, 1, __ATOMIC_RELEASE);
+	queries_.end();
 }
 
 // Port events and ifdown: every neighbour and every path goes, together under both locks
@@ -180,15 +154,12 @@ void Interface::path_flush()
 	kstd::List<Path> doomed;
 	Neigh *neighs;
 	{
-		kstd::SpinIrqSaveGuard l(paths_lock_);
+		kstd::SpinIrqSaveGuard l(paths_.lock());
 		{
 			kstd::SpinIrqSaveGuard nl(neighs_.lock());
 			neighs = neighs_.unlink_if([](Neigh &) { return true; });
 		}
-		while (Path *p = paths_.pop_front()) {
-			__atomic_store_n(&p->dead, true, __ATOMIC_RELEASE);
-			doomed.push_back(*p);
-		}
+		paths_.unlink_all(doomed);
 	}
 	count(stats_.neigh_flushed, NeighTable::retire(neighs));
 	for (;;) {
@@ -197,7 +168,7 @@ void Interface::path_flush()
 		void *q = nullptr;
 		SkbQueue pending;
 		{
-			kstd::SpinIrqSaveGuard l(paths_lock_);
+			kstd::SpinIrqSaveGuard l(paths_.lock());
 			p = doomed.pop_front();
 			if (!p)
 				break;
@@ -219,14 +190,14 @@ void Interface::path_flush()
 	}
 }
 
-void Interface::show(kapi_debugfs_file which, kapi_seq *s)
+void Interface::show(DebugView which, kapi_seq *s)
 {
-	if (which == KAPI_DEBUGFS_NEIGH)
+	if (which == DebugView::Neigh)
 		return show_neigh(s);
-	if (which == KAPI_DEBUGFS_PATHS) {
+	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
-		kstd::SpinIrqSaveGuard l(paths_lock_);
-		for (Path &p : paths_) {
+		kstd::SpinIrqSaveGuard l(paths_.lock());
+		paths_.for_each([&](const Path &p) {
 			const bool backoff = !p.ah && !p.querying && path_in_backoff(now, p.retry_at);
 			// refs: the table's + one per neighbour + one while a query runs
 			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u refs %u idle %llu ms", p.gid, p.dlid,
@@ -236,21 +207,15 @@ void Interface::show(kapi_debugfs_file which, kapi_seq *s)
 				kapi_seq_printf(s, " retry in %llu ms (back-off %u ms)",
 						(unsigned long long)(p.retry_at - now), p.backoff_ms);
 			kapi_seq_printf(s, "\n");
-		}
+		});
 		return;
 	}
 	static const char *const states[] = {"idle", "joining", "joined", "failed"};
-	kstd::SpinIrqSaveGuard l(mcast_lock_);
-	for (McGroup &g : groups_)
-		kapi_seq_printf(s, "mgid %pI6 mlid 0x%04x %s %s%s queued %u\n", g.mgid, g.mlid,
-				states[int(g.state)], g.broadcast ? "broadcast" : (g.sendonly ? "sendonly" : "full"),
-				g.attached ? " attached" : "", g.queue.size());
+	mcast_.for_each([s](const McGroup &g) {
+		kapi_seq_printf(s, "mgid %pI6 mlid 0x%04x %s %s%s queued %u\n", g.mgid, g.mlid, states[int(g.state)],
+				g.broadcast ? "broadcast" : (g.sendonly ? "sendonly" : "full"), g.attached ? " attached" : "",
+				g.queue.size());
+	});
 }
 
 } // namespace ipoib
-
-extern "C" void ipoib_core_path_done(void *ctx, int status, kapi_path *rec, kstd::u16 dlid) noexcept
-{
-	auto *p = static_cast<ipoib::Path *>(ctx);
-	p->owner.path_done(*p, status, rec, dlid);
-}

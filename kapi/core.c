@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: memory, logging, BUG/WARN and the one C++ runtime hook that must be C.
+ * Shim: memory, logging, BUG/WARN, time and the one C++ runtime hook that must be C.
  * One kernel call per function; no policy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include "kapi.h"
@@ -52,6 +54,16 @@ void kapi_bug(const char *file, int line, const char *what)
 void kapi_warn(const char *file, int line, const char *what)
 {
 	WARN(1, KBUILD_MODNAME ": %s:%d: %s\n", file, line, what);
+}
+
+void kapi_msleep(unsigned int ms)
+{
+	msleep(ms);
+}
+
+kapi_u64 kapi_now_ms(void)
+{
+	return jiffies64_to_msecs(get_jiffies_64());
 }
 
 /*

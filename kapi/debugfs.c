@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: debugfs ib_ipoib_cm/<ifname>/{paths,mcast,neigh}. Each read runs the core's show function
- * for that file with a seq_file; the content is the core's.
+ * Shim: debugfs ib_ipoib_cm/<dir>/<file>. The core names the directory and each file; a
+ * read runs ipoib_core_debugfs_show() with the file's tagged context and a seq_file, so
+ * which files exist and what they say is the core's.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -12,7 +13,6 @@ static struct dentry *kapi_dbg_root;
 
 struct kapi_debugfs {
 	struct dentry *dir;
-	void *core;
 };
 
 int kapi_debugfs_init(void)
@@ -27,28 +27,14 @@ void kapi_debugfs_exit(void)
 	kapi_dbg_root = NULL;
 }
 
-static int kapi_dbg_paths_show(struct seq_file *s, void *unused)
+static int kapi_dbg_show(struct seq_file *s, void *unused)
 {
-	ipoib_core_if_show(s->private, KAPI_DEBUGFS_PATHS, (struct kapi_seq *)s);
+	ipoib_core_debugfs_show(s->private, (struct kapi_seq *)s);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kapi_dbg_paths);
+DEFINE_SHOW_ATTRIBUTE(kapi_dbg);
 
-static int kapi_dbg_mcast_show(struct seq_file *s, void *unused)
-{
-	ipoib_core_if_show(s->private, KAPI_DEBUGFS_MCAST, (struct kapi_seq *)s);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kapi_dbg_mcast);
-
-static int kapi_dbg_neigh_show(struct seq_file *s, void *unused)
-{
-	ipoib_core_if_show(s->private, KAPI_DEBUGFS_NEIGH, (struct kapi_seq *)s);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kapi_dbg_neigh);
-
-struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core)
+struct kapi_debugfs *kapi_debugfs_dir(const char *name)
 {
 	struct kapi_debugfs *d;
 
@@ -57,12 +43,13 @@ struct kapi_debugfs *kapi_debugfs_add(const char *name, void *core)
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return NULL;
-	d->core = core;
 	d->dir = debugfs_create_dir(name, kapi_dbg_root);
-	debugfs_create_file("paths", 0400, d->dir, core, &kapi_dbg_paths_fops);
-	debugfs_create_file("mcast", 0400, d->dir, core, &kapi_dbg_mcast_fops);
-	debugfs_create_file("neigh", 0400, d->dir, core, &kapi_dbg_neigh_fops);
 	return d;
+}
+
+void kapi_debugfs_file(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx)
+{
+	debugfs_create_file(name, 0400, d->dir, ctx, &kapi_dbg_fops);
 }
 
 /* debugfs_remove_recursive waits for readers still inside a show function. */

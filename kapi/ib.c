@@ -4,10 +4,11 @@
  * (present at registration and hot-plugged later); both go straight to the core, which
  * decides what to bind.
  */
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
 
-static void *kapi_ib_core;	/* the core's Driver, set before registration */
+static struct kapi_ctx *kapi_ib_core;	/* the core's Driver, set before registration */
 static struct ib_client kapi_ib_client;
 
 static struct ib_device *to_ib(const struct kapi_ib_device *d)
@@ -55,9 +56,9 @@ static struct ib_client kapi_ib_client = {
 	.get_net_dev_by_params = kapi_ib_get_net_dev_by_params,
 };
 
-int kapi_ib_register_client(void *core)
+int kapi_ib_register_client(struct kapi_ctx *driver)
 {
-	kapi_ib_core = core;
+	kapi_ib_core = driver;
 	return ib_register_client(&kapi_ib_client);
 }
 
@@ -85,4 +86,42 @@ u32 kapi_ib_last_port(const struct kapi_ib_device *dev)
 int kapi_ib_port_is_ib(const struct kapi_ib_device *dev, u32 port)
 {
 	return rdma_protocol_ib(to_ib(dev), port);
+}
+
+/* ---- port queries ---- */
+int kapi_ib_query_port(struct kapi_ib_device *dev, u32 port, struct kapi_port_attr *out)
+{
+	struct ib_port_attr a;
+	int ret = ib_query_port(to_ib(dev), port, &a);
+
+	if (ret)
+		return ret;
+	out->state = a.state;
+	out->lid = a.lid;
+	out->sm_lid = a.sm_lid;
+	out->max_mtu = a.max_mtu;
+	out->active_mtu = a.active_mtu;
+	out->active_speed = a.active_speed;
+	out->active_width = a.active_width;
+	return 0;
+}
+
+int kapi_ib_query_pkey(struct kapi_ib_device *dev, u32 port, u16 index, u16 *pkey)
+{
+	return ib_query_pkey(to_ib(dev), port, index, pkey);
+}
+
+int kapi_ib_find_pkey(struct kapi_ib_device *dev, u32 port, u16 pkey, u16 *index)
+{
+	return ib_find_pkey(to_ib(dev), port, pkey, index);
+}
+
+int kapi_ib_query_gid(struct kapi_ib_device *dev, u32 port, int index, u8 gid[16])
+{
+	union ib_gid g;
+	int ret = rdma_query_gid(to_ib(dev), port, index, &g);
+
+	if (!ret)
+		memcpy(gid, g.raw, 16);
+	return ret;
 }

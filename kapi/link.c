@@ -17,11 +17,6 @@
 #include "kapi.h"
 #include "netdev_priv.h"
 
-static struct kapi_netdev_priv *nd_priv(const struct net_device *dev)
-{
-	return netdev_priv(dev);
-}
-
 static ssize_t child_store(struct device *d, int create, const char *buf, size_t len)
 {
 	struct net_device *dev = to_net_dev(d);
@@ -89,7 +84,7 @@ static int kapi_link_newlink(struct net *src_net, struct net_device *dev, struct
 {
 	struct kapi_link_args a = {};
 	struct net_device *parent = NULL;
-	void *owner = NULL;
+	struct kapi_ctx *owner = NULL;
 	int is_child = 0;
 
 	if (tb[IFLA_LINK]) {
@@ -134,10 +129,10 @@ static size_t kapi_link_get_size(const struct net_device *dev)
 
 static int kapi_link_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
-	void *core = nd_priv(dev)->core;
+	struct kapi_ctx *core = nd_priv(dev)->core;
 
 	if (nla_put_u16(skb, IFLA_IPOIB_PKEY, ipoib_core_if_pkey(core)) ||
-	    nla_put_u16(skb, IFLA_IPOIB_MODE, 0) ||	/* datagram: connected mode does not exist yet */
+	    nla_put_u16(skb, IFLA_IPOIB_MODE, ipoib_core_if_mode(core)) ||
 	    nla_put_u16(skb, IFLA_IPOIB_UMCAST, ipoib_core_if_umcast(core)))
 		return -EMSGSIZE;
 	return 0;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: spinlocks and mutexes living in C++ objects. One static lock_class_key per
+ * Shim: spinlocks and mutexes living in C++ objects, and waiting for a counter to drain. One static lock_class_key per
  * kapi_lock_role: spin_lock_init()/mutex_init() would otherwise give every lock created
  * here the single class of this call site, and lockdep could not tell roles apart.
  */
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/sched.h>
+#include <linux/wait_bit.h>
+#include <linux/jiffies.h>
 #include "kapi.h"
 
 static struct lock_class_key kapi_lock_keys[KAPI_LOCK_ROLE_COUNT];
@@ -18,6 +21,7 @@ static const char *const kapi_lock_names[] = {
 	[KAPI_LOCK_IF_MCAST] = "ib_ipoib_cm:if_mcast",
 	[KAPI_LOCK_PORT_CHILDREN] = "ib_ipoib_cm:port_children",
 	[KAPI_LOCK_IF_NEIGH] = "ib_ipoib_cm:if_neigh",
+	[KAPI_LOCK_IF_AH_REAPER] = "ib_ipoib_cm:if_ah_reaper",
 	[KAPI_LOCK_SELFTEST_A] = "ib_ipoib_cm:selftest_a",
 	[KAPI_LOCK_SELFTEST_B] = "ib_ipoib_cm:selftest_b",
 };
@@ -93,7 +97,12 @@ void kapi_mutex_unlock(struct kapi_mutex *m)
 	mutex_unlock(to_mutex(m));
 }
 
-void kapi_might_sleep(void)
+int kapi_wait_var_zero(int *v, unsigned int timeout_ms)
 {
-	might_sleep();
+	return wait_var_event_timeout(v, READ_ONCE(*v) == 0, msecs_to_jiffies(timeout_ms)) ? 0 : -ETIMEDOUT;
+}
+
+void kapi_wake_var(int *v)
+{
+	wake_up_var(v);
 }

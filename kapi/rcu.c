@@ -52,8 +52,8 @@ void kapi_rcu_barrier(void)
 
 struct kapi_dwork {
 	struct delayed_work work;
-	void (*fn)(void *ctx);
-	void *ctx;
+	void (*fn)(struct kapi_ctx *ctx);
+	struct kapi_ctx *ctx;
 };
 
 static void kapi_dwork_run(struct work_struct *w)
@@ -63,7 +63,7 @@ static void kapi_dwork_run(struct work_struct *w)
 	d->fn(d->ctx);
 }
 
-struct kapi_dwork *kapi_dwork_create(void (*fn)(void *ctx), void *ctx)
+struct kapi_dwork *kapi_dwork_create(void (*fn)(struct kapi_ctx *ctx), struct kapi_ctx *ctx)
 {
 	struct kapi_dwork *d = kzalloc(sizeof(*d), GFP_KERNEL);
 

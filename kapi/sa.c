@@ -28,7 +28,7 @@ static int kapi_join_cb(int status, struct ib_sa_multicast *m)
 }
 
 struct kapi_mcast *kapi_sa_join(struct kapi_ib_device *ib, u32 port, const struct kapi_mcmember *req,
-				int copy_params, void *ctx)
+				int copy_params, struct kapi_ctx *ctx)
 {
 	struct ib_sa_mcmember_rec rec = {};
 	ib_sa_comp_mask mask = IB_SA_MCMEMBER_REC_MGID | IB_SA_MCMEMBER_REC_PORT_GID |
@@ -107,7 +107,7 @@ static void kapi_path_cb_uint(int status, struct sa_path_rec *resp, unsigned int
 }
 
 int kapi_sa_path_query(struct kapi_ib_device *ib, u32 port, const u8 dgid[16], const u8 sgid[16], u16 pkey,
-		       unsigned int timeout_ms, void *ctx, void **query)
+		       unsigned int timeout_ms, struct kapi_ctx *ctx, void **query)
 {
 	struct sa_path_rec rec = {};
 

@@ -10,6 +10,10 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <linux/mm.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
 
@@ -43,3 +47,30 @@ static_assert(KAPI_ERANGE == ERANGE);
 static_assert(KAPI_ENAMETOOLONG == ENAMETOOLONG);
 static_assert(KAPI_EOPNOTSUPP == EOPNOTSUPP);
 static_assert(KAPI_ETIMEDOUT == ETIMEDOUT);
+
+/* Raw kernel enum values the core uses (kapi_consts.h, kapi_ib.h, kapi_verbs.h, kapi_skb.h). */
+static_assert(KAPI_IB_PORT_ACTIVE == IB_PORT_ACTIVE);
+static_assert(KAPI_IB_MTU_256 == IB_MTU_256);
+static_assert(KAPI_IB_MTU_4096 == IB_MTU_4096);
+static_assert(KAPI_IB_SPEED_SDR == IB_SPEED_SDR);
+static_assert(KAPI_IB_SPEED_DDR == IB_SPEED_DDR);
+static_assert(KAPI_IB_SPEED_QDR == IB_SPEED_QDR);
+static_assert(KAPI_IB_SPEED_FDR10 == IB_SPEED_FDR10);
+static_assert(KAPI_IB_SPEED_FDR == IB_SPEED_FDR);
+static_assert(KAPI_IB_SPEED_EDR == IB_SPEED_EDR);
+static_assert(KAPI_IB_SPEED_HDR == IB_SPEED_HDR);
+static_assert(KAPI_IB_SPEED_NDR == IB_SPEED_NDR);
+static_assert(KAPI_IB_WIDTH_1X == IB_WIDTH_1X);
+static_assert(KAPI_IB_WIDTH_4X == IB_WIDTH_4X);
+static_assert(KAPI_IB_WIDTH_8X == IB_WIDTH_8X);
+static_assert(KAPI_IB_WIDTH_12X == IB_WIDTH_12X);
+static_assert(KAPI_IB_WIDTH_2X == IB_WIDTH_2X);
+static_assert(KAPI_WC_SUCCESS == IB_WC_SUCCESS);
+static_assert(KAPI_WC_WR_FLUSH_ERR == IB_WC_WR_FLUSH_ERR);
+static_assert(KAPI_PACKET_HOST == PACKET_HOST);
+static_assert(KAPI_PACKET_BROADCAST == PACKET_BROADCAST);
+static_assert(KAPI_PACKET_MULTICAST == PACKET_MULTICAST);
+static_assert(KAPI_PAGE_SIZE == PAGE_SIZE);
+static_assert(KAPI_SKB_MAX_FRAGS == MAX_SKB_FRAGS);
+static_assert(KAPI_IPOIB_MODE_DATAGRAM == IPOIB_MODE_DATAGRAM);
+static_assert(KAPI_IPOIB_MODE_CONNECTED == IPOIB_MODE_CONNECTED);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: verbs for the datagram path - port queries, PD, CQs that schedule a netdev's NAPI,
- * the UD QP and its state transitions, multicast attach, batched post/poll, AHs, DMA.
+ * Shim: verbs - PD, CQs that schedule a netdev's NAPI, the UD QP and its state transitions,
+ * multicast attach, an SRQ, batched post/poll, AHs, DMA of buffers and pages. QPs and SRQs
+ * carry the core's tagged context (completions return it, events.c hands it to the core).
  * One kernel call per function (post and poll take arrays so the hot path crosses the
- * boundary once per batch); no policy.
+ * boundary once per batch, of the core's size); no policy.
  */
 #include <linux/err.h>
 #include <linux/netdevice.h>
@@ -12,47 +13,11 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
+#include "verbs_priv.h"
 
 static struct ib_device *to_ib(const struct kapi_ib_device *d)
 {
 	return (struct ib_device *)d;
-}
-
-int kapi_ib_query_port(struct kapi_ib_device *dev, u32 port, struct kapi_port_attr *out)
-{
-	struct ib_port_attr a;
-	int ret = ib_query_port(to_ib(dev), port, &a);
-
-	if (ret)
-		return ret;
-	out->state = a.state;
-	out->lid = a.lid;
-	out->sm_lid = a.sm_lid;
-	out->max_mtu = a.max_mtu;
-	out->active_mtu = a.active_mtu;
-	out->active_speed = a.active_speed;
-	out->active_width = a.active_width;
-	return 0;
-}
-
-int kapi_ib_query_pkey(struct kapi_ib_device *dev, u32 port, u16 index, u16 *pkey)
-{
-	return ib_query_pkey(to_ib(dev), port, index, pkey);
-}
-
-int kapi_ib_find_pkey(struct kapi_ib_device *dev, u32 port, u16 pkey, u16 *index)
-{
-	return ib_find_pkey(to_ib(dev), port, pkey, index);
-}
-
-int kapi_ib_query_gid(struct kapi_ib_device *dev, u32 port, int index, u8 gid[16])
-{
-	union ib_gid g;
-	int ret = rdma_query_gid(to_ib(dev), port, index, &g);
-
-	if (!ret)
-		memcpy(gid, g.raw, 16);
-	return ret;
 }
 
 /* ---- PD ---- */
@@ -102,45 +67,42 @@ int kapi_cq_arm(struct kapi_cq *cq)
 	return ib_req_notify_cq((struct ib_cq *)cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
 }
 
-#define KAPI_POLL_BATCH 16
-
 int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *out, int n)
 {
-	struct ib_wc wc[KAPI_POLL_BATCH];
-	int got = 0, i, ret;
+	struct ib_wc wc[KAPI_WR_BATCH_MAX];
+	int i, ret;
 
-	while (got < n) {
-		ret = ib_poll_cq((struct ib_cq *)cq, min(n - got, KAPI_POLL_BATCH), wc);
-		if (ret < 0)
-			return got ? got : ret;
-		for (i = 0; i < ret; i++) {
-			struct kapi_wc *o = &out[got + i];
+	if (n < 0 || n > KAPI_WR_BATCH_MAX)
+		return -EINVAL;
+	ret = ib_poll_cq((struct ib_cq *)cq, n, wc);
+	for (i = 0; i < ret; i++) {
+		struct kapi_wc *o = &out[i];
 
-			o->wr_id = wc[i].wr_id;
-			o->status = wc[i].status;
-			o->byte_len = wc[i].byte_len;
-			o->src_qp = wc[i].src_qp;
-			o->slid = wc[i].slid;
-			o->vendor_err = wc[i].vendor_err;
-			o->grh = !!(wc[i].wc_flags & IB_WC_GRH);
-			o->is_recv = !!(wc[i].opcode & IB_WC_RECV);
-		}
-		got += ret;
-		if (ret < KAPI_POLL_BATCH)
-			break;
+		o->qp_ctx = wc[i].qp ? wc[i].qp->qp_context : NULL;
+		o->wr_id = wc[i].wr_id;
+		o->status = wc[i].status;
+		o->byte_len = wc[i].byte_len;
+		o->src_qp = wc[i].src_qp;
+		o->slid = wc[i].slid;
+		o->vendor_err = wc[i].vendor_err;
+		o->grh = !!(wc[i].wc_flags & IB_WC_GRH);
+		o->is_recv = !!(wc[i].opcode & IB_WC_RECV);
 	}
-	return got;
+	return ret;
 }
 
 /* ---- UD QP ---- */
 struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
-				  u32 send_wr, u32 recv_wr)
+				  const struct kapi_qp_init *init)
 {
 	struct ib_qp_init_attr a = {
+		.event_handler = kapi_qp_event,
+		.qp_context = init->ctx,
 		.send_cq = (struct ib_cq *)send_cq,
 		.recv_cq = (struct ib_cq *)recv_cq,
-		.cap = { .max_send_wr = send_wr, .max_recv_wr = recv_wr, .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = init->send_wr, .max_recv_wr = init->recv_wr, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.sq_sig_type = init->signal_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_UD,
 	};
 	struct ib_qp *qp = ib_create_qp((struct ib_pd *)pd, &a);
@@ -212,64 +174,89 @@ int kapi_qp_detach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
 	return ib_detach_mcast((struct ib_qp *)qp, &g, mlid);
 }
 
-#define KAPI_POST_BATCH 16
+/* n receives as one chain, to the SRQ when srq is set, else to the QP's receive queue. */
+static int kapi_post_recv_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lkey, const struct kapi_recv *r, int n)
+{
+	struct ib_sge sge[KAPI_WR_BATCH_MAX];
+	struct ib_recv_wr wr[KAPI_WR_BATCH_MAX];
+	const struct ib_recv_wr *bad;
+	int i;
+
+	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = r[i].addr;
+		sge[i].length = r[i].len;
+		sge[i].lkey = lkey;
+		wr[i].wr_id = r[i].wr_id;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	return srq ? ib_post_srq_recv(srq, wr, &bad) : ib_post_recv(qp, wr, &bad);
+}
 
 int kapi_post_recv(struct kapi_qp *qp, u32 lkey, const struct kapi_recv *r, int n)
 {
-	struct ib_sge sge[KAPI_POST_BATCH];
-	struct ib_recv_wr wr[KAPI_POST_BATCH];
-	const struct ib_recv_wr *bad;
-	int done = 0, i, m, ret;
+	return kapi_post_recv_chain((struct ib_qp *)qp, NULL, lkey, r, n);
+}
 
-	while (done < n) {
-		m = min(n - done, KAPI_POST_BATCH);
-		for (i = 0; i < m; i++) {
-			sge[i].addr = r[done + i].addr;
-			sge[i].length = r[done + i].len;
-			sge[i].lkey = lkey;
-			wr[i].wr_id = r[done + i].wr_id;
-			wr[i].sg_list = &sge[i];
-			wr[i].num_sge = 1;
-			wr[i].next = i + 1 < m ? &wr[i + 1] : NULL;
-		}
-		ret = ib_post_recv((struct ib_qp *)qp, wr, &bad);
-		if (ret)
-			return ret;
-		done += m;
-	}
-	return 0;
+int kapi_post_srq_recv(struct kapi_srq *srq, u32 lkey, const struct kapi_recv *r, int n)
+{
+	return kapi_post_recv_chain(NULL, (struct ib_srq *)srq, lkey, r, n);
 }
 
 int kapi_post_send_ud(struct kapi_qp *qp, u32 lkey, const struct kapi_ud_send *s, int n)
 {
-	struct ib_sge sge[KAPI_POST_BATCH];
-	struct ib_ud_wr wr[KAPI_POST_BATCH];
+	struct ib_sge sge[KAPI_WR_BATCH_MAX];
+	struct ib_ud_wr wr[KAPI_WR_BATCH_MAX];
 	const struct ib_send_wr *bad;
-	int done = 0, i, m, ret;
+	int i;
 
-	while (done < n) {
-		m = min(n - done, KAPI_POST_BATCH);
-		memset(wr, 0, sizeof(wr[0]) * m);
-		for (i = 0; i < m; i++) {
-			sge[i].addr = s[done + i].addr;
-			sge[i].length = s[done + i].len;
-			sge[i].lkey = lkey;
-			wr[i].wr.wr_id = s[done + i].wr_id;
-			wr[i].wr.sg_list = &sge[i];
-			wr[i].wr.num_sge = 1;
-			wr[i].wr.opcode = IB_WR_SEND;
-			wr[i].wr.send_flags = IB_SEND_SIGNALED;
-			wr[i].wr.next = i + 1 < m ? &wr[i + 1].wr : NULL;
-			wr[i].ah = (struct ib_ah *)s[done + i].ah;
-			wr[i].remote_qpn = s[done + i].remote_qpn;
-			wr[i].remote_qkey = s[done + i].remote_qkey;
-		}
-		ret = ib_post_send((struct ib_qp *)qp, &wr[0].wr, &bad);
-		if (ret)
-			return ret;
-		done += m;
+	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
+		return -EINVAL;
+	memset(wr, 0, sizeof(wr[0]) * n);
+	for (i = 0; i < n; i++) {
+		sge[i].addr = s[i].addr;
+		sge[i].length = s[i].len;
+		sge[i].lkey = lkey;
+		wr[i].wr.wr_id = s[i].wr_id;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.opcode = IB_WR_SEND;
+		wr[i].wr.send_flags = s[i].signaled ? IB_SEND_SIGNALED : 0;
+		wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
+		wr[i].ah = (struct ib_ah *)s[i].ah;
+		wr[i].remote_qpn = s[i].remote_qpn;
+		wr[i].remote_qkey = s[i].remote_qkey;
 	}
-	return 0;
+	return ib_post_send((struct ib_qp *)qp, &wr[0].wr, &bad);
+}
+
+/* ---- SRQ ---- */
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, u32 max_wr, u32 limit, struct kapi_ctx *ctx)
+{
+	struct ib_srq_init_attr a = {
+		.event_handler = kapi_srq_event,
+		.srq_context = ctx,
+		.attr = { .max_wr = max_wr, .max_sge = 1, .srq_limit = limit },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq = ib_create_srq((struct ib_pd *)pd, &a);
+
+	return IS_ERR(srq) ? NULL : (struct kapi_srq *)srq;
+}
+
+void kapi_srq_destroy(struct kapi_srq *srq)
+{
+	ib_destroy_srq((struct ib_srq *)srq);
+}
+
+int kapi_srq_arm_limit(struct kapi_srq *srq, u32 limit)
+{
+	struct ib_srq_attr a = { .srq_limit = limit };
+
+	return ib_modify_srq((struct ib_srq *)srq, &a, IB_SRQ_LIMIT);
 }
 
 /* ---- AH ---- */
@@ -322,44 +309,18 @@ void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi
 	ib_dma_unmap_single(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 }
 
-/* ---- asynchronous events ---- */
-struct kapi_event_handler {
-	struct ib_event_handler h;
-	void *ctx;
-};
-
-static void kapi_ib_event(struct ib_event_handler *h, struct ib_event *ev)
+int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out)
 {
-	struct kapi_event_handler *k = container_of(h, struct kapi_event_handler, h);
-	enum kapi_ib_event_kind kind;
+	u64 a = ib_dma_map_page(to_ib(ib), (struct page *)pg, 0, PAGE_SIZE,
+				dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 
-	switch (ev->event) {
-	case IB_EVENT_PORT_ACTIVE: kind = KAPI_EV_PORT_ACTIVE; break;
-	case IB_EVENT_PORT_ERR: kind = KAPI_EV_PORT_ERR; break;
-	case IB_EVENT_LID_CHANGE: kind = KAPI_EV_LID_CHANGE; break;
-	case IB_EVENT_PKEY_CHANGE: kind = KAPI_EV_PKEY_CHANGE; break;
-	case IB_EVENT_SM_CHANGE: kind = KAPI_EV_SM_CHANGE; break;
-	case IB_EVENT_CLIENT_REREGISTER: kind = KAPI_EV_CLIENT_REREGISTER; break;
-	case IB_EVENT_GID_CHANGE: kind = KAPI_EV_GID_CHANGE; break;
-	default: return;
-	}
-	ipoib_core_if_event(k->ctx, kind, ev->element.port_num);
+	if (ib_dma_mapping_error(to_ib(ib), a))
+		return -EIO;
+	*out = a;
+	return 0;
 }
 
-struct kapi_event_handler *kapi_ib_event_register(struct kapi_ib_device *dev, void *ctx)
+void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir)
 {
-	struct kapi_event_handler *k = kzalloc(sizeof(*k), GFP_KERNEL);
-
-	if (!k)
-		return NULL;
-	k->ctx = ctx;
-	INIT_IB_EVENT_HANDLER(&k->h, to_ib(dev), kapi_ib_event);
-	ib_register_event_handler(&k->h);
-	return k;
-}
-
-void kapi_ib_event_unregister(struct kapi_event_handler *k)
-{
-	ib_unregister_event_handler(&k->h);
-	kfree(k);
+	ib_dma_unmap_page(to_ib(ib), addr, PAGE_SIZE, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 }

@@ -17,12 +17,14 @@
 #include <string.h>
 #include "ktest_api.h"
 #include "suites.h"
+#include "suites_host.h"
 
 #define X(s) extern const struct ktest_suite ktest_suite_##s;
 KTEST_SUITES(X)
+KTEST_HOST_SUITES(X)
 #undef X
 #define X(s) &ktest_suite_##s,
-static const struct ktest_suite *const all_suites[] = { KTEST_SUITES(X) };
+static const struct ktest_suite *const all_suites[] = { KTEST_SUITES(X) KTEST_HOST_SUITES(X) };
 #undef X
 
 struct ktest_ctx {
@@ -220,11 +222,6 @@ void kapi_mutex_unlock(struct kapi_mutex *m)
 	if (!x->locked) lock_bug("mutex_unlock of an unlocked mutex");
 	x->locked = 0;
 }
-void kapi_might_sleep(void)
-{
-	if (irq_off || bh_off) lock_bug("might_sleep in atomic context");
-}
-
 int ktest_spin_is_locked(struct kapi_spinlock *l) { return ((struct host_spin *)l)->locked; }
 int ktest_mutex_is_locked(struct kapi_mutex *m) { return ((struct host_mutex *)m)->locked; }
 int ktest_irqs_disabled(void) { return irq_off; }

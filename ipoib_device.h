@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm.h - the core's object model. One owner type per kernel resource; constructors
+// ipoib_device.h - the core's driver/device/port model. One owner type per kernel resource; constructors
 // never fail, failable bring-up is `Status start()`, and `teardown()` undoes it in stages
 // (unpublish -> quiesce -> free) so every error path and unload share one sequence.
 //
@@ -63,7 +63,7 @@ struct Child : kstd::ListLink<>, kstd::NonCopyable {
 };
 
 // One bound IB port: its datagram-mode interface and its P_Key children (later: connections).
-class Port : public kstd::ListLink<>, kstd::NonCopyable {
+class Port : public Tagged<KAPI_CTX_PORT>, public kstd::ListLink<>, kstd::NonCopyable {
 public:
 	Port(Device &dev, u32 num, const Config &cfg)
 		: dev_(dev), num_(num), cfg_(cfg), children_lock_(KAPI_LOCK_PORT_CHILDREN)
@@ -90,6 +90,9 @@ public:
 	Status sysfs_child(bool create, StrView value);
 	Status newlink(kapi_netdev *dev, bool parent_is_child, const LinkArgs &args);
 	void dellink(Interface *ifc);
+	// newlink as the shim saw it: port is nullptr when the parent is missing or not ours.
+	static Status newlink_checked(Port *port, kapi_netdev *parent, kapi_netdev *dev, bool parent_is_child,
+				      bool has_link, const LinkArgs &args);
 
 private:
 	Status add_child(u16 pkey, bool legacy, const char *name, kapi_netdev *adopt, Interface *&out);
@@ -129,8 +132,12 @@ private:
 	kstd::List<Port> ports_;
 };
 
+// Module load and unload (ipoib_main.cpp), from the entry points.
+Status driver_load(const kapi_params &params);
+void driver_unload();
+
 // The module: its configuration, the ib_client and every Device.
-class Driver : kstd::NonCopyable {
+class Driver : public Tagged<KAPI_CTX_DRIVER>, kstd::NonCopyable {
 public:
 	Driver() : devices_lock_(KAPI_LOCK_DRIVER_DEVICES) {}
 	~Driver() { KSTD_WARN_ON(!devices_.empty()); }

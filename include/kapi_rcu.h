@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kapi_neigh.h - what the neighbour table needs from the kernel: RCU (read side, deferred
- * free, barrier), a delayed work item of its own (the GC), and the IPv4 ARP table's GC
- * parameters the ageing follows. Same rules as kapi.h; included by kapi.h. The shim is
- * kapi/rcu.c.
+ * kapi_rcu.h - the shim file kapi/rcu.c: what the neighbour table needs from the kernel:
+ * RCU (read side, deferred free, barrier), a delayed work item of its own (the GC), and the
+ * IPv4 ARP table's GC parameters the ageing follows. Same rules as kapi.h; included by
+ * kapi.h.
  */
-#ifndef KAPI_NEIGH_H
-#define KAPI_NEIGH_H
+#ifndef KAPI_RCU_H
+#define KAPI_RCU_H
+
+#include "kapi_ctx.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +31,7 @@ void kapi_rcu_barrier(void) KAPI_NOEXCEPT;
  * allocation failure; schedule: mod_delayed_work; cancel: cancel_delayed_work_sync (also
  * stops a work that re-arms itself); free: after cancel. */
 struct kapi_dwork;
-struct kapi_dwork *kapi_dwork_create(void (*fn)(void *ctx), void *ctx) KAPI_NOEXCEPT;
+struct kapi_dwork *kapi_dwork_create(void (*fn)(struct kapi_ctx *ctx), struct kapi_ctx *ctx) KAPI_NOEXCEPT;
 void kapi_dwork_schedule(struct kapi_dwork *w, unsigned int delay_ms) KAPI_NOEXCEPT;
 void kapi_dwork_cancel(struct kapi_dwork *w) KAPI_NOEXCEPT;
 void kapi_dwork_free(struct kapi_dwork *w) KAPI_NOEXCEPT;
@@ -43,4 +45,4 @@ int kapi_arp_gc_thresh3(void) KAPI_NOEXCEPT;
 }
 #endif
 
-#endif /* KAPI_NEIGH_H */
+#endif /* KAPI_RCU_H */

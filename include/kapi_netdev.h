@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kapi_netdev.h - the shim file kapi/netdev.c: the IPoIB net_device (its ops tables call the
+ * core's entry points, kapi_entry.h; ethtool.c and sysfs.c hold the ethtool and sysfs
+ * tables), NAPI and the netdev's one work item.
+ * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy.
+ * Included by kapi.h.
+ */
+#ifndef KAPI_NETDEV_H
+#define KAPI_NETDEV_H
+
+#include "kapi_ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kapi_netdev;	/* struct net_device (its priv area belongs to the shim) */
+struct kapi_ib_device;
+
+/* Values the core decides; the shim copies them into the net_device. */
+struct kapi_netdev_setup {
+	const char *name;		/* template with %d */
+	kapi_u32 dev_port;
+	kapi_u32 mtu;
+	kapi_u32 max_mtu;
+	kapi_u32 tx_queue_len;
+	kapi_u16 hard_header_len;	/* pseudo header + encapsulation header */
+	kapi_u8 addr_len;
+	kapi_u8 dev_addr[32];
+	kapi_u8 broadcast[32];
+	struct kapi_ctx *owner;		/* the core's Port: sysfs create/delete_child, rtnl links */
+	struct kapi_netdev *parent;	/* a P_Key child's parent netdev; NULL for a port's own */
+	struct kapi_netdev *adopt;	/* the net_device rtnl allocated for newlink, else NULL */
+};
+/* alloc_netdev + ARPHRD_INFINIBAND + ops tables; parent = the ib_device's parent device.
+ * core: the context every ops callback, NAPI poll and work run gets. */
+struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *setup, struct kapi_ib_device *ib,
+				      struct kapi_ctx *core) KAPI_NOEXCEPT;
+void kapi_netdev_free(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+int kapi_netdev_register(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_unregister(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* The same with rtnl already held by the caller (sysfs create/delete_child, newlink, dellink). */
+int kapi_netdev_register_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_unregister_locked(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+const char *kapi_netdev_name(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;	/* takes rtnl */
+/* For the work item (ndo_stop cancels it under rtnl): -EAGAIN when rtnl is busy. */
+int kapi_netdev_set_dev_addr_trylock(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
+void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
+/* dev_set_mtu under rtnl_trylock: -EAGAIN when rtnl is busy (the caller retries later). */
+int kapi_netdev_set_mtu_trylock(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;
+void kapi_netdev_set_max_mtu(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;
+void kapi_netdev_carrier(struct kapi_netdev *nd, int on) KAPI_NOEXCEPT;
+void kapi_netdev_start_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_stop_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_wake_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+int kapi_netdev_queue_stopped(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* netif_tx_lock_bh + unlock: every ndo_start_xmit running when called has returned. */
+void kapi_netdev_tx_barrier(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* Copies up to max multicast hw addresses (addr_len bytes each) of the netdev; returns the count. */
+int kapi_netdev_mc_list(struct kapi_netdev *nd, kapi_u8 *out, int max, int addr_len) KAPI_NOEXCEPT;
+
+/* The one work item of a netdev (a delayed_work on system_wq): runs ipoib_core_if_work(core)
+ * in process context. When to run it is the core's (ipoib_work.h); these are the three
+ * kernel operations that rule is built from. */
+/* queue_delayed_work: 1 when it was idle and is now queued for delay_ms, 0 if already pending */
+int kapi_netdev_work_queue(struct kapi_netdev *nd, unsigned int delay_ms) KAPI_NOEXCEPT;
+/* mod_delayed_work: queued for delay_ms from now, whatever it was */
+void kapi_netdev_work_mod(struct kapi_netdev *nd, unsigned int delay_ms) KAPI_NOEXCEPT;
+/* 1 and the ms until its timer fires when it waits on a timer; 0 otherwise (idle, or queued to
+ * run now). Racy by nature: the answer may be stale by the time it is used. */
+int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms) KAPI_NOEXCEPT;
+void kapi_netdev_cancel_work(struct kapi_netdev *nd) KAPI_NOEXCEPT;	/* _sync */
+
+/* NAPI (one per netdev) */
+void kapi_napi_enable(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_napi_disable(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_napi_schedule(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* napi_complete_done; returns 0 if the poll must not re-arm the CQs */
+int kapi_napi_complete_done(struct kapi_netdev *nd, int done) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KAPI_NETDEV_H */

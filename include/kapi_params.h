@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kapi_params.h - the shim file kapi/module.c: module init/exit and the module parameters.
+ * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy.
+ * Included by kapi.h.
+ */
+#ifndef KAPI_PARAMS_H
+#define KAPI_PARAMS_H
+
+#include "kapi_ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- module parameters, read by the core at init (registered by the shim, 0444) ---- */
+struct kapi_params {
+	const char *ports;	/* "" = every IB port; else "dev[:port],..." */
+	const char *ifname;	/* netdev name template, one %d */
+	int debug_level;
+	int send_queue_size;	/* UD send ring entries (clamped by the core) */
+	int recv_queue_size;	/* UD receive ring entries (clamped by the core) */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KAPI_PARAMS_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kapi_skb.h - the shim file kapi/skb.c: sk_buff accessors, receive hand-off and requeue,
+ * and order-0 pages for receive buffers built from page fragments.
+ * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy.
+ * Included by kapi.h.
+ */
+#ifndef KAPI_SKB_H
+#define KAPI_SKB_H
+
+#include "kapi_ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kapi_netdev;
+struct kapi_skb;	/* struct sk_buff */
+struct kapi_page;	/* struct page, order 0 */
+
+#define KAPI_PACKET_HOST 0	/* PACKET_HOST etc. (static_checks.c) */
+#define KAPI_PACKET_BROADCAST 1
+#define KAPI_PACKET_MULTICAST 2
+#define KAPI_PAGE_SIZE 4096	/* PAGE_SIZE (static_checks.c) */
+#define KAPI_SKB_MAX_FRAGS 17	/* MAX_SKB_FRAGS (static_checks.c) */
+
+struct kapi_skb *kapi_skb_alloc(struct kapi_netdev *nd, kapi_u32 size, kapi_u32 headroom, unsigned int gfp) KAPI_NOEXCEPT;
+void kapi_skb_free(struct kapi_skb *skb) KAPI_NOEXCEPT;		/* dev_kfree_skb_any: a drop */
+void kapi_skb_consume(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* dev_consume_skb_any: sent */
+kapi_u8 *kapi_skb_data(struct kapi_skb *skb) KAPI_NOEXCEPT;
+kapi_u32 kapi_skb_len(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+kapi_u32 kapi_skb_headlen(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+kapi_u8 *kapi_skb_put(struct kapi_skb *skb, kapi_u32 len) KAPI_NOEXCEPT;
+kapi_u8 *kapi_skb_push(struct kapi_skb *skb, kapi_u32 len) KAPI_NOEXCEPT;
+kapi_u8 *kapi_skb_pull(struct kapi_skb *skb, kapi_u32 len) KAPI_NOEXCEPT;
+int kapi_skb_linearize(struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* Sets protocol (ethertype, host order), pkt_type (KAPI_PACKET_*), dev, mac header = data,
+ * pulls mac_len, GRO. */
+void kapi_skb_gro_receive(struct kapi_netdev *nd, struct kapi_skb *skb, kapi_u16 proto, kapi_u32 pkt_type,
+			  kapi_u32 mac_len) KAPI_NOEXCEPT;
+/* dev_queue_xmit (the skb's data must start at its hard header again) */
+void kapi_skb_requeue(struct kapi_skb *skb) KAPI_NOEXCEPT;
+
+/* ---- page fragments (connected mode's 64 KiB receive buffers from order-0 pages) ---- */
+struct kapi_page *kapi_page_alloc(unsigned int gfp) KAPI_NOEXCEPT;	/* alloc_page; NULL on failure */
+void kapi_page_put(struct kapi_page *pg) KAPI_NOEXCEPT;			/* put_page */
+kapi_u8 *kapi_page_address(struct kapi_page *pg) KAPI_NOEXCEPT;
+/* skb_fill_page_desc + len/data_len/truesize: the page [off, off + len) becomes fragment i
+ * (i < KAPI_SKB_MAX_FRAGS, in order); the skb takes over the caller's page reference. */
+void kapi_skb_add_frag(struct kapi_skb *skb, int i, struct kapi_page *pg, kapi_u32 off, kapi_u32 len) KAPI_NOEXCEPT;
+kapi_u32 kapi_skb_nr_frags(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KAPI_SKB_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kapi_verbs.h - the shim file kapi/verbs.c: PD, CQs that schedule a netdev's NAPI, QPs and
+ * SRQs with tagged contexts, batched post and poll, AHs, DMA of buffers and pages.
+ * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy.
+ * Included by kapi.h.
+ */
+#ifndef KAPI_VERBS_H
+#define KAPI_VERBS_H
+
+#include "kapi_ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kapi_ib_device;
+struct kapi_netdev;
+struct kapi_pd;		/* struct ib_pd */
+struct kapi_cq;		/* struct ib_cq */
+struct kapi_qp;		/* struct ib_qp */
+struct kapi_srq;	/* struct ib_srq */
+struct kapi_ah;		/* struct ib_ah */
+struct kapi_mcast;	/* struct ib_sa_multicast */
+struct kapi_path;	/* struct sa_path_rec, valid only during the path callback */
+struct kapi_page;	/* struct page, order 0 */
+
+/* The most work requests or completions one post/poll call converts (the shim's stack
+ * arrays). The batch size itself is the core's; a larger n is -EINVAL. */
+#define KAPI_WR_BATCH_MAX 16
+
+struct kapi_pd *kapi_pd_alloc(struct kapi_ib_device *ib) KAPI_NOEXCEPT;	/* NULL on failure */
+void kapi_pd_free(struct kapi_pd *pd) KAPI_NOEXCEPT;
+kapi_u32 kapi_pd_lkey(const struct kapi_pd *pd) KAPI_NOEXCEPT;
+/* A CQ whose completion event schedules nd's NAPI. */
+struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries) KAPI_NOEXCEPT;
+void kapi_cq_destroy(struct kapi_cq *cq) KAPI_NOEXCEPT;
+/* rdma_set_cq_moderation */
+int kapi_cq_moderate(struct kapi_cq *cq, kapi_u16 count, kapi_u16 usecs) KAPI_NOEXCEPT;
+/* ib_req_notify_cq(NEXT_COMP | REPORT_MISSED_EVENTS): > 0 means poll again */
+int kapi_cq_arm(struct kapi_cq *cq) KAPI_NOEXCEPT;
+
+#define KAPI_WC_SUCCESS 0
+#define KAPI_WC_WR_FLUSH_ERR 5	/* enum ib_wc_status (static_checks.c) */
+struct kapi_wc {
+	struct kapi_ctx *qp_ctx;	/* the context the QP was created with (wc->qp->qp_context) */
+	kapi_u64 wr_id;
+	kapi_u32 status;	/* KAPI_WC_SUCCESS; KAPI_WC_WR_FLUSH_ERR on flush */
+	kapi_u32 byte_len;
+	kapi_u32 src_qp;
+	kapi_u32 slid;
+	kapi_u32 vendor_err;
+	kapi_u8 grh;		/* IB_WC_GRH */
+	kapi_u8 is_recv;
+	kapi_u8 pad[2];
+};
+/* ib_poll_cq into a kapi_wc array, n <= KAPI_WR_BATCH_MAX; returns the count (< 0 on error). */
+int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *wc, int n) KAPI_NOEXCEPT;
+
+/* What the core decides about a QP; ctx comes back in every kapi_wc and QP event. */
+struct kapi_qp_init {
+	struct kapi_ctx *ctx;
+	kapi_u32 send_wr;
+	kapi_u32 recv_wr;
+	kapi_u8 signal_all;	/* IB_SIGNAL_ALL_WR, else per request (kapi_ud_send.signaled) */
+};
+struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
+				  const struct kapi_qp_init *init) KAPI_NOEXCEPT;	/* NULL on failure */
+void kapi_qp_destroy(struct kapi_qp *qp) KAPI_NOEXCEPT;
+kapi_u32 kapi_qp_num(const struct kapi_qp *qp) KAPI_NOEXCEPT;
+int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) KAPI_NOEXCEPT;
+int kapi_ud_qp_to_rts(struct kapi_qp *qp) KAPI_NOEXCEPT;	/* RTR then RTS, sq_psn 0 */
+int kapi_qp_set_qkey(struct kapi_qp *qp, kapi_u32 qkey) KAPI_NOEXCEPT;
+int kapi_qp_to_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
+int kapi_qp_attach_mcast(struct kapi_qp *qp, const kapi_u8 mgid[16], kapi_u16 mlid) KAPI_NOEXCEPT;
+int kapi_qp_detach_mcast(struct kapi_qp *qp, const kapi_u8 mgid[16], kapi_u16 mlid) KAPI_NOEXCEPT;
+
+/* A basic SRQ (ib_create_srq): max_wr receives of one SGE; events -> ipoib_core_srq_event(ctx).
+ * limit: srq_limit (0: not armed). NULL on failure. */
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 limit, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
+void kapi_srq_destroy(struct kapi_srq *srq) KAPI_NOEXCEPT;
+/* ib_modify_srq(IB_SRQ_LIMIT): arm SRQ_LIMIT_REACHED for when fewer than limit are posted. */
+int kapi_srq_arm_limit(struct kapi_srq *srq, kapi_u32 limit) KAPI_NOEXCEPT;
+
+struct kapi_recv {
+	kapi_u64 wr_id;
+	kapi_u64 addr;
+	kapi_u32 len;
+};
+/* Posts n <= KAPI_WR_BATCH_MAX receives as one chain (lkey = pd's local_dma_lkey); 0 or -errno. */
+int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
+int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
+struct kapi_ud_send {
+	kapi_u64 wr_id;
+	kapi_u64 addr;
+	kapi_u32 len;
+	kapi_u32 remote_qpn;
+	kapi_u32 remote_qkey;
+	kapi_u8 signaled;	/* IB_SEND_SIGNALED */
+	struct kapi_ah *ah;
+};
+/* n <= KAPI_WR_BATCH_MAX, one chain */
+int kapi_post_send_ud(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_ud_send *s, int n) KAPI_NOEXCEPT;
+
+/* AHs: from a joined group's record, or from a path record (only inside the path callback). */
+struct kapi_ah *kapi_ah_create_mcast(struct kapi_pd *pd, kapi_u32 port, struct kapi_mcast *mc) KAPI_NOEXCEPT;
+struct kapi_ah *kapi_ah_create_path(struct kapi_pd *pd, kapi_u32 port, struct kapi_path *path) KAPI_NOEXCEPT;
+void kapi_ah_destroy(struct kapi_ah *ah) KAPI_NOEXCEPT;	/* sleepable */
+
+/* DMA (ib_dma_*) of a kernel buffer or of a whole order-0 page */
+enum kapi_dma_dir { KAPI_DMA_TO_DEVICE = 1, KAPI_DMA_FROM_DEVICE = 2 };
+int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_dma_dir dir, kapi_u64 *out) KAPI_NOEXCEPT;
+void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out) KAPI_NOEXCEPT;
+void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KAPI_VERBS_H */

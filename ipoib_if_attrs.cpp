@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if_attrs.cpp - what an interface shows and accepts outside the datapath: the
+// rtnl_link_stats64 roll-up and the ethtool -S names, the sysfs mode and umcast values
+// (parsing and messages), the mode's name and IFLA value.
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+namespace {
+
+const char *const g_stat_names[] = {
+#define IPOIB_STAT_NAME(n) #n,
+	IPOIB_STATS(IPOIB_STAT_NAME)
+#undef IPOIB_STAT_NAME
+};
+static_assert(sizeof(Stats) == kStatCount * sizeof(u64));
+static_assert(sizeof(g_stat_names) / sizeof(g_stat_names[0]) == kStatCount);
+
+// A sysfs write without its trailing newline/blanks.
+StrView sysfs_value(StrView v)
+{
+	while (!v.empty() && (v[v.size() - 1] == '\n' || v[v.size() - 1] == ' '))
+		v = v.substr(0, v.size() - 1);
+	return v;
+}
+// At most this much of a rejected value goes into the log line.
+constexpr int kLoggedValue = 32;
+int logged_len(StrView v) { return v.size() < kLoggedValue ? int(v.size()) : kLoggedValue; }
+
+} // namespace
+
+const char *stat_name(u32 i) { return i < kStatCount ? g_stat_names[i] : ""; }
+
+u64 Interface::stat_value(u32 i) const
+{
+	return i < kStatCount ? read_stat(reinterpret_cast<const u64 *>(&stats_)[i]) : 0;
+}
+
+void Interface::stats64(kapi_stats64 &o) const
+{
+	const Stats &s = stats_;
+
+	o.rx_packets = read_stat(s.rx_packets);
+	o.tx_packets = read_stat(s.tx_packets);
+	o.rx_bytes = read_stat(s.rx_bytes);
+	o.tx_bytes = read_stat(s.tx_bytes);
+	o.multicast = read_stat(s.rx_multicast) + read_stat(s.rx_broadcast);
+	o.rx_errors = read_stat(s.rx_wc_errors) + read_stat(s.rx_drop_short);
+	o.rx_dropped = read_stat(s.rx_drop_nomem);
+	o.tx_errors = read_stat(s.tx_wc_errors) + read_stat(s.tx_drop_post) + read_stat(s.tx_drop_dma);
+	o.tx_dropped = read_stat(s.tx_drop_short) + read_stat(s.tx_drop_linearize) + read_stat(s.tx_drop_too_big) +
+			read_stat(s.tx_drop_ring_full) + read_stat(s.tx_drop_not_up) +
+			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
+			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
+			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
+			read_stat(s.tx_drop_path_backoff);
+}
+
+// Datagram mode only, until connected mode exists (RFC 4755).
+const char *Interface::mode_name() const { return "datagram"; }
+u16 Interface::mode() const { return KAPI_IPOIB_MODE_DATAGRAM; }
+
+int Interface::store_mode(StrView raw)
+{
+	StrView v = sysfs_value(raw);
+	if (v == StrView("datagram"))
+		return 0;
+	if (v == StrView("connected")) {
+		log_.warn("connected mode is not implemented yet; staying in datagram mode");
+		return -KAPI_EINVAL;
+	}
+	log_.warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
+	return -KAPI_EINVAL;
+}
+
+int Interface::store_umcast(StrView raw)
+{
+	StrView v = sysfs_value(raw);
+	u32 on = 0;
+	if (!kstd::parse_u32(v, 1, on)) {
+		log_.warn("invalid umcast \"%.*s\": 0 or 1", logged_len(v), v.data());
+		return -KAPI_EINVAL;
+	}
+	set_umcast(on != 0);
+	return 0;
+}
+
+} // namespace ipoib

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_mcast_table.cpp - the multicast group table (ipoib_mcast_table.h).
+#include "ipoib_mcast_table.h"
+
+namespace ipoib {
+
+u32 move_queue(SkbQueue &q, SkbQueue &to)
+{
+	u32 freed = 0;
+	kapi_skb *skb;
+	while (q.pop(skb))
+		if (!to.push(skb)) {
+			kapi_skb_free(skb);
+			freed++;
+		}
+	return freed;
+}
+
+McGroup *McastTable::find(const u8 *mgid)
+{
+	for (McGroup &g : groups_)
+		if (bytes_equal(g.mgid, mgid, kGidLen))
+			return &g;
+	return nullptr;
+}
+
+McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	McGroup *g = find(mgid);
+	Lookup created = Lookup::Queued;
+	if (!g) {
+		// RFC 4391 §10: a group we only send to is joined as a send-only member.
+		g = new (kstd::Gfp::Atomic) McGroup(owner);
+		if (!g)
+			return Lookup::NoMem;
+		bytes_copy(g->mgid, mgid, kGidLen);
+		g->sendonly = true;
+		g->wanted = false;
+		groups_.push_back(*g);
+		created = Lookup::NewGroup;
+	}
+	if (g->state == McGroup::State::Joined && g->ah) {
+		ah = g->ah.get();	// no reference: the last-send rule (ipoib_ah.h)
+		qkey = g->qkey;
+		return Lookup::Send;
+	}
+	if (!g->queue.push(skb))
+		return created == Lookup::NewGroup ? Lookup::NewGroup : Lookup::QueueFull;
+	return created;
+}
+
+void McastTable::add_broadcast(McGroup &b)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	groups_.push_front(b);
+	bcast_ = &b;
+}
+
+McGroup *McastTable::broadcast()
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	return bcast_;
+}
+
+McGroup::State McastTable::state(const McGroup &g)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	return g.state;
+}
+
+void McastTable::set_state(McGroup &g, McGroup::State s)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	g.state = s;
+}
+
+void McastTable::forget_broadcast()
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	bcast_ = nullptr;
+}
+
+McGroup *McastTable::pop()
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	return groups_.pop_front();
+}
+
+void McastTable::take_all(kstd::List<McGroup> &out)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	while (McGroup *g = groups_.pop_front())
+		out.push_back(*g);
+}
+
+void McastTable::put_back(kstd::List<McGroup> &back, kstd::List<McGroup> &dups)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	while (McGroup *g = back.pop_front()) {
+		// xmit may have created a send-only twin meanwhile: keep ours, move its queue.
+		if (McGroup *twin = find(g->mgid)) {
+			groups_.remove(*twin);
+			move_queue(twin->queue, g->queue);
+			dups.push_back(*twin);
+		}
+		groups_.push_back(*g);
+	}
+}
+
+void McastTable::take_queue(McGroup &g, SkbQueue &out)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	move_queue(g.queue, out);
+}
+
+void McastTable::unmark_full_members()
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	for (McGroup &g : groups_)
+		if (!g.broadcast && !g.sendonly)
+			g.wanted = false;
+}
+
+bool McastTable::mark_wanted(const u8 *mgid)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	McGroup *g = find(mgid);
+	if (!g || g->sendonly)
+		return false;
+	g->wanted = true;
+	return true;
+}
+
+void McastTable::insert_full(McGroup &fresh, kstd::List<McGroup> &old)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	McGroup *g = find(fresh.mgid);
+	if (g && g->sendonly) {
+		// Upgrade: the send-only membership is left, the group joined as a full member.
+		groups_.remove(*g);
+		old.push_back(*g);
+		move_queue(g->queue, fresh.queue);
+	} else if (g) {
+		// Raced with another insert: keep that one.
+		g->wanted = true;
+		old.push_back(fresh);
+		return;
+	}
+	groups_.push_back(fresh);
+}
+
+McGroup *McastTable::next_action(u64 now, bool &leave, u64 &next_retry)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	leave = false;
+	for (McGroup &g : groups_) {
+		if (!g.broadcast && !g.sendonly && !g.wanted) {
+			groups_.remove(g);
+			leave = true;
+			return &g;
+		}
+		if (g.state == McGroup::State::Idle || (g.state == McGroup::State::Failed && now >= g.retry_at)) {
+			g.state = McGroup::State::Joining;
+			return &g;
+		}
+		if (g.state == McGroup::State::Failed && (!next_retry || g.retry_at < next_retry))
+			next_retry = g.retry_at;
+	}
+	return nullptr;
+}
+
+} // namespace ipoib

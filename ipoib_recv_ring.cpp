@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_recv_ring.cpp - receive buffers, replacement first (ipoib_recv_ring.h).
+#include "ipoib_recv_ring.h"
+
+namespace ipoib {
+
+Status RecvRing::alloc_buf(RxSlot &slot)
+{
+	kapi_skb *skb = kapi_skb_alloc(nd_, buf_size_, 0, unsigned(Gfp::Atomic));
+	if (!skb)
+		return Status::NoMem;
+	if (kapi_dma_map(ib_, kapi_skb_data(skb), buf_size_, KAPI_DMA_FROM_DEVICE, &slot.dma) != 0) {
+		kapi_skb_free(skb);
+		return Status::NoMem;
+	}
+	slot.skb = skb;
+	return Status::Ok;
+}
+
+Status RecvRing::fill(u32 buf_size)
+{
+	buf_size_ = buf_size;
+	for (u32 i = 0; i < slots_.size(); i++) {
+		KSTD_TRY(alloc_buf(slots_[i]));
+		kapi_recv r{i, slots_[i].dma, buf_size_};
+		if (target_.post(lkey_, &r, 1) != 0) {
+			count_local(*c_.post_errors);
+			return Status::Io;
+		}
+		posted_++;
+	}
+	__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
+	return Status::Ok;
+}
+
+void RecvRing::queue(u32 idx)
+{
+	if (npending_ == kPollBatch)
+		repost();
+	pending_[npending_++] = {idx, slots_[idx].dma, buf_size_};
+}
+
+kapi_skb *RecvRing::complete(const kapi_wc &wc)
+{
+	const u32 idx = u32(wc.wr_id) & (slots_.size() - 1);
+	RxSlot &slot = slots_[idx];
+	posted_--;
+	if (wc.status != KAPI_WC_SUCCESS) {
+		if (wc.status == KAPI_WC_WR_FLUSH_ERR) {
+			// Queue going down: the buffer stays owned by the slot, freed in release().
+			count_local(*c_.flushed);
+			return nullptr;
+		}
+		count_local(*c_.wc_errors);
+		queue(idx);
+		return nullptr;
+	}
+	RxSlot fresh;
+	if (!kstd::ok(alloc_buf(fresh))) {
+		count_local(*c_.nomem);
+		queue(idx);
+		return nullptr;
+	}
+	kapi_skb *skb = slot.skb;
+	kapi_dma_unmap(ib_, slot.dma, buf_size_, KAPI_DMA_FROM_DEVICE);
+	slot = fresh;
+	queue(idx);
+	return skb;
+}
+
+void RecvRing::repost()
+{
+	if (!npending_)
+		return;
+	if (target_.post(lkey_, pending_, int(npending_)) != 0)
+		count_local(*c_.post_errors);
+	else
+		posted_ += npending_;
+	npending_ = 0;
+}
+
+void RecvRing::release()
+{
+	for (u32 i = 0; i < slots_.size(); i++) {
+		RxSlot &s = slots_[i];
+		if (!s.skb)
+			continue;
+		kapi_dma_unmap(ib_, s.dma, buf_size_, KAPI_DMA_FROM_DEVICE);
+		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
+	}
+	posted_ = 0;
+}
+
+} // namespace ipoib

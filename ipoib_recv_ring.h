@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_recv_ring.h - a ring of receive buffers posted to one receive queue: the UD QP's
+// now, the SRQ's and each RC QP's in connected mode (RecvTarget says which). Replacement
+// first: a filled buffer is handed up only once a fresh one has taken its slot; when none
+// can be had the packet is dropped and the same buffer reposted, so allocation failure
+// never shrinks what the HCA owns (posted() stays at size() while the queue is up; only a
+// flush, teardown's, lowers it).
+//
+// Owner: Interface (a member). Holds: one skb and one DMA mapping per slot. Who may still
+// reference a slot: the HCA, for every posted buffer, until the QP/SRQ is in ERROR and its
+// flush completions are polled, or the QP destroyed; release() runs after that.
+// Single consumer: NAPI (complete, repost); fill() from the work before NAPI sees the ring.
+#pragma once
+
+#include "ipoib_rings.h"
+
+namespace ipoib {
+
+struct RxSlot {
+	kapi_skb *skb = nullptr;
+	u64 dma = 0;
+};
+
+// The queue a ring posts to: a QP's own receive queue or an SRQ.
+struct RecvTarget {
+	kapi_qp *qp = nullptr;
+	kapi_srq *srq = nullptr;
+	int post(u32 lkey, const kapi_recv *r, int n) const
+	{
+		return srq ? kapi_post_srq_recv(srq, lkey, r, n) : kapi_post_recv(qp, lkey, r, n);
+	}
+};
+
+// The counters a ring updates (single writer: its NAPI context).
+struct RecvCounters {
+	u64 *nomem;		// no replacement buffer: packet dropped, buffer reposted
+	u64 *wc_errors;		// completion with an error other than flush: buffer reposted
+	u64 *flushed;		// flush completion: the buffer stays in its slot until release()
+	u64 *post_errors;	// post_recv refused a batch
+};
+
+class RecvRing : kstd::NonCopyable {
+public:
+	RecvRing(kapi_ib_device *ib, const RecvCounters &c) : ib_(ib), c_(c) {}
+	~RecvRing() { release(); }
+
+	Status alloc(u32 entries) { return slots_.alloc(entries); }	// a power of two
+	void bind(kapi_netdev *nd, RecvTarget target, u32 lkey)
+	{
+		nd_ = nd;
+		target_ = target;
+		lkey_ = lkey;
+	}
+	// First fill with buffers of buf_size bytes; posts every slot.
+	Status fill(u32 buf_size);
+	bool filled() const { return __atomic_load_n(&filled_, __ATOMIC_ACQUIRE); }
+	u32 size() const { return slots_.size(); }
+	u32 buf_size() const { return buf_size_; }
+	u32 posted() const { return posted_; }
+
+	// One receive completion of this ring. Returns the filled skb (its slot already holds
+	// a fresh buffer, queued for repost) or nullptr: a flush, an error, or no replacement
+	// (the same buffer queued for repost; counted).
+	kapi_skb *complete(const kapi_wc &wc);
+	// Posts what complete() queued, as one chain.
+	void repost();
+	// Teardown, after the queue is flushed or destroyed: every buffer unmapped and freed.
+	void release();
+
+private:
+	Status alloc_buf(RxSlot &slot);
+	void queue(u32 idx);
+
+	kapi_ib_device *ib_;
+	RecvCounters c_;
+	kapi_netdev *nd_ = nullptr;
+	RecvTarget target_;
+	u32 lkey_ = 0;
+	u32 buf_size_ = 0;
+	u32 posted_ = 0;
+	bool filled_ = false;
+	Array<RxSlot> slots_;
+	kapi_recv pending_[kPollBatch] = {};
+	u32 npending_ = 0;
+};
+
+} // namespace ipoib

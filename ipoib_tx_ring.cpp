@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_tx_ring.cpp - the UD send ring (ipoib_tx_ring.h).
+#include "ipoib_tx_ring.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
+{
+	const u32 size = slots_.size();
+	if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) >= size) {
+		count_local(*c_.drop_ring_full);
+		return PostResult::RingFull;
+	}
+	TxSlot &slot = slots_[head_ & (size - 1)];
+	if (kapi_dma_map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE, &slot.dma) != 0) {
+		count_local(*c_.drop_dma);
+		return PostResult::Dma;
+	}
+	kapi_ud_send wr{};
+	wr.wr_id = head_ & (size - 1);
+	wr.addr = slot.dma;
+	wr.len = len;
+	wr.remote_qpn = qpn;
+	wr.remote_qkey = qkey;
+	wr.ah = ah.raw();
+	wr.signaled = 1;	// every send: one slot is freed per completion (ipoib_ud_qp.h)
+	slot.skb = skb;
+	slot.len = len;
+	ah.note_send(head_);	// before the post: a completion may follow at once
+	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
+		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
+		slot.skb = nullptr;
+		count_local(*c_.drop_post);
+		return PostResult::Post;
+	}
+	__atomic_store_n(&head_, head_ + 1, __ATOMIC_RELEASE);
+	if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) >= size) {
+		count_local(*c_.queue_stopped);
+		kapi_netdev_stop_queue(nd_);
+		// Pairs with completed(): a completion between the check and the stop wakes us.
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) < size)
+			kapi_netdev_wake_queue(nd_);
+	}
+	return PostResult::Posted;
+}
+
+void TxRing::complete(const kapi_wc &wc)
+{
+	// Sends complete in order on one UD QP; the slot is the tail's.
+	TxSlot &s = slots_[u32(wc.wr_id) & (slots_.size() - 1)];
+	if (wc.status != KAPI_WC_SUCCESS) {
+		count_local(*c_.wc_errors);
+		if (wc.status != KAPI_WC_WR_FLUSH_ERR)
+			log_.warn("send completion error %u (vendor 0x%x)", wc.status, wc.vendor_err);
+	} else {
+		count_local(*c_.packets);
+		count_local(*c_.bytes, s.len);
+	}
+	kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
+	if (wc.status == KAPI_WC_SUCCESS)
+		kapi_skb_consume(s.skb);
+	else
+		kapi_skb_free(s.skb);
+	s.skb = nullptr;
+}
+
+void TxRing::completed(u32 n, bool up)
+{
+	if (!n)
+		return;
+	__atomic_store_n(&tail_, tail_ + n, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (kapi_netdev_queue_stopped(nd_) && up && __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - tail_ <= slots_.size() / 2)
+		kapi_netdev_wake_queue(nd_);
+}
+
+void TxRing::drain()
+{
+	for (; tail_ != head_; tail_++) {
+		TxSlot &s = slots_[tail_ & (slots_.size() - 1)];
+		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
+		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
+	}
+}
+
+} // namespace ipoib

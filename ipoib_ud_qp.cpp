@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_ud_qp.cpp - the UD QP's lifetime, transitions and events (ipoib_ud_qp.h).
+#include "ipoib_ud_qp.h"
+
+namespace ipoib {
+
+Status UdQp::create(kapi_pd *pd, kapi_cq *send_cq, kapi_cq *recv_cq, u32 send_wr, u32 recv_wr)
+{
+	kapi_qp_init init{};
+	init.ctx = ctx();
+	init.send_wr = send_wr;
+	init.recv_wr = recv_wr;
+	init.signal_all = 1;
+	qp_ = kapi_ud_qp_create(pd, send_cq, recv_cq, &init);
+	if (!qp_)
+		return Status::NoMem;
+	qpn_ = kapi_qp_num(qp_);
+	return Status::Ok;
+}
+
+Status UdQp::to_rts(u32 port, u16 pkey_index)
+{
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port, pkey_index, 0)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
+	ready_ = true;
+	return Status::Ok;
+}
+
+void UdQp::to_error()
+{
+	if (qp_)
+		kstd::ignore(kstd::from_errno(kapi_qp_to_error(qp_)));
+}
+
+void UdQp::destroy()
+{
+	if (qp_)
+		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
+	ready_ = false;
+}
+
+// A UD QP has no connection: COMM_EST and LAST_WQE_REACHED do not happen to it, and a fatal
+// error leaves it in ERROR, which only a new bring-up (ifdown/ifup, or the module) repairs,
+// as in-tree. Each is counted (ethtool -S qp_event_*) and a fatal one logged.
+void UdQp::event(kapi_qp_event_kind kind)
+{
+	events_.count(kind);
+	if (kind == KAPI_QPEV_FATAL)
+		log_.err("UD QP 0x%06x: fatal asynchronous error; the interface needs a restart", qpn_);
+}
+
+} // namespace ipoib

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shim: sk_buff accessors, the receive hand-off (GRO) and requeue, and order-0 pages that
+ * become an skb's fragments. One kernel call per function; no policy.
+ */
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include "kapi.h"
+#include "netdev_priv.h"
+
+static struct sk_buff *to_skb(const struct kapi_skb *s)
+{
+	return (struct sk_buff *)s;
+}
+
+struct kapi_skb *kapi_skb_alloc(struct kapi_netdev *nd, u32 size, u32 headroom, unsigned int gfp)
+{
+	struct sk_buff *skb = __netdev_alloc_skb(to_nd(nd), size + headroom, (__force gfp_t)gfp);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	return (struct kapi_skb *)skb;
+}
+
+void kapi_skb_free(struct kapi_skb *skb)
+{
+	dev_kfree_skb_any(to_skb(skb));
+}
+
+void kapi_skb_consume(struct kapi_skb *skb)
+{
+	dev_consume_skb_any(to_skb(skb));
+}
+
+u8 *kapi_skb_data(struct kapi_skb *skb)
+{
+	return to_skb(skb)->data;
+}
+
+u32 kapi_skb_len(const struct kapi_skb *skb)
+{
+	return to_skb(skb)->len;
+}
+
+u32 kapi_skb_headlen(const struct kapi_skb *skb)
+{
+	return skb_headlen(to_skb(skb));
+}
+
+u8 *kapi_skb_put(struct kapi_skb *skb, u32 len)
+{
+	return skb_put(to_skb(skb), len);
+}
+
+u8 *kapi_skb_push(struct kapi_skb *skb, u32 len)
+{
+	return skb_push(to_skb(skb), len);
+}
+
+u8 *kapi_skb_pull(struct kapi_skb *skb, u32 len)
+{
+	return skb_pull(to_skb(skb), len);
+}
+
+int kapi_skb_linearize(struct kapi_skb *skb)
+{
+	return skb_linearize(to_skb(skb));
+}
+
+void kapi_skb_gro_receive(struct kapi_netdev *nd, struct kapi_skb *s, u16 proto, u32 type, u32 mac_len)
+{
+	struct sk_buff *skb = to_skb(s);
+	struct net_device *dev = to_nd(nd);
+
+	skb->dev = dev;
+	skb->protocol = htons(proto);
+	skb->pkt_type = type;
+	skb_reset_mac_header(skb);
+	skb_pull(skb, mac_len);
+	skb_reset_network_header(skb);
+	if (dev->features & NETIF_F_RXCSUM)
+		skb->ip_summed = CHECKSUM_NONE;
+	napi_gro_receive(&nd_priv(dev)->napi, skb);
+}
+
+void kapi_skb_requeue(struct kapi_skb *skb)
+{
+	dev_queue_xmit(to_skb(skb));
+}
+
+/* ---- page fragments ---- */
+struct kapi_page *kapi_page_alloc(unsigned int gfp)
+{
+	return (struct kapi_page *)alloc_page((__force gfp_t)gfp);
+}
+
+void kapi_page_put(struct kapi_page *pg)
+{
+	put_page((struct page *)pg);
+}
+
+u8 *kapi_page_address(struct kapi_page *pg)
+{
+	return page_address((struct page *)pg);
+}
+
+void kapi_skb_add_frag(struct kapi_skb *s, int i, struct kapi_page *pg, u32 off, u32 len)
+{
+	struct sk_buff *skb = to_skb(s);
+
+	skb_fill_page_desc(skb, i, (struct page *)pg, off, len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += PAGE_SIZE;
+}
+
+u32 kapi_skb_nr_frags(const struct kapi_skb *s)
+{
+	return skb_shinfo(to_skb(s))->nr_frags;
+}

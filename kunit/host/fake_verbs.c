@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fake_verbs.c - the host fake of the verbs and skb boundary (fake_verbs.h). */
+#include <string.h>
+#include "fake_verbs.h"
+
+/* ---- skbs: a kapi_kmalloc'ed header + data, so leaks and fault injection are seen ---- */
+struct kapi_skb {
+	kapi_u8 *buf;
+	kapi_u32 size, off, len, truesize;
+	int nr_frags;
+	struct kapi_page *frag[KAPI_SKB_MAX_FRAGS];
+	kapi_u32 frag_len[KAPI_SKB_MAX_FRAGS];
+};
+struct kapi_page {
+	kapi_u8 data[KAPI_PAGE_SIZE];
+};
+static long skbs_live, dma_live;
+
+struct kapi_skb *kapi_skb_alloc(struct kapi_netdev *nd, kapi_u32 size, kapi_u32 headroom, unsigned int gfp)
+{
+	struct kapi_skb *s = kapi_kmalloc(sizeof(*s), gfp | KAPI_GFP_ZERO);
+
+	if (!s)
+		return NULL;
+	s->buf = kapi_kmalloc(size + headroom + 64, gfp);
+	if (!s->buf) {
+		kapi_kfree(s);
+		return NULL;
+	}
+	s->size = size + headroom + 64;
+	s->off = headroom + 32;
+	s->truesize = s->size;
+	skbs_live++;
+	return s;
+}
+
+void kapi_skb_free(struct kapi_skb *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_frags; i++)
+		kapi_page_put(s->frag[i]);
+	kapi_kfree(s->buf);
+	kapi_kfree(s);
+	skbs_live--;
+}
+
+void kapi_skb_consume(struct kapi_skb *s) { kapi_skb_free(s); }
+kapi_u8 *kapi_skb_data(struct kapi_skb *s) { return s->buf + s->off; }
+kapi_u32 kapi_skb_len(const struct kapi_skb *s) { return s->len; }
+kapi_u8 *kapi_skb_put(struct kapi_skb *s, kapi_u32 len)
+{
+	kapi_u8 *p = s->buf + s->off + s->len;
+
+	s->len += len;
+	return p;
+}
+void kapi_skb_add_frag(struct kapi_skb *s, int i, struct kapi_page *pg, kapi_u32 off, kapi_u32 len)
+{
+	s->frag[i] = pg;
+	s->frag_len[i] = len;
+	s->nr_frags = i + 1;
+	s->len += len;
+	s->truesize += KAPI_PAGE_SIZE;
+}
+kapi_u32 kapi_skb_nr_frags(const struct kapi_skb *s) { return s->nr_frags; }
+kapi_u32 fake_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
+kapi_u32 fake_skb_frag_len(const struct kapi_skb *s, int i) { return s->frag_len[i]; }
+long fake_skbs_live(void) { return skbs_live; }
+
+struct kapi_page *kapi_page_alloc(unsigned int gfp) { return kapi_kmalloc(sizeof(struct kapi_page), gfp); }
+void kapi_page_put(struct kapi_page *pg) { kapi_kfree(pg); }
+kapi_u8 *kapi_page_address(struct kapi_page *pg) { return pg->data; }
+
+/* ---- DMA: identity, counted ---- */
+int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
+{
+	*out = (kapi_u64)(unsigned long)cpu;
+	dma_live++;
+	return 0;
+}
+void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_live--; }
+long fake_dma_live(void) { return dma_live; }
+
+/* ---- QPs, SRQs: record posted receives ---- */
+struct kapi_qp {
+	struct kapi_ctx *ctx;
+	struct fake_rq rq;
+};
+struct kapi_srq {
+	struct fake_rq rq;
+};
+
+static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
+{
+	int i;
+
+	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
+		return -KAPI_EINVAL;	/* as the shim */
+	q->post_calls++;
+	if (q->fail_next_post) {
+		q->fail_next_post = 0;
+		return -KAPI_ENOMEM;
+	}
+	for (i = 0; i < n && q->nposted < FAKE_POSTED_MAX; i++)
+		q->posted[q->nposted++] = r[i];
+	if (n > q->max_chain)
+		q->max_chain = n;
+	return 0;
+}
+
+struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx)
+{
+	struct kapi_qp *qp = kapi_kmalloc(sizeof(*qp), KAPI_GFP_KERNEL | KAPI_GFP_ZERO);
+
+	if (qp)
+		qp->ctx = ctx;
+	return qp;
+}
+void fake_qp_free(struct kapi_qp *qp) { kapi_kfree(qp); }
+struct fake_rq *fake_qp_rq(struct kapi_qp *qp) { return &qp->rq; }
+struct kapi_srq *fake_srq_new(void) { return kapi_kmalloc(sizeof(struct kapi_srq), KAPI_GFP_KERNEL | KAPI_GFP_ZERO); }
+void fake_srq_free(struct kapi_srq *srq) { kapi_kfree(srq); }
+struct fake_rq *fake_srq_rq(struct kapi_srq *srq) { return &srq->rq; }
+
+int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n) { return rq_post(&qp->rq, r, n); }
+int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n)
+{
+	return rq_post(&srq->rq, r, n);
+}
+
+/* The UD QP owner's calls: a fake QP carrying the context, as ib_create_qp's qp_context. */
+struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
+				  const struct kapi_qp_init *init)
+{
+	return fake_qp_new(init->ctx);
+}
+void kapi_qp_destroy(struct kapi_qp *qp) { fake_qp_free(qp); }
+kapi_u32 kapi_qp_num(const struct kapi_qp *qp) { return 0x48; }
+int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) { return 0; }
+int kapi_ud_qp_to_rts(struct kapi_qp *qp) { return 0; }
+int kapi_qp_to_error(struct kapi_qp *qp) { return 0; }
+
+/* ---- CQs: a FIFO the test fills ---- */
+struct kapi_cq {
+	struct kapi_wc q[FAKE_CQ_DEPTH];
+	int head, tail, polls, max_poll;
+};
+struct kapi_cq *fake_cq_new(void) { return kapi_kmalloc(sizeof(struct kapi_cq), KAPI_GFP_KERNEL | KAPI_GFP_ZERO); }
+void fake_cq_free(struct kapi_cq *cq) { kapi_kfree(cq); }
+void fake_cq_push(struct kapi_cq *cq, const struct kapi_wc *wc) { cq->q[cq->tail++ % FAKE_CQ_DEPTH] = *wc; }
+int fake_cq_pending(struct kapi_cq *cq) { return cq->tail - cq->head; }
+int fake_cq_poll_calls(struct kapi_cq *cq) { return cq->polls; }
+int fake_cq_max_poll(struct kapi_cq *cq) { return cq->max_poll; }
+int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *wc, int n)
+{
+	int got = 0;
+
+	if (n < 0 || n > KAPI_WR_BATCH_MAX)
+		return -KAPI_EINVAL;	/* as the shim */
+	cq->polls++;
+	if (n > cq->max_poll)
+		cq->max_poll = n;
+	while (got < n && cq->head != cq->tail)
+		wc[got++] = cq->q[cq->head++ % FAKE_CQ_DEPTH];
+	return got;
+}
+
+/* ---- the netdev work item: pending + due time, as a delayed_work's timer ---- */
+struct kapi_netdev {
+	struct fake_work w;
+};
+struct kapi_netdev *fake_netdev_new(void) { return kapi_kmalloc(sizeof(struct kapi_netdev), KAPI_GFP_KERNEL | KAPI_GFP_ZERO); }
+void fake_netdev_free(struct kapi_netdev *nd) { kapi_kfree(nd); }
+struct fake_work *fake_netdev_work(struct kapi_netdev *nd) { return &nd->w; }
+int kapi_netdev_work_queue(struct kapi_netdev *nd, unsigned int delay_ms)
+{
+	if (nd->w.pending)
+		return 0;
+	nd->w.pending = 1;
+	nd->w.due_ms = delay_ms;
+	return 1;
+}
+void kapi_netdev_work_mod(struct kapi_netdev *nd, unsigned int delay_ms)
+{
+	nd->w.pending = 1;
+	nd->w.due_ms = delay_ms;
+	nd->w.mods++;
+}
+int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms)
+{
+	if (!nd->w.pending || !nd->w.due_ms)
+		return 0;	/* idle, or queued to run now: no timer */
+	*ms = nd->w.due_ms;
+	return 1;
+}
+
+/* The SRQ owner's calls (Srq::create/destroy/arm_limit). */
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 limit, struct kapi_ctx *ctx)
+{
+	return fake_srq_new();
+}
+void kapi_srq_destroy(struct kapi_srq *srq) { fake_srq_free(srq); }
+int kapi_srq_arm_limit(struct kapi_srq *srq, kapi_u32 limit) { return 0; }

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fake_verbs.h - the host's fake of the verbs/skb part of the boundary (kapi_verbs.h,
+ * kapi_skb.h): skbs and pages from kapi_kmalloc (so the per-case allocation balance and
+ * fault injection apply), a DMA "mapping" that is the CPU address, QPs/SRQs that record
+ * what was posted, CQs the test fills. Enough for the rings and the dispatcher to run as
+ * they do in the kernel.
+ */
+#ifndef FAKE_VERBS_H
+#define FAKE_VERBS_H
+
+#include "kapi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FAKE_CQ_DEPTH 256
+#define FAKE_POSTED_MAX 1024
+
+struct kapi_cq *fake_cq_new(void) KAPI_NOEXCEPT;
+void fake_cq_free(struct kapi_cq *cq) KAPI_NOEXCEPT;
+void fake_cq_push(struct kapi_cq *cq, const struct kapi_wc *wc) KAPI_NOEXCEPT;
+int fake_cq_pending(struct kapi_cq *cq) KAPI_NOEXCEPT;
+int fake_cq_poll_calls(struct kapi_cq *cq) KAPI_NOEXCEPT;
+int fake_cq_max_poll(struct kapi_cq *cq) KAPI_NOEXCEPT;	/* largest n asked for */
+
+/* A receive queue (QP or SRQ): the receives posted so far, in order. */
+struct fake_rq {
+	struct kapi_recv posted[FAKE_POSTED_MAX];
+	int nposted;		/* total posted */
+	int post_calls;
+	int fail_next_post;	/* the next post returns -ENOMEM */
+	int max_chain;		/* longest chain posted in one call */
+};
+struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx) KAPI_NOEXCEPT;
+void fake_qp_free(struct kapi_qp *qp) KAPI_NOEXCEPT;
+struct fake_rq *fake_qp_rq(struct kapi_qp *qp) KAPI_NOEXCEPT;
+struct kapi_srq *fake_srq_new(void) KAPI_NOEXCEPT;
+void fake_srq_free(struct kapi_srq *srq) KAPI_NOEXCEPT;
+struct fake_rq *fake_srq_rq(struct kapi_srq *srq) KAPI_NOEXCEPT;
+
+long fake_skbs_live(void) KAPI_NOEXCEPT;
+long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings not yet unmapped */
+kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
+
+/* The netdev's work item: the fake's delayed_work (time does not pass on its own). */
+struct fake_work {
+	int pending;
+	kapi_u64 due_ms;	/* from "now"; 0: queued to run now */
+	int mods;
+};
+struct kapi_netdev *fake_netdev_new(void) KAPI_NOEXCEPT;
+void fake_netdev_free(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+struct fake_work *fake_netdev_work(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

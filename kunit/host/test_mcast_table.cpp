@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_mcast_table.cpp (host only): the multicast group table's decisions - send-only
+// groups created on first use with a bounded queue, the restart merge of send-only twins,
+// the full-member upgrade, and the order in which the work acts on groups.
+#include "fake_verbs.h"
+#include "ipoib_mcast_table.h"
+#include "ipoib_path_cache.h"
+#include "ktest.h"
+
+using namespace ipoib;
+
+namespace {
+
+void mgid_of(u8 n, u8 out[kGidLen])
+{
+	for (u32 i = 0; i < kGidLen; i++)
+		out[i] = 0;
+	out[0] = 0xff;
+	out[15] = n;
+}
+
+// Frees every group (and queued skb) left in the table.
+void empty(McastTable &t)
+{
+	while (McGroup *g = t.pop()) {
+		SkbQueue q;
+		t.take_queue(*g, q);
+		kapi_skb *skb;
+		while (q.pop(skb))
+			kapi_skb_free(skb);
+		delete g;
+	}
+}
+
+kapi_skb *skb() { return kapi_skb_alloc(nullptr, 64, 0, KAPI_GFP_KERNEL); }
+
+} // namespace
+
+KTEST(mcast_table, first_send_creates_a_sendonly_group)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(1, m);
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	kapi_skb *a = skb();
+	ASSERT_NOT_NULL(a);
+	EXPECT_EQ(t.for_send(nullptr, m, a, ah, qkey), McastTable::Lookup::NewGroup);
+	// further sends queue up to kPendingQueue, then are refused (still the caller's)
+	for (u32 i = 1; i < kPendingQueue; i++)
+		EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::Queued);
+	kapi_skb *over = skb();
+	EXPECT_EQ(t.for_send(nullptr, m, over, ah, qkey), McastTable::Lookup::QueueFull);
+	kapi_skb_free(over);
+	EXPECT_FALSE(ah);
+	int n = 0;
+	t.for_each([&](const McGroup &g) {
+		n++;
+		EXPECT_TRUE(g.sendonly);
+		EXPECT_FALSE(g.wanted);
+		EXPECT_EQ(g.queue.size(), kPendingQueue);
+	});
+	EXPECT_EQ(n, 1);
+	empty(t);
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
+KTEST(mcast_table, no_memory_leaves_the_skb_to_the_caller)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(2, m);
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	kapi_skb *a = skb();
+	ASSERT_NOT_NULL(a);
+	{
+		ktest::AllocFailAll fail;
+		EXPECT_EQ(t.for_send(nullptr, m, a, ah, qkey), McastTable::Lookup::NoMem);
+	}
+	kapi_skb_free(a);
+	EXPECT_NULL(t.pop());
+}
+
+KTEST(mcast_table, restart_merges_the_sendonly_twin)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(3, m);
+	McGroup *full = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_NOT_NULL(full);
+	bytes_copy(full->mgid, m, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*full, old);
+	EXPECT_TRUE(old.empty());
+	kstd::List<McGroup> all;
+	t.take_all(all);	// restart: off the list
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	// meanwhile xmit creates a send-only twin with a queued skb
+	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
+	kstd::List<McGroup> dups;
+	t.put_back(all, dups);
+	McGroup *twin = dups.pop_front();
+	ASSERT_NOT_NULL(twin);
+	EXPECT_TRUE(twin->sendonly);
+	EXPECT_EQ(twin->queue.size(), 0u);
+	EXPECT_EQ(full->queue.size(), 1u);	// the twin's skb moved to ours
+	delete twin;
+	int n = 0;
+	t.for_each([&](const McGroup &g) { n += &g == full; });
+	EXPECT_EQ(n, 1);
+	empty(t);
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
+KTEST(mcast_table, full_member_upgrades_a_sendonly_group)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(4, m);
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	EXPECT_EQ(t.for_send(nullptr, m, skb(), ah, qkey), McastTable::Lookup::NewGroup);
+	EXPECT_FALSE(t.mark_wanted(m));	// send-only: not a full member
+	McGroup *fresh = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_NOT_NULL(fresh);
+	bytes_copy(fresh->mgid, m, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*fresh, old);
+	McGroup *so = old.pop_front();
+	ASSERT_NOT_NULL(so);
+	EXPECT_TRUE(so->sendonly);
+	delete so;
+	EXPECT_EQ(fresh->queue.size(), 1u);
+	EXPECT_TRUE(t.mark_wanted(m));
+	empty(t);
+}
+
+KTEST(mcast_table, work_leaves_unwanted_then_joins_due)
+{
+	McastTable t;
+	u8 m1[kGidLen], m2[kGidLen], m3[kGidLen];
+	mgid_of(5, m1);
+	mgid_of(6, m2);
+	mgid_of(7, m3);
+	McGroup *b = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	McGroup *g1 = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	McGroup *g2 = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	ASSERT_TRUE(b && g1 && g2);
+	b->broadcast = true;
+	b->state = McGroup::State::Joined;
+	t.add_broadcast(*b);
+	bytes_copy(g1->mgid, m1, kGidLen);
+	bytes_copy(g2->mgid, m2, kGidLen);
+	kstd::List<McGroup> old;
+	t.insert_full(*g1, old);
+	t.insert_full(*g2, old);
+	g2->state = McGroup::State::Failed;
+	g2->retry_at = 500;
+	t.unmark_full_members();
+	EXPECT_TRUE(t.mark_wanted(m2));	// g1 left the netdev's list
+	EXPECT_FALSE(t.mark_wanted(m3));
+	bool leave = false;
+	u64 next = 0;
+	EXPECT_EQ(t.next_action(100, leave, next), g1);
+	EXPECT_TRUE(leave);
+	delete g1;
+	EXPECT_NULL(t.next_action(100, leave, next));	// g2 not due before 500
+	EXPECT_EQ(next, 500u);
+	next = 0;
+	EXPECT_EQ(t.next_action(600, leave, next), g2);
+	EXPECT_FALSE(leave);
+	EXPECT_EQ(t.state(*g2), McGroup::State::Joining);
+	EXPECT_EQ(t.broadcast(), b);
+	t.forget_broadcast();
+	EXPECT_NULL(t.broadcast());
+	empty(t);
+}
+
+KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_group),
+	    KTEST_CASE(mcast_table, no_memory_leaves_the_skb_to_the_caller),
+	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
+	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
+	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due));
+
+// ---- path_cache ----
+// A Path keeps a reference to its Interface, which these cases never touch: any storage
+// will do (the Interface type is incomplete here).
+alignas(64) static unsigned char g_no_interface[64];
+#define NO_INTERFACE (*reinterpret_cast<Interface *>(g_no_interface))
+KTEST(path_cache, one_path_per_gid_and_unlinked_paths_are_dead)
+{
+	PathCache c;
+	u8 g1[kGidLen], g2[kGidLen];
+	mgid_of(1, g1);
+	mgid_of(2, g2);
+	kstd::List<Path> out;
+	{
+		kstd::SpinIrqSaveGuard l(c.lock());
+		Path *a = c.find_or_add(NO_INTERFACE, g1);
+		ASSERT_NOT_NULL(a);
+		EXPECT_EQ(c.find_or_add(NO_INTERFACE, g1), a);
+		Path *b = c.find_or_add(NO_INTERFACE, g2);
+		ASSERT_NOT_NULL(b);
+		EXPECT_NE(a, b);
+		b->get();	// a neighbour's reference: the GC keeps it
+		c.unlink_if([](const Path &p) { return p.ref.read() == 1; }, out);
+		EXPECT_EQ(c.find(g1), nullptr);
+		EXPECT_EQ(c.find(g2), b);
+		EXPECT_TRUE(a->live_ah() == nullptr);
+		EXPECT_TRUE(__atomic_load_n(&a->dead, __ATOMIC_RELAXED));
+		EXPECT_FALSE(__atomic_load_n(&b->dead, __ATOMIC_RELAXED));
+		c.unlink_all(out);
+		EXPECT_NULL(c.find(g2));
+		EXPECT_TRUE(__atomic_load_n(&b->dead, __ATOMIC_RELAXED));
+	}
+	int n = 0;
+	while (Path *p = out.pop_front()) {
+		if (p->ref.read() == 2)
+			p->put();	// the neighbour's
+		p->put();		// the table's: frees it
+		n++;
+	}
+	EXPECT_EQ(n, 2);
+}
+
+KTEST(path_cache, no_memory)
+{
+	PathCache c;
+	u8 g[kGidLen];
+	mgid_of(3, g);
+	kstd::SpinIrqSaveGuard l(c.lock());
+	ktest::AllocFailAll fail;
+	EXPECT_NULL(c.find_or_add(NO_INTERFACE, g));
+	EXPECT_NULL(c.find(g));
+}
+KTEST_SUITE(path_cache, KTEST_CASE(path_cache, one_path_per_gid_and_unlinked_paths_are_dead), KTEST_CASE(path_cache, no_memory));
+
+// ---- ah_reaper: the last-send rule ----
+KTEST(ah_reaper, waits_for_the_last_send_then_frees)
+{
+	AhReaper r;
+	Ah *used = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	Ah *unused = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_TRUE(used && unused);
+	used->note_send(5);	// the ring's sixth send used it
+	r.add(*used);
+	r.add(*unused);
+	int barriers = 0;
+	const long live = ktest_alloc_live();
+	// sends 0..4 completed: the one with sequence 5 is still out
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{5, false}; }), 1u);
+	EXPECT_EQ(barriers, 1);
+	EXPECT_EQ(ktest_alloc_live(), live - 1);	// the unused one went at once
+	EXPECT_FALSE(r.empty());
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_TRUE(r.empty());
+	EXPECT_EQ(barriers, 2);
+	// nothing listed: no barrier taken
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_EQ(barriers, 2);
+}
+
+KTEST(ah_reaper, a_drained_ring_frees_everything)
+{
+	AhReaper r;
+	Ah *a = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_NOT_NULL(a);
+	a->note_send(0xfffffffeu);	// wraps: completed 2 is past it
+	r.add(*a);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{0xfffffffeu, false}; }), 1u);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{2, false}; }), 0u);
+	Ah *b = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_NOT_NULL(b);
+	b->note_send(7);	// its post failed: no completion will pass it
+	r.add(*b);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{7, true}; }), 0u);
+	EXPECT_TRUE(r.empty());
+}
+KTEST_SUITE(ah_reaper, KTEST_CASE(ah_reaper, waits_for_the_last_send_then_frees),
+	    KTEST_CASE(ah_reaper, a_drained_ring_frees_everything));

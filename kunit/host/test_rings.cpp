@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_rings.cpp (host only, over kunit/host/fake_verbs.c): the tagged context check, the
+// receive ring's replacement-first accounting, the completion dispatcher, QP/SRQ events,
+// the work scheduling rule and page-fragment skb assembly.
+#include "fake_verbs.h"
+#include "ipoib_dispatch.h"
+#include "ipoib_frag.h"
+#include "ipoib_recv_ring.h"
+#include "ipoib_srq.h"
+#include "ipoib_work.h"
+#include "kstd/seqlock.h"
+#include "ktest.h"
+
+using namespace ipoib;
+
+namespace {
+
+struct TestObj : Tagged<KAPI_CTX_TEST> {
+	int value = 7;
+};
+
+kstd::Logger g_log{"test"};
+
+struct Counters {
+	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0;
+	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors}; }
+};
+
+// A ring of n buffers on a fake QP (or SRQ), filled.
+struct RingOn {
+	Counters c;
+	kapi_qp *qp = nullptr;
+	kapi_srq *srq = nullptr;
+	RecvRing r{nullptr, c.refs()};
+	explicit RingOn(u32 n, bool on_srq = false)
+	{
+		if (on_srq)
+			srq = fake_srq_new();
+		else
+			qp = fake_qp_new(nullptr);
+		if ((qp || srq) && kstd::ok(r.alloc(n))) {
+			r.bind(nullptr, RecvTarget{qp, srq}, 0);
+			ok = kstd::ok(r.fill(256));
+		}
+	}
+	~RingOn()
+	{
+		r.release();
+		if (qp)
+			fake_qp_free(qp);
+		if (srq)
+			fake_srq_free(srq);
+	}
+	fake_rq &rq() { return *(srq ? fake_srq_rq(srq) : fake_qp_rq(qp)); }
+	bool ok = false;
+};
+
+kapi_wc recv_wc(kapi_ctx *qp, u64 wr_id, u32 status = KAPI_WC_SUCCESS, u32 len = 100)
+{
+	kapi_wc wc{};
+	wc.qp_ctx = qp;
+	wc.wr_id = wr_id;
+	wc.status = status;
+	wc.byte_len = len;
+	wc.is_recv = 1;
+	return wc;
+}
+
+} // namespace
+
+// ---- ctx_tag ----
+KTEST(ctx_tag, live_object_converts)
+{
+	TestObj o;
+	EXPECT_EQ(from_ctx<TestObj>(o.ctx()), &o);
+	EXPECT_EQ(from_ctx<TestObj>(o.ctx())->value, 7);
+}
+
+KTEST(ctx_tag, wrong_canary_is_caught)
+{
+	TestObj o;
+	o.canary ^= 1;	// a corrupt or foreign pointer
+	ktest_warn_catch_begin();
+	EXPECT_NULL(from_ctx<TestObj>(o.ctx()));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	o.canary ^= 1;
+}
+
+KTEST(ctx_tag, wrong_kind_is_caught)
+{
+	TestObj o;
+	ktest_warn_catch_begin();
+	EXPECT_NULL(from_ctx<UdQp>(o.ctx()));	// a test object is not a QP
+	EXPECT_NULL(from_ctx<TestObj>(nullptr));
+	EXPECT_EQ(ktest_warn_catch_end(), 2);
+}
+
+// ---- recv_ring ----
+KTEST(recv_ring, fill_posts_every_slot)
+{
+	{
+		RingOn t(8);
+		ASSERT_TRUE(t.ok);
+		EXPECT_TRUE(t.r.filled());
+		EXPECT_EQ(t.r.posted(), 8u);
+		EXPECT_EQ(t.rq().nposted, 8);
+		EXPECT_EQ(fake_skbs_live(), 8);
+		EXPECT_EQ(fake_dma_live(), 8);
+	}
+	EXPECT_EQ(fake_skbs_live(), 0);	// release()
+	EXPECT_EQ(fake_dma_live(), 0);
+}
+
+// The invariant: whatever allocation does, every completed buffer is reposted, so the HCA
+// never runs out of receive buffers because memory was short.
+KTEST(recv_ring, never_shrinks_under_allocation_failure)
+{
+	RingOn t(8);
+	ASSERT_TRUE(t.ok);
+	const int before = t.rq().nposted;
+	{
+		ktest::AllocFailAll fail;
+		for (u64 i = 0; i < 8; i++)
+			EXPECT_NULL(t.r.complete(recv_wc(nullptr, i)));
+		t.r.repost();
+	}
+	EXPECT_EQ(t.c.nomem, 8u);
+	EXPECT_EQ(t.r.posted(), 8u);
+	EXPECT_EQ(t.rq().nposted - before, 8);
+	// the same buffers went back: slot i's address again
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(t.rq().posted[before + i].addr, t.rq().posted[i].addr);
+	EXPECT_EQ(fake_skbs_live(), 8);
+}
+
+KTEST(recv_ring, replacement_first_hands_up_the_filled_buffer)
+{
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	const u64 old_addr = t.rq().posted[2].addr;
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 2));
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), old_addr);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_NE(t.rq().posted[4].addr, old_addr);	// a fresh buffer in slot 2
+	EXPECT_EQ(t.rq().posted[4].wr_id, 2u);
+	EXPECT_EQ(fake_skbs_live(), 5);
+	kapi_skb_free(skb);
+}
+
+KTEST(recv_ring, errors_repost_flushes_do_not)
+{
+	RingOn t(4, true);	// the same ring on an SRQ
+	ASSERT_TRUE(t.ok);
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, 4 /* a local protection error */)));
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
+	t.r.repost();
+	EXPECT_EQ(t.c.wc_errors, 1u);
+	EXPECT_EQ(t.c.flushed, 1u);
+	EXPECT_EQ(t.r.posted(), 3u);	// only the flush lowers it
+	EXPECT_EQ(t.rq().nposted, 5);
+}
+
+KTEST(recv_ring, repost_failure_is_counted)
+{
+	RingOn t(2);
+	ASSERT_TRUE(t.ok);
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 0));
+	ASSERT_NOT_NULL(skb);
+	kapi_skb_free(skb);
+	t.rq().fail_next_post = 1;
+	t.r.repost();
+	EXPECT_EQ(t.c.post_errors, 1u);
+	EXPECT_EQ(t.r.posted(), 1u);
+}
+
+// ---- dispatch ----
+KTEST(dispatch, completions_go_to_the_tagged_qp)
+{
+	UdQp a(g_log), b(g_log);
+	kapi_cq *cq = fake_cq_new();
+	ASSERT_NOT_NULL(cq);
+	TestObj other;
+	for (u64 i = 0; i < 40; i++)
+		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(i % 2 ? a.ctx() : b.ctx(), i)));
+	kapi_wc bad = recv_wc(other.ctx(), 99);
+	fake_cq_push(cq, &bad);
+	kapi_wc stale = recv_wc(nullptr, 100);
+	fake_cq_push(cq, &stale);
+	int to_a = 0, to_b = 0, batches = 0;
+	u64 foreign = 0;
+	int n = dispatch_cq(
+		cq, 64, foreign,
+		[&](UdQp &qp, const kapi_wc &wc) {
+			if (&qp == &a && wc.wr_id % 2 == 1)
+				to_a++;
+			if (&qp == &b && wc.wr_id % 2 == 0)
+				to_b++;
+		},
+		[&](u32) { batches++; });
+	EXPECT_EQ(n, 42);
+	EXPECT_EQ(to_a, 20);
+	EXPECT_EQ(to_b, 20);
+	EXPECT_EQ(foreign, 2u);	// a non-QP context and no context: counted, not dispatched
+	EXPECT_EQ(batches, 3);	// 16 + 16 + 10
+	EXPECT_LE(fake_cq_max_poll(cq), int(kPollBatch));
+	fake_cq_free(cq);
+}
+
+KTEST(dispatch, budget_bounds_the_poll)
+{
+	UdQp a(g_log);
+	kapi_cq *cq = fake_cq_new();
+	ASSERT_NOT_NULL(cq);
+	for (u64 i = 0; i < 30; i++)
+		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(a.ctx(), i)));
+	u64 foreign = 0;
+	int seen = 0;
+	EXPECT_EQ(dispatch_cq(cq, 20, foreign, [&](UdQp &, const kapi_wc &) { seen++; }, [](u32) {}), 20);
+	EXPECT_EQ(seen, 20);
+	EXPECT_EQ(fake_cq_pending(cq), 10);
+	fake_cq_free(cq);
+}
+
+// ---- qp_events ----
+KTEST(qp_events, counted_per_kind)
+{
+	UdQp qp(g_log);
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_COMM_EST);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_LAST_WQE_REACHED);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_LAST_WQE_REACHED);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_FATAL);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_COMM_EST), 1u);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_LAST_WQE_REACHED), 2u);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_FATAL), 1u);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_SRQ_LIMIT_REACHED), 0u);
+}
+
+KTEST(qp_events, srq_events_reach_the_srq)
+{
+	Srq srq(g_log);
+	deliver_srq_event(srq.ctx(), KAPI_QPEV_SRQ_LIMIT_REACHED);
+	deliver_srq_event(srq.ctx(), KAPI_QPEV_SRQ_ERR);
+	EXPECT_EQ(srq.events().get(KAPI_QPEV_SRQ_LIMIT_REACHED), 1u);
+	EXPECT_EQ(srq.events().get(KAPI_QPEV_SRQ_ERR), 1u);
+	// an SRQ event with a QP's context is refused, not counted on the wrong object
+	UdQp qp(g_log);
+	ktest_warn_catch_begin();
+	deliver_srq_event(qp.ctx(), KAPI_QPEV_SRQ_LIMIT_REACHED);
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_SRQ_LIMIT_REACHED), 0u);
+}
+
+// ---- work_rule ----
+KTEST(work_rule, requests_only_bring_the_work_forward)
+{
+	kapi_netdev *nd = fake_netdev_new();
+	ASSERT_NOT_NULL(nd);
+	fake_work *w = fake_netdev_work(nd);
+	schedule_work(nd, 100);	// idle: queued for 100
+	EXPECT_EQ(w->pending, 1);
+	EXPECT_EQ(w->due_ms, 100u);
+	schedule_work(nd, 500);	// later: ignored
+	EXPECT_EQ(w->due_ms, 100u);
+	EXPECT_EQ(w->mods, 0);
+	schedule_work(nd, 30);	// earlier: moved
+	EXPECT_EQ(w->due_ms, 30u);
+	EXPECT_EQ(w->mods, 1);
+	schedule_work(nd, 0);	// now: always
+	EXPECT_EQ(w->due_ms, 0u);
+	schedule_work(nd, 10);	// already due now: stays
+	EXPECT_EQ(w->due_ms, 0u);
+	fake_netdev_free(nd);
+}
+
+// ---- frag_skb ----
+KTEST(frag_skb, layout)
+{
+	FragLayout l = frag_layout(100, kFragHeadSize, kFragPages);
+	EXPECT_TRUE(l.fits);
+	EXPECT_EQ(l.head, 100u);
+	EXPECT_EQ(l.pages, 0u);
+	l = frag_layout(kFragHeadSize + 1, kFragHeadSize, kFragPages);
+	EXPECT_EQ(l.head, kFragHeadSize);
+	EXPECT_EQ(l.pages, 1u);
+	EXPECT_EQ(l.last, 1u);
+	l = frag_layout(kFragBufSize, kFragHeadSize, kFragPages);
+	EXPECT_TRUE(l.fits);
+	EXPECT_EQ(l.pages, kFragPages);
+	EXPECT_EQ(l.last, u32(KAPI_PAGE_SIZE));
+	EXPECT_FALSE(frag_layout(kFragBufSize + 1, kFragHeadSize, kFragPages).fits);
+}
+
+KTEST(frag_skb, a_64k_receive_from_order0_pages)
+{
+	kapi_page *pages[kFragPages] = {};
+	for (u32 i = 0; i < kFragPages; i++) {
+		pages[i] = kapi_page_alloc(KAPI_GFP_KERNEL);
+		ASSERT_NOT_NULL(pages[i]);
+	}
+	kapi_skb *skb = kapi_skb_alloc(nullptr, kFragHeadSize, 0, KAPI_GFP_KERNEL);
+	ASSERT_NOT_NULL(skb);
+	const u32 len = 65520 - 4;	// RFC 4755 connected-mode MTU + the encapsulation header
+	FragLayout l = frag_layout(len, kFragHeadSize, kFragPages);
+	ASSERT_TRUE(l.fits);
+	EXPECT_EQ(frag_attach(skb, l, pages), kFragPages);
+	EXPECT_EQ(kapi_skb_len(skb), len);
+	EXPECT_EQ(kapi_skb_nr_frags(skb), kFragPages);
+	u32 sum = 0;
+	for (u32 i = 0; i < kFragPages; i++)
+		sum += fake_skb_frag_len(skb, int(i));
+	EXPECT_EQ(sum, len - kFragHeadSize);
+	EXPECT_EQ(fake_skb_frag_len(skb, int(kFragPages - 1)), len - kFragHeadSize - (kFragPages - 1) * KAPI_PAGE_SIZE);
+	kapi_skb_free(skb);	// frees the pages it took over
+}
+
+KTEST_SUITE(ctx_tag, KTEST_CASE(ctx_tag, live_object_converts), KTEST_CASE(ctx_tag, wrong_canary_is_caught),
+	    KTEST_CASE(ctx_tag, wrong_kind_is_caught));
+KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
+	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
+	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
+	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted));
+KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll));
+KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
+KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
+KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
+
+// ---- seq_words: the published-addresses copy NAPI and xmit read ----
+KTEST(seq_words, readers_see_the_last_complete_write)
+{
+	kstd::SeqWords<3> w;
+	u64 out[3] = {9, 9, 9};
+	w.read(out);
+	EXPECT_EQ(out[0], 0u);
+	const u64 a[3] = {1, 2, 3};
+	w.write(a);
+	w.read(out);
+	EXPECT_EQ(out[0], 1u);
+	EXPECT_EQ(out[2], 3u);
+	EXPECT_EQ(w.sequence(), 2u);	// even: no write in progress
+	const u64 b[3] = {4, 5, 6};
+	w.write(b);
+	w.read(out);
+	EXPECT_EQ(out[1], 5u);
+	EXPECT_EQ(w.sequence() % 2, 0u);
+}
+KTEST_SUITE(seq_words, KTEST_CASE(seq_words, readers_see_the_last_complete_write));
