@@ -1,0 +1,103 @@
+#!/bin/sh
+# softib knobs for connected-mode tests, under the unmodified in-tree ib_ipoib: `delay_cm` holds
+# a CM REQ on the wire (the connection comes up only after the delay: while it is held the
+# peer has no new RC QP and the active QP waits in INIT; elapsed time is only checked loosely),
+# and `rx_stop` / `rx_start` make every RC QP of one host answer each SEND with an RNR NAK
+# until cleared (in-tree ipoib asks rnr_retry 0, so each attempt ends in RNR_RETRY_EXC and a
+# reconnect; RNR NAKs are counted; after rx_start traffic resumes and no more NAKs come).
+# Malformed commands are refused with -EINVAL and change nothing. ib0 (A, softib0) is
+# connected, ib1 (B, softib1) stays in datagram mode: every REQ comes from A, every RC QP on
+# softib1 is passive, B answers over UD.
+# load: ib_core
+# load: ib_cm
+# load: softib hosts=2 time_scale=100
+# load: ib_ipoib
+# mem: 1024
+# timeout: 300
+# kernels: stock debug
+# tier: full
+. /e2e/lib.sh
+plan 40
+
+F0=/sys/kernel/debug/softib/softib0/fault
+F1=/sys/kernel/debug/softib/softib1/fault
+cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+rc_qpns() { rdma resource show qp link "$1/1" | grep 'type RC' | sed -n 's/.*lqpn \([0-9]*\).*/\1/p' | sort -n | tr '\n' ' '; }
+now_cs() { sed 's/^\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/' /proc/uptime; }	# uptime in 1/100 s
+# refused FILE CMD: the write fails with EINVAL
+refused() { _e=$(sh -c "echo '$2' > $1" 2>&1) && return 1; case $_e in *'Invalid argument'*) return 0;; esac; echo "$_e"; return 1; }
+ping_big() { /sbin/ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 10.0.12.2 >/dev/null; }
+recovers() { for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do ping_big && return 0; done; return 1; }
+
+wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+echo connected > /sys/class/net/ib0/mode
+ns_create A B
+ns_move ib0 A && ns_move ib1 B
+ns_addr A ib0 10.0.12.1/24 && ns_addr B ib1 10.0.12.2/24
+ip -n A link set ib0 mtu 65520
+both_up() { has_carrier ib0 A && has_carrier ib1 B; }
+check "carrier on both" wait_for 60 both_up
+dmesg_mark cmfaults
+
+# --- malformed commands: -EINVAL, the active faults stay as they were
+check "delay_cm rtu 3 1234 accepted" sh -c "echo 'delay_cm rtu 3 1234' > $F0"
+check_output "fault file lists it (attribute 0x14)" '^delay_cm 0x0014 3 1234$' cat $F0
+before=$(cat $F0)
+for c in "delay_cm" "delay_cm req" "delay_cm req 1" "delay_cm bogus 1 100" "delay_cm req x 100" \
+         "delay_cm req 1 60001" "delay_cm req 1 100 7" "delay_cm req -1 100" "delay_cm 0x10000 1 100" \
+         "rx_stop 1" "rx_start now" "rx_stopp"; do
+    check "'$c' refused with EINVAL" refused $F0 "$c"
+done
+check "fault state unchanged by the refused commands" test "$(cat $F0)" = "$before"
+check "clear cancels delay_cm" sh -c "echo clear > $F0 && test -z \"\$(cat $F0)\""
+
+# --- delay_cm: the REQ of a fresh connection is held for 2.5 s
+check "warm-up ping -s 60000 A->B (first connection)" wait_for 60 ping_big
+# Kill that connection but keep ARP and the path cached, so the next packet sends a REQ at
+# once: B's passive QP vanishes, A's next send fails with RETRY_EXC, ipoib frees the neighbour
+# and reaps its TX QP (as in softib-faults-rc).
+for q in $(rc_qpns softib1); do echo "vanish $q" > $F1; done
+ping_big
+check "A's old connection is gone" wait_for 20 sh -c "! rdma resource show qp link softib0/1 | grep -q 'type RC'"
+qb=$(rc_qpns softib1); d0=$(cnt softib0 delayed_fault)
+diag "softib1 RC QPs before: $qb"
+# new_qp DEV QPNS: DEV has an RC QP whose QPN is not in QPNS
+new_qp() { for _q in $(rc_qpns "$1"); do case " $2 " in *" $_q "*) ;; *) return 0;; esac; done; return 1; }
+check "delay_cm req 1 2500 on softib0" sh -c "echo 'delay_cm req 1 2500' > $F0"
+t0=$(now_cs)
+( ns_exec A ping -c 1 -W 20 -s 60000 10.0.12.2 > /tmp/delay.out 2>&1; echo $? > /tmp/delay.rc ) &
+check "the REQ is taken (delayed_fault +1)" wait_for 2 sh -c "test \$(cat /sys/class/infiniband/softib0/ports/1/hw_counters/delayed_fault) -eq $((d0 + 1))"
+check "delay_cm consumed (fault file empty)" test -z "$(cat $F0)"
+check "while held: A's active RC QP waits in INIT" sh -c "rdma resource show qp link softib0/1 | grep 'type RC' | grep -q 'state INIT'"
+check_fail "while held: no new RC QP on softib1 (REQ not delivered)" new_qp softib1 "$qb"
+check "ping over the delayed connection answered" wait_for 25 sh -c 'test -s /tmp/delay.rc && test "$(cat /tmp/delay.rc)" = 0'
+el=$(( $(now_cs) - t0 ))
+diag "first reply after ${el}0 ms with a 2500 ms REQ delay"
+diag "$(cat /tmp/delay.out)"
+check "connection came up only after the delay (loosely: >= 2 s)" test "$el" -ge 200
+check "softib1 has a new passive RC QP now" new_qp softib1 "$qb"
+check "exactly one MAD was delayed" test "$(cnt softib0 delayed_fault)" -eq $((d0 + 1))
+check "next ping -s 60000 at once" ping_big
+
+# --- rx_stop: softib1's RC QPs stop consuming receive WQEs
+n0=$(cnt softib0 rnr_nak); x0=$(cnt softib0 rnr_retry_exceeded)
+check "rx_stop on softib1" sh -c "echo rx_stop > $F1"
+check_output "fault file lists rx_stop" '^rx_stop$' cat $F1
+check_fail "ping -s 60000 A->B fails while stopped" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 3 -W 2 -s 60000 10.0.12.2'
+n1=$(cnt softib0 rnr_nak); x1=$(cnt softib0 rnr_retry_exceeded)
+diag "rnr_nak $n0 -> $n1, rnr_retry_exceeded $x0 -> $x1"
+check "RNR NAKs counted on the requester (softib0)" test "$n1" -gt "$n0"
+check "in-tree ipoib (rnr_retry 0) saw RNR_RETRY_EXC" test "$x1" -gt "$x0"
+check "rx_start on softib1" sh -c "echo rx_start > $F1 && test -z \"\$(cat $F1)\""
+check "traffic resumes after rx_start" recovers
+n2=$(cnt softib0 rnr_nak)
+ns_exec A ping -c 5 -s 60000 10.0.12.2 >/dev/null 2>&1
+check "no RNR NAK after rx_start" test "$(cnt softib0 rnr_nak)" -eq "$n2"
+check "clear also ends rx_stop" sh -c "echo rx_stop > $F1 && echo clear > $F1 && test -z \"\$(cat $F1)\""
+
+check "link down both" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
+check "kernel log clean" dmesg_clean
+diag "$(rdma statistic show link softib0/1)"
+diag "$(rdma statistic show link softib1/1)"
+ns_delete_all
+exit $(tap_status)
