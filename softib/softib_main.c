@@ -94,47 +94,64 @@ void softib_port_set_state(struct softib_port *p, bool up)
 	softib_port_event(p, up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 }
 
+/* Call fn(token, index) for each entry of a comma-separated list, until one fails. */
+static int parse_list(const char *list, int (*fn)(const char *tok, int i))
+{
+	char *s, *tok, *dup;
+	int n = 0, err = 0;
+
+	if (!list || !*list)
+		return 0;
+	dup = kstrdup(list, GFP_KERNEL);
+	if (!dup)
+		return -ENOMEM;
+	s = dup;
+	while (!err && (tok = strsep(&s, ",")) != NULL)
+		err = fn(tok, n++);
+	kfree(dup);
+	return err;
+}
+
 /*
  * host_srq=1,0: entry i overrides srq= for host i; hosts past the end of the list keep srq=.
  * A module parameter (0444) because ib_core caches the query_device answer (max_srq*) when the
  * device registers, and a consumer that saw max_srq > 0 keeps its SRQ: the setting has to be
  * fixed before any consumer can query the device, i.e. before ib_register_device.
  */
-static int parse_host_srq(void)
+static int host_srq_entry(const char *tok, int i)
 {
-	char *s, *tok, *dup;
-	int i, n = 0, err = 0;
-
-	for (i = 0; i < SOFTIB_MAX_HOSTS; i++)
-		softib_host_srq[i] = softib_srq;
-	if (!host_srq || !*host_srq)
-		return 0;
-	dup = kstrdup(host_srq, GFP_KERNEL);
-	if (!dup)
-		return -ENOMEM;
-	s = dup;
-	while ((tok = strsep(&s, ",")) != NULL) {
-		if (n == softib_hosts) {
-			pr_err("softib: host_srq='%s': more entries than hosts=%d\n",
-			       host_srq, softib_hosts);
-			err = -EINVAL;
-			break;
-		}
-		if (strcmp(tok, "0") && strcmp(tok, "1")) {
-			pr_err("softib: host_srq='%s': bad entry '%s' (0 or 1)\n", host_srq, tok);
-			err = -EINVAL;
-			break;
-		}
-		softib_host_srq[n++] = tok[0] == '1';
+	if (i == softib_hosts) {
+		pr_err("softib: host_srq='%s': more entries than hosts=%d\n", host_srq, softib_hosts);
+		return -EINVAL;
 	}
-	kfree(dup);
-	return err;
+	if (strcmp(tok, "0") && strcmp(tok, "1")) {
+		pr_err("softib: host_srq='%s': bad entry '%s' (0 or 1)\n", host_srq, tok);
+		return -EINVAL;
+	}
+	softib_host_srq[i] = tok[0] == '1';
+	return 0;
+}
+
+static int pkey_entry(const char *tok, int i)
+{
+	u16 v;
+
+	if (kstrtou16(tok, 16, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff) {
+		pr_err("softib: pkeys='%s': bad P_Key '%s' (hex, not 0x0000/0x8000/0x7fff/0xffff)\n",
+		       pkeys, tok);
+		return -EINVAL;
+	}
+	if (softib_npkeys == SOFTIB_MAX_PKEYS) {
+		pr_err("softib: pkeys='%s': more than %d P_Keys\n", pkeys, SOFTIB_MAX_PKEYS - 1);
+		return -EINVAL;
+	}
+	softib_pkeys[softib_npkeys++] = v;
+	return 0;
 }
 
 static int parse_params(void)
 {
-	char *s, *tok, *dup;
-	int err = 0;
+	int i, err;
 
 	if (softib_hosts < 1 || softib_hosts > SOFTIB_MAX_HOSTS) {
 		pr_err("softib: hosts=%d out of range 1..%d\n", softib_hosts, SOFTIB_MAX_HOSTS);
@@ -161,37 +178,14 @@ static int parse_params(void)
 		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
 		return -EINVAL;
 	}
-	err = parse_host_srq();
+	for (i = 0; i < SOFTIB_MAX_HOSTS; i++)
+		softib_host_srq[i] = softib_srq;
+	err = parse_list(host_srq, host_srq_entry);
 	if (err)
 		return err;
-
 	softib_pkeys[0] = 0xffff;
 	softib_npkeys = 1;
-	if (!pkeys || !*pkeys)
-		return 0;
-	dup = kstrdup(pkeys, GFP_KERNEL);
-	if (!dup)
-		return -ENOMEM;
-	s = dup;
-	while ((tok = strsep(&s, ",")) != NULL) {
-		u16 v;
-
-		if (kstrtou16(tok, 16, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff) {
-			pr_err("softib: pkeys='%s': bad P_Key '%s' (hex, not 0x0000/0x8000/0x7fff/0xffff)\n",
-			       pkeys, tok);
-			err = -EINVAL;
-			break;
-		}
-		if (softib_npkeys == SOFTIB_MAX_PKEYS) {
-			pr_err("softib: pkeys='%s': more than %d P_Keys\n", pkeys,
-			       SOFTIB_MAX_PKEYS - 1);
-			err = -EINVAL;
-			break;
-		}
-		softib_pkeys[softib_npkeys++] = v;
-	}
-	kfree(dup);
-	return err;
+	return parse_list(pkeys, pkey_entry);
 }
 
 static struct softib_dev *softib_add_host(int idx)
