@@ -6,8 +6,11 @@
 # until cleared (in-tree ipoib asks rnr_retry 0, so each attempt ends in RNR_RETRY_EXC and a
 # reconnect; RNR NAKs are counted; after rx_start traffic resumes and no more NAKs come).
 # Malformed commands are refused with -EINVAL and change nothing. ib0 (A, softib0) is
-# connected, ib1 (B, softib1) stays in datagram mode: every REQ comes from A, every RC QP on
-# softib1 is passive, B answers over UD.
+# connected, ib1 (B, softib1) stays in datagram mode until the last part: every REQ comes from
+# A, every RC QP on softib1 is passive, B answers over UD. Last, B goes connected too and both
+# hosts' REQs are held at once (the crossing a connected-mode test will force): neither host
+# gets a passive QP until the delay is over, then both connect (in-tree: two one-way RC
+# connections).
 # load: ib_core
 # load: ib_cm
 # load: softib hosts=2 time_scale=100
@@ -17,7 +20,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 40
+plan 48
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -95,6 +98,41 @@ n2=$(cnt softib0 rnr_nak)
 ns_exec A ping -c 5 -s 60000 10.0.12.2 >/dev/null 2>&1
 check "no RNR NAK after rx_start" test "$(cnt softib0 rnr_nak)" -eq "$n2"
 check "clear also ends rx_stop" sh -c "echo rx_stop > $F1 && echo clear > $F1 && test -z \"\$(cat $F1)\""
+
+# --- crossing REQs: both hosts connected, both REQs held 2.5 s, both in flight at once
+ip -n B link set ib1 type ipoib mode connected; ip -n B link set ib1 mtu 65520
+for q in $(rc_qpns softib1); do echo "vanish $q" > $F1; done
+ping_big
+check "A's connection is gone again" wait_for 20 sh -c "! rdma resource show qp link softib0/1 | grep -q 'type RC'"
+qa=$(rc_qpns softib0); qb=$(rc_qpns softib1)
+d0=$(cnt softib0 delayed_fault); e0=$(cnt softib1 delayed_fault)
+check "delay_cm req 1 2500 on both hosts" sh -c "echo 'delay_cm req 1 2500' > $F0 && echo 'delay_cm req 1 2500' > $F1"
+rm -f /tmp/xa.rc /tmp/xb.rc
+( ns_exec A ping -c 1 -W 20 -s 60000 10.0.12.2 > /tmp/xa.out 2>&1; echo $? > /tmp/xa.rc ) &
+( ns_exec B ping -c 1 -W 20 -s 60000 10.0.12.1 > /tmp/xb.out 2>&1; echo $? > /tmp/xb.rc ) &
+both_held() { [ "$(cnt softib0 delayed_fault)" -eq $((d0 + 1)) ] && [ "$(cnt softib1 delayed_fault)" -eq $((e0 + 1)) ]; }
+check "both REQs taken (delayed_fault +1 on each host)" wait_for 2 both_held
+# only_active DEV QPNS: DEV's RC QPs not in QPNS are exactly one, in INIT: its own active QP
+# waiting for a REP. A passive QP (created when a REQ arrives) would be in RTR or later.
+only_active() {
+    _n=0
+    for _l in $(rdma resource show qp link "$1/1" | grep 'type RC' |
+                sed -n 's/.*lqpn \([0-9]*\) .* state \([A-Z]*\) .*/\1:\2/p'); do
+        case " $2 " in *" ${_l%%:*} "*) continue;; esac
+        [ "${_l#*:}" = INIT ] || { echo "new QP $_l"; return 1; }
+        _n=$((_n + 1))
+    done
+    [ $_n = 1 ] || { echo "$_n new QPs in INIT"; return 1; }
+}
+both_new() { new_qp softib0 "$qa" && new_qp softib1 "$qb"; }
+check "while held: softib0's only new RC QP is its active one, in INIT (no passive QP)" only_active softib0 "$qa"
+check "while held: softib1's only new RC QP is its active one, in INIT (no passive QP)" only_active softib1 "$qb"
+check "both pings answered" wait_for 25 sh -c 'test "$(cat /tmp/xa.rc 2>/dev/null)" = 0 && test "$(cat /tmp/xb.rc 2>/dev/null)" = 0'
+ra=$(sed -n 's/.*icmp_seq=1 .*time=\([0-9]*\).*/\1/p' /tmp/xa.out); rb=$(sed -n 's/.*icmp_seq=1 .*time=\([0-9]*\).*/\1/p' /tmp/xb.out)
+diag "crossing: RTT A->B ${ra:-?} ms, B->A ${rb:-?} ms"
+check "both waited for the delay (loosely: RTT >= 2000 ms each)" test "${ra:-0}" -ge 2000 -a "${rb:-0}" -ge 2000
+check "each host now has a new passive RC QP (in-tree: two one-way connections)" both_new
+diag "$(rdma resource show qp | grep 'type RC')"
 
 check "link down both" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
 check "kernel log clean" dmesg_clean
