@@ -23,7 +23,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 48
+plan 50
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -156,7 +156,13 @@ check "both waited for the delay (loosely: RTT >= 3000 ms each)" test "${ra:-0}"
 check "each host now has a new passive RC QP (in-tree: two one-way connections)" both_new
 diag "$(rdma resource show qp | grep 'type RC')"
 
+# teardown with a MAD still on the wire: A's DREQ is held 30 s, far past the end of the
+# scenario, so the harness unloads ipoib and softib with it held (freed at rmmod; kmemleak and
+# KASAN on the debug kernel watch that path)
+h0=$(cnt softib0 delayed_fault)
+check "delay_cm dreq 1 30000 on softib0" sh -c "echo 'delay_cm dreq 1 30000' > $F0"
 check "link down both" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
+check "A's DREQ is held (delayed_fault +1)" wait_for 10 sh -c "test \$(cat /sys/class/infiniband/softib0/ports/1/hw_counters/delayed_fault) -gt $h0"
 check "kernel log clean" dmesg_clean
 diag "$(rdma statistic show link softib0/1)"
 diag "$(rdma statistic show link softib1/1)"
