@@ -30,6 +30,25 @@ F1=/sys/kernel/debug/softib/softib1/fault
 cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
 rc_qpns() { rdma resource show qp link "$1/1" | grep 'type RC' | sed -n 's/.*lqpn \([0-9]*\).*/\1/p' | sort -n | tr '\n' ' '; }
 now_cs() { sed 's/^\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/' /proc/uptime; }	# uptime in 1/100 s
+# The "while held" window is timed, and a debug-kernel guest on a loaded host forks slowly: the
+# steps between the knob and the snapshot use shell builtins only (NOW, read) and one rdma call.
+now_var() { read _u _x < /proc/uptime; _f=${_u#*.}; _f=${_f#0}; NOW=$(( ${_u%.*} * 100 + _f )); }
+D0=/sys/class/infiniband/softib0/ports/1/hw_counters/delayed_fault
+D1=/sys/class/infiniband/softib1/ports/1/hw_counters/delayed_fault
+# held_wait N0 N1 TENTHS: poll (builtins only) until delayed_fault is N0 on softib0 and N1 on
+# softib1 (N1 "-" = don't care)
+held_wait() {
+    _i=0
+    while [ $_i -lt $3 ]; do
+        read _a < $D0; read _b < $D1
+        [ "$_a" -eq "$1" ] && { [ "$2" = - ] || [ "$_b" -eq "$2" ]; } && return 0
+        sleep 0.1; _i=$((_i + 1))
+    done
+    return 1
+}
+# rc_of SNAPSHOT DEV: rc_list on a saved `rdma resource show qp`
+rc_of() { printf '%s\n' "$1" | grep "link $2/1 " | grep 'type RC' |
+          sed -n 's/.*lqpn \([0-9]*\) .* state \([A-Z]*\) .*/\1:\2/p' | tr '\n' ' '; }
 # refused FILE CMD: the write fails with EINVAL
 refused() { _e=$(sh -c "echo '$2' > $1" 2>&1) && return 1; case $_e in *'Invalid argument'*) return 0;; esac; echo "$_e"; return 1; }
 # rc_list DEV: DEV's RC QPs as "qpn:STATE" words; new_of LIST QPNS: the words whose QPN is not
@@ -76,12 +95,15 @@ qb=$(rc_qpns softib1); d0=$(cnt softib0 delayed_fault)
 diag "softib1 RC QPs before: $qb"
 # new_qp DEV QPNS: DEV has an RC QP whose QPN is not in QPNS
 new_qp() { for _q in $(rc_qpns "$1"); do case " $2 " in *" $_q "*) ;; *) return 0;; esac; done; return 1; }
-t0=$(now_cs)	# before the knob: nothing can be held earlier than this
-check "delay_cm req 1 2500 on softib0" sh -c "echo 'delay_cm req 1 2500' > $F0"
+now_var; t0=$NOW	# before the knob: nothing can be held earlier than this
+echo 'delay_cm req 1 2500' > $F0; knob=$?
 ( ns_exec A ping -c 1 -W 20 -s 60000 10.0.12.2 > /tmp/delay.out 2>&1; echo $? > /tmp/delay.rc ) &
-check "the REQ is taken (delayed_fault +1)" wait_for 2 sh -c "test \$(cat /sys/class/infiniband/softib0/ports/1/hw_counters/delayed_fault) -eq $((d0 + 1))"
-s0=$(rc_list softib0); s1=$(rc_list softib1)	# one snapshot each, at once
-ts=$(( $(now_cs) - t0 ))
+held_wait $((d0 + 1)) - 20; taken=$?
+snap=$(rdma resource show qp)	# one snapshot of both hosts, at once
+now_var; ts=$((NOW - t0))
+s0=$(rc_of "$snap" softib0); s1=$(rc_of "$snap" softib1)
+check "delay_cm req 1 2500 on softib0" test $knob = 0
+check "the REQ is taken (delayed_fault +1)" test $taken = 0
 diag "while held (snapshot done ${ts}0 ms after the knob): softib0 [$s0] softib1 [$s1]"
 check "delay_cm consumed (fault file empty)" test -z "$(cat $F0)"
 # held_check CS LIMIT-CS DESC cmd...: the REQ was taken after the knob and is released no
@@ -136,15 +158,17 @@ wait_for 30 no_rc
 qa=$(rc_qpns softib0); qb=$(rc_qpns softib1)
 diag "RC QPs before: softib0 [$qa] softib1 [$qb]"
 d0=$(cnt softib0 delayed_fault); e0=$(cnt softib1 delayed_fault)
-t0=$(now_cs)
-check "delay_cm req 1 4000 on both hosts" sh -c "echo 'delay_cm req 1 4000' > $F0 && echo 'delay_cm req 1 4000' > $F1"
 rm -f /tmp/xa.rc /tmp/xb.rc
+now_var; t0=$NOW
+echo 'delay_cm req 1 4000' > $F0 && echo 'delay_cm req 1 4000' > $F1; knob=$?
 ( ns_exec A ping -c 1 -W 30 -s 60000 10.0.12.2 > /tmp/xa.out 2>&1; echo $? > /tmp/xa.rc ) &
 ( ns_exec B ping -c 1 -W 30 -s 60000 10.0.12.1 > /tmp/xb.out 2>&1; echo $? > /tmp/xb.rc ) &
-both_held() { [ "$(cnt softib0 delayed_fault)" -eq $((d0 + 1)) ] && [ "$(cnt softib1 delayed_fault)" -eq $((e0 + 1)) ]; }
-check "both REQs taken (delayed_fault +1 on each host)" wait_for 3 both_held
-s0=$(rc_list softib0); s1=$(rc_list softib1)	# one snapshot each, at once
-ts=$(( $(now_cs) - t0 ))
+held_wait $((d0 + 1)) $((e0 + 1)) 30; taken=$?
+snap=$(rdma resource show qp)
+now_var; ts=$((NOW - t0))
+s0=$(rc_of "$snap" softib0); s1=$(rc_of "$snap" softib1)
+check "delay_cm req 1 4000 on both hosts" test $knob = 0
+check "both REQs taken (delayed_fault +1 on each host)" test $taken = 0
 diag "while held (snapshot done ${ts}0 ms after the knobs): softib0 [$s0] softib1 [$s1]"
 held_check $ts 400 "while held: softib0's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s0" "$qa")"
 held_check $ts 400 "while held: softib1's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s1" "$qb")"
