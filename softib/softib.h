@@ -63,6 +63,7 @@ enum softib_cnt {
 	SOFTIB_CNT_SA_MADS,
 	SOFTIB_CNT_SA_ERRS,
 	SOFTIB_CNT_CM_MADS,
+	SOFTIB_CNT_DELAYED,		/* UD packets / CM MADs held by delay_ud / delay_cm */
 	SOFTIB_CNT_MAX
 };
 
@@ -91,10 +92,18 @@ struct softib_dev {
 	struct xarray qps;		/* qpn -> softib_qp (not GSI) */
 	u32 next_qpn;
 	struct dentry *dbg;
+	/*
+	 * SRQ support of this host (srq= / host_srq=): set before ib_register_device, whose
+	 * query_device result ib_core caches in ibdev.attrs, and never changed afterwards.
+	 */
+	bool srq;
 	/* one-shot fault knobs, see softib_fault.c; under softib_lock */
 	u32 f_drop_ud, f_delay_ud, f_delay_ms;
 	u32 f_drop_sa, f_drop_cm;
 	u16 f_drop_sa_attr, f_drop_cm_attr;	/* 0 = any attribute */
+	u32 f_delay_cm, f_delay_cm_ms;
+	u16 f_delay_cm_attr;			/* 0 = any attribute */
+	bool f_rx_stop;				/* RC QPs answer every SEND with RNR NAK */
 };
 
 /* A circular queue of fixed-size entries (WQEs). */
@@ -307,6 +316,8 @@ u32 softib_sge_len(const struct ib_sge *sge, u32 n);
 int softib_deliver_ud(struct softib_qp *dq, struct softib_qp *src,
 		      struct softib_swqe *wqe, const void *payload);	/* lock held */
 void softib_deliver_mad(struct softib_port *dp, const void *mad);	/* lock held */
+void softib_ud_unicast(struct softib_qp *src, struct softib_swqe *w,
+		       const void *payload);				/* lock held */
 unsigned long softib_scaled_jiffies(u64 usec);
 
 /* RC (softib_rc.c) */
@@ -326,5 +337,8 @@ void softib_fault_dev_add(struct softib_dev *sd);
 bool softib_fault_drop_ud(struct softib_port *p);
 bool softib_fault_drop_mad(struct softib_port *p, u8 mgmt_class, u16 attr_id);
 unsigned int softib_fault_ud_delay_ms(struct softib_port *p);
+/* lock held; true when delay_cm took the MAD (it is delivered later, by release_held) */
+bool softib_fault_hold_mad(struct softib_port *p, struct softib_swqe *w, const void *mad);
+void softib_fault_release_held(void);	/* lock held: deliver held MADs that are due */
 
 #endif

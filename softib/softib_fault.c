@@ -61,6 +61,85 @@ unsigned int softib_fault_ud_delay_ms(struct softib_port *p)
 	return sd->f_delay_ms;
 }
 
+/*
+ * delay_cm: a held CM MAD is "on the wire" for f_delay_cm_ms. Its send completed when it was
+ * taken (UD completes when the packet leaves), so the sender's GSI QP goes on with its other
+ * MADs: only the held one is late, and later MADs may overtake it. Held MADs wait on held_list,
+ * sorted by due time, under softib_lock; held_timer kicks the wire worker, which delivers them
+ * (softib_fault_release_held) with the same routing as any unicast MAD at that moment. A MAD
+ * whose sending host or GSI QP is gone by then is dropped (drop_no_qp is counted by routing
+ * only when the sender still exists).
+ */
+struct softib_held {
+	struct list_head node;
+	unsigned long due;		/* jiffies */
+	int host;			/* sender, looked up again at delivery */
+	u32 port;
+	u8 mad[IB_MGMT_MAD_SIZE];
+	struct softib_swqe w;		/* address snapshot; no SGEs (num_sge 0) */
+};
+static LIST_HEAD(held_list);
+static struct timer_list held_timer;
+
+static void held_timer_fn(struct timer_list *t)
+{
+	softib_wire_kick();
+}
+
+bool softib_fault_hold_mad(struct softib_port *p, struct softib_swqe *w, const void *mad)
+{
+	struct softib_dev *sd = p->sdev;
+	const struct ib_mad_hdr *hdr = mad;
+	struct softib_held *h, *it;
+
+	if (!sd->f_delay_cm ||
+	    (sd->f_delay_cm_attr && sd->f_delay_cm_attr != be16_to_cpu(hdr->attr_id)))
+		return false;
+	sd->f_delay_cm--;
+	if (!sd->f_delay_cm_ms)
+		return false;
+	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	if (!h) {
+		pr_warn_ratelimited("softib: delay_cm: no memory, MAD sent without delay\n");
+		return false;
+	}
+	h->due = jiffies + msecs_to_jiffies(sd->f_delay_cm_ms);
+	h->host = sd->idx;
+	h->port = p->num;
+	memcpy(h->mad, mad, sizeof(h->mad));
+	h->w = *w;		/* copies the fixed part only: sge[] is a flexible array */
+	h->w.num_sge = 0;
+	/* keep held_list sorted by due: walk back from the tail (usually one step) */
+	list_for_each_entry_reverse(it, &held_list, node)
+		if (!time_before(h->due, it->due))
+			break;
+	list_add(&h->node, &it->node);
+	if (held_list.next == &h->node)
+		mod_timer(&held_timer, h->due);
+	softib_count(p, SOFTIB_CNT_DELAYED, 1);
+	return true;
+}
+
+void softib_fault_release_held(void)
+{
+	struct softib_held *h, *tmp;
+	struct softib_dev *sd;
+	struct softib_qp *gsi;
+
+	list_for_each_entry_safe(h, tmp, &held_list, node) {
+		if (time_before(jiffies, h->due)) {
+			mod_timer(&held_timer, h->due);
+			return;
+		}
+		list_del(&h->node);
+		sd = softib_devs[h->host];
+		gsi = sd ? sd->ports[h->port].gsi : NULL;
+		if (gsi)
+			softib_ud_unicast(gsi, &h->w, h->mad);
+		kfree(h);
+	}
+}
+
 static int fault_show(struct seq_file *s, void *unused)
 {
 	struct softib_dev *sd = s->private;
@@ -77,6 +156,11 @@ static int fault_show(struct seq_file *s, void *unused)
 		seq_printf(s, "drop_sa 0x%04x %u\n", sd->f_drop_sa_attr, sd->f_drop_sa);
 	if (sd->f_drop_cm)
 		seq_printf(s, "drop_cm 0x%04x %u\n", sd->f_drop_cm_attr, sd->f_drop_cm);
+	if (sd->f_delay_cm)
+		seq_printf(s, "delay_cm 0x%04x %u %u\n", sd->f_delay_cm_attr, sd->f_delay_cm,
+			   sd->f_delay_cm_ms);
+	if (sd->f_rx_stop)
+		seq_puts(s, "rx_stop\n");
 	xa_for_each(&sd->qps, idx, qp) {
 		if (qp->force_rnr)
 			seq_printf(s, "rnr 0x%x %u\n", qp->qpn, qp->force_rnr);
@@ -266,6 +350,20 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			sd->f_drop_sa = a;
 		}
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "delay_cm") && argc == 4) {
+		if (lookup_attr(argv[1], true, &attr) || kstrtou32(argv[2], 0, &a) ||
+		    kstrtou32(argv[3], 0, &b) || b > 60000)
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_delay_cm_attr = attr;
+		sd->f_delay_cm = a;
+		sd->f_delay_cm_ms = b;
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if ((!strcmp(argv[0], "rx_stop") || !strcmp(argv[0], "rx_start")) && argc == 1) {
+		/* rx_start: requesters waiting on an RNR timer retry when it expires */
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_rx_stop = !strcmp(argv[0], "rx_stop");
+		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if ((!strcmp(argv[0], "rnr") && argc == 3) ||
 		   ((!strcmp(argv[0], "qp_err") || !strcmp(argv[0], "vanish")) && argc == 2)) {
 		if (kstrtou32(argv[1], 0, &a))
@@ -330,6 +428,8 @@ static int run_cmd(struct softib_dev *sd, char *line)
 	} else if (!strcmp(argv[0], "clear") && argc == 1) {
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
+		sd->f_delay_cm = 0;
+		sd->f_rx_stop = false;
 		xa_for_each(&sd->qps, idx, qp)
 			qp->force_rnr = 0;
 		spin_unlock_irqrestore(&softib_lock, flags);
@@ -391,6 +491,7 @@ void softib_fault_dev_add(struct softib_dev *sd)
 
 int softib_fault_init(void)
 {
+	timer_setup(&held_timer, held_timer_fn, 0);
 	dbg_root = debugfs_create_dir("softib", NULL);
 	if (IS_ERR(dbg_root))
 		dbg_root = NULL;
@@ -399,8 +500,19 @@ int softib_fault_init(void)
 	return 0;
 }
 
+/* After every host is gone (nothing sends any more), before the wire worker is destroyed. */
 void softib_fault_exit(void)
 {
+	struct softib_held *h, *tmp;
+	unsigned long flags;
+
 	debugfs_remove_recursive(dbg_root);
 	dbg_root = NULL;
+	spin_lock_irqsave(&softib_lock, flags);
+	list_for_each_entry_safe(h, tmp, &held_list, node) {
+		list_del(&h->node);
+		kfree(h);
+	}
+	spin_unlock_irqrestore(&softib_lock, flags);
+	del_timer_sync(&held_timer);
 }

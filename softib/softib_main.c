@@ -17,8 +17,10 @@ int softib_time_scale = 1;
 bool softib_retry_immediate;
 u16 softib_pkeys[SOFTIB_MAX_PKEYS];
 int softib_npkeys;
+static bool softib_host_srq[SOFTIB_MAX_HOSTS];	/* srq= with host_srq= applied */
 
 static char *pkeys = "";
+static char *host_srq = "";
 static char *retry_exc = "timed";
 
 module_param_named(hosts, softib_hosts, int, 0444);
@@ -29,6 +31,8 @@ module_param(pkeys, charp, 0444);
 MODULE_PARM_DESC(pkeys, "comma-separated hex P_Keys added after 0xffff");
 module_param_named(srq, softib_srq, int, 0444);
 MODULE_PARM_DESC(srq, "1: support SRQs (default); 0: create_srq returns -EOPNOTSUPP");
+module_param(host_srq, charp, 0444);
+MODULE_PARM_DESC(host_srq, "per-host SRQ override, host 0 first: 0/1 list (e.g. 1,0); unlisted hosts follow srq=");
 module_param_named(time_scale, softib_time_scale, int, 0444);
 MODULE_PARM_DESC(time_scale, "divide RNR and ACK timeouts by N (1-1000000, default 1)");
 module_param(retry_exc, charp, 0444);
@@ -90,10 +94,64 @@ void softib_port_set_state(struct softib_port *p, bool up)
 	softib_port_event(p, up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 }
 
-static int parse_params(void)
+/* Call fn(token, index) for each entry of a comma-separated list, until one fails. */
+static int parse_list(const char *list, int (*fn)(const char *tok, int i))
 {
 	char *s, *tok, *dup;
-	int err = 0;
+	int n = 0, err = 0;
+
+	if (!list || !*list)
+		return 0;
+	dup = kstrdup(list, GFP_KERNEL);
+	if (!dup)
+		return -ENOMEM;
+	s = dup;
+	while (!err && (tok = strsep(&s, ",")) != NULL)
+		err = fn(tok, n++);
+	kfree(dup);
+	return err;
+}
+
+/*
+ * host_srq=1,0: entry i overrides srq= for host i; hosts past the end of the list keep srq=.
+ * A module parameter (0444) because ib_core caches the query_device answer (max_srq*) when the
+ * device registers, and a consumer that saw max_srq > 0 keeps its SRQ: the setting has to be
+ * fixed before any consumer can query the device, i.e. before ib_register_device.
+ */
+static int host_srq_entry(const char *tok, int i)
+{
+	if (i == softib_hosts) {
+		pr_err("softib: host_srq='%s': more entries than hosts=%d\n", host_srq, softib_hosts);
+		return -EINVAL;
+	}
+	if (strcmp(tok, "0") && strcmp(tok, "1")) {
+		pr_err("softib: host_srq='%s': bad entry '%s' (0 or 1)\n", host_srq, tok);
+		return -EINVAL;
+	}
+	softib_host_srq[i] = tok[0] == '1';
+	return 0;
+}
+
+static int pkey_entry(const char *tok, int i)
+{
+	u16 v;
+
+	if (kstrtou16(tok, 16, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff) {
+		pr_err("softib: pkeys='%s': bad P_Key '%s' (hex, not 0x0000/0x8000/0x7fff/0xffff)\n",
+		       pkeys, tok);
+		return -EINVAL;
+	}
+	if (softib_npkeys == SOFTIB_MAX_PKEYS) {
+		pr_err("softib: pkeys='%s': more than %d P_Keys\n", pkeys, SOFTIB_MAX_PKEYS - 1);
+		return -EINVAL;
+	}
+	softib_pkeys[softib_npkeys++] = v;
+	return 0;
+}
+
+static int parse_params(void)
+{
+	int i, err;
 
 	if (softib_hosts < 1 || softib_hosts > SOFTIB_MAX_HOSTS) {
 		pr_err("softib: hosts=%d out of range 1..%d\n", softib_hosts, SOFTIB_MAX_HOSTS);
@@ -120,34 +178,14 @@ static int parse_params(void)
 		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
 		return -EINVAL;
 	}
-
+	for (i = 0; i < SOFTIB_MAX_HOSTS; i++)
+		softib_host_srq[i] = softib_srq;
+	err = parse_list(host_srq, host_srq_entry);
+	if (err)
+		return err;
 	softib_pkeys[0] = 0xffff;
 	softib_npkeys = 1;
-	if (!pkeys || !*pkeys)
-		return 0;
-	dup = kstrdup(pkeys, GFP_KERNEL);
-	if (!dup)
-		return -ENOMEM;
-	s = dup;
-	while ((tok = strsep(&s, ",")) != NULL) {
-		u16 v;
-
-		if (kstrtou16(tok, 16, &v) || !(v & 0x7fff) || (v & 0x7fff) == 0x7fff) {
-			pr_err("softib: pkeys='%s': bad P_Key '%s' (hex, not 0x0000/0x8000/0x7fff/0xffff)\n",
-			       pkeys, tok);
-			err = -EINVAL;
-			break;
-		}
-		if (softib_npkeys == SOFTIB_MAX_PKEYS) {
-			pr_err("softib: pkeys='%s': more than %d P_Keys\n", pkeys,
-			       SOFTIB_MAX_PKEYS - 1);
-			err = -EINVAL;
-			break;
-		}
-		softib_pkeys[softib_npkeys++] = v;
-	}
-	kfree(dup);
-	return err;
+	return parse_list(pkeys, pkey_entry);
 }
 
 static struct softib_dev *softib_add_host(int idx)
@@ -170,6 +208,7 @@ static struct softib_dev *softib_add_host(int idx)
 	xa_init_flags(&sd->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sd->next_qpn = SOFTIB_FIRST_QPN;
 	sd->node_guid = cpu_to_be64(SOFTIB_GUID_BASE + ((u64)idx << 8));
+	sd->srq = softib_host_srq[idx];		/* fixed from here on, see parse_host_srq */
 
 	for (p = 1; p <= softib_ports_per_host; p++) {
 		struct softib_port *sp = &sd->ports[p];
@@ -231,6 +270,7 @@ static void softib_remove_host(int idx)
 
 static int __init softib_init(void)
 {
+	char srq_map[2 * SOFTIB_MAX_HOSTS];
 	int i, err;
 
 	err = parse_params();
@@ -251,10 +291,14 @@ static int __init softib_init(void)
 			goto out_hosts;
 		}
 	}
-	pr_info("softib: %d host(s) x %d port(s), srq=%d, %d P_Key(s), time_scale=%d (RNR/ACK timers divided by %d), retry_exc=%s\n",
+	for (i = 0; i < softib_hosts; i++) {	/* "1,0,1": the host_srq= syntax */
+		srq_map[2 * i] = softib_host_srq[i] ? '1' : '0';
+		srq_map[2 * i + 1] = i + 1 < softib_hosts ? ',' : 0;
+	}
+	pr_info("softib: %d host(s) x %d port(s), srq=%d, %d P_Key(s), time_scale=%d (RNR/ACK timers divided by %d), retry_exc=%s, host_srq=%s\n",
 		softib_hosts, softib_ports_per_host, softib_srq, softib_npkeys,
 		softib_time_scale, softib_time_scale,
-		softib_retry_immediate ? "immediate" : "timed");
+		softib_retry_immediate ? "immediate" : "timed", srq_map);
 	return 0;
 
 out_hosts:

@@ -196,7 +196,7 @@ int softib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    cap->max_send_sge > SOFTIB_MAX_SGE || cap->max_recv_sge > SOFTIB_MAX_SGE ||
 	    cap->max_inline_data > 0)
 		return -EINVAL;
-	if (init->srq && !softib_srq)
+	if (init->srq && !sd->srq)
 		return -EINVAL;
 
 	qp->sdev = sd;
@@ -591,8 +591,8 @@ int softib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct softib_srq *srq = to_ssrq(ibsrq);
 	int err;
 
-	/* srq=0: ipoib treats -EOPNOTSUPP as "no SRQ" (§1.1) */
-	if (!softib_srq)
+	/* srq=0 / host_srq=: ipoib treats -EOPNOTSUPP as "no SRQ" (§1.1) */
+	if (!to_sdev(ibsrq->device)->srq)
 		return -EOPNOTSUPP;
 	if (udata || init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;

@@ -103,7 +103,8 @@ void softib_rc_process(struct softib_qp *qp)
 	qp->timed_out = false;
 	qp->retry_left = qp->retry_cnt;
 
-	r = dq->force_rnr ? NULL : softib_get_rwqe(dq);
+	/* fault knobs: `rnr QPN N` on this QP, `rx_stop` on the responder's whole host */
+	r = dq->force_rnr || dq->sdev->f_rx_stop ? NULL : softib_get_rwqe(dq);
 	if (!r) {
 		if (dq->force_rnr)
 			dq->force_rnr--;

@@ -33,7 +33,7 @@ static int softib_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	a->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_BAD_QKEY_CNTR |
 			      IB_DEVICE_BAD_PKEY_CNTR;
-	if (softib_srq)
+	if (sd->srq)
 		a->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	/* IBK_LOCAL_DMA_LKEY: ib_alloc_pd never needs a DMA MR (§1.1) */
 	a->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
@@ -51,7 +51,7 @@ static int softib_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	a->max_mcast_qp_attach = 1024;
 	a->max_total_mcast_qp_attach = 65536;
 	a->max_ah = 65536;
-	if (softib_srq) {
+	if (sd->srq) {		/* per host, fixed before registration (softib_main.c) */
 		a->max_srq = 1024;
 		a->max_srq_wr = SOFTIB_MAX_SRQ_WR;
 		a->max_srq_sge = SOFTIB_MAX_SGE;
@@ -340,6 +340,7 @@ static const struct rdma_stat_desc softib_stat_descs[SOFTIB_CNT_MAX] = {
 	[SOFTIB_CNT_SA_MADS] = { .name = "sa_mads" },
 	[SOFTIB_CNT_SA_ERRS] = { .name = "sa_error_responses" },
 	[SOFTIB_CNT_CM_MADS] = { .name = "cm_mads" },
+	[SOFTIB_CNT_DELAYED] = { .name = "delayed_fault" },
 };
 
 static struct rdma_hw_stats *softib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port)

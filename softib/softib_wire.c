@@ -279,13 +279,25 @@ static void ud_complete(struct softib_qp *qp, enum ib_wc_status st)
 	qp->delayed_head = false;
 }
 
+/* lock held: route one unicast UD/GSI message by DLID and QPN and deliver it */
+void softib_ud_unicast(struct softib_qp *src, struct softib_swqe *w, const void *payload)
+{
+	struct softib_port *sp = &src->sdev->ports[src->port];
+	struct softib_port *dp = softib_port_by_lid(w->dlid);
+	struct softib_qp *dq = dp ? softib_qp_lookup(dp, w->remote_qpn) : NULL;
+
+	if (!dq) {
+		softib_count(dp ? dp : sp, SOFTIB_CNT_DROP_NO_QP, 1);
+		return;
+	}
+	softib_deliver_ud(dq, src, w, payload);
+}
+
 /* lock held: transmit one UD/GSI message */
 static void process_ud(struct softib_qp *qp)
 {
 	struct softib_swqe *w = softib_ring_at(&qp->sq, 0);
 	struct softib_port *sp = &qp->sdev->ports[qp->port];
-	struct softib_port *dp;
-	struct softib_qp *dq;
 	unsigned int ms;
 
 	/* IBA 9.7.5.1.5 / C10-26: a UD message larger than the path MTU is a local length error */
@@ -303,6 +315,7 @@ static void process_ud(struct softib_qp *qp)
 	if (qp->ibqp.qp_type == IB_QPT_UD && !qp->delayed_head) {
 		ms = softib_fault_ud_delay_ms(sp);
 		if (ms) {
+			softib_count(sp, SOFTIB_CNT_DELAYED, 1);
 			qp->delayed_head = true;
 			qp->wait = SOFTIB_WAIT_DELAY;
 			mod_timer(&qp->timer, jiffies + msecs_to_jiffies(ms));
@@ -322,6 +335,8 @@ static void process_ud(struct softib_qp *qp)
 		}
 		if (h->mgmt_class == IB_MGMT_CLASS_CM)
 			softib_count(sp, SOFTIB_CNT_CM_MADS, 1);
+		if (h->mgmt_class == IB_MGMT_CLASS_CM && softib_fault_hold_mad(sp, w, ud_buf))
+			goto done;	/* on the wire for a while: delivered by release_held */
 		if (w->dlid == SOFTIB_SM_LID) {
 			softib_sa_handle(sp, w, (struct ib_mad *)ud_buf);
 			goto done;
@@ -336,13 +351,7 @@ static void process_ud(struct softib_qp *qp)
 			softib_count(sp, SOFTIB_CNT_DROP_MCAST, 1);
 		goto done;
 	}
-	dp = softib_port_by_lid(w->dlid);
-	dq = dp ? softib_qp_lookup(dp, w->remote_qpn) : NULL;
-	if (!dq) {
-		softib_count(dp ? dp : sp, SOFTIB_CNT_DROP_NO_QP, 1);
-		goto done;
-	}
-	softib_deliver_ud(dq, qp, w, ud_buf);
+	softib_ud_unicast(qp, w, ud_buf);
 done:
 	/* UD completes when the packet leaves, whatever the receiver did (§3.1) */
 	ud_complete(qp, IB_WC_SUCCESS);
@@ -403,6 +412,9 @@ static void wire_fn(struct work_struct *work)
 	unsigned long flags;
 	int budget = 512;
 
+	spin_lock_irqsave(&softib_lock, flags);
+	softib_fault_release_held();	/* CM MADs whose delay_cm time is over */
+	spin_unlock_irqrestore(&softib_lock, flags);
 	while (budget-- > 0) {
 		spin_lock_irqsave(&softib_lock, flags);
 		if (!list_empty(&event_list)) {

@@ -11,11 +11,18 @@
  * mismatch, post before RTS), and a raw RC throughput stream.
  * All work is done at module load; the module stays loaded so the log can be
  * read and is removed with rmmod.
+ *
+ * watch=1 runs none of those: it connects one QP pair (requester rnr_retry 7)
+ * and a kthread sends one 4 KiB message after another until rmmod, counting
+ * completions in the read-only parameters watch_ok / watch_err, so a scenario
+ * can stop the receiver (softib fault knob rx_stop) and watch the stream stall
+ * and resume (softib-rx-stop-rnr7).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/kthread.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "softib0";
@@ -24,6 +31,15 @@ MODULE_PARM_DESC(dev, "ib_device to test (default softib0)");
 static int stream_mb = 64;
 module_param(stream_mb, int, 0444);
 MODULE_PARM_DESC(stream_mb, "MiB to stream in the throughput case (default 64)");
+
+static bool watch;
+module_param(watch, bool, 0444);
+MODULE_PARM_DESC(watch, "1: only the watch stream (rnr_retry 7) until rmmod, see watch_ok/watch_err");
+static int watch_ok, watch_err;
+module_param(watch_ok, int, 0444);
+MODULE_PARM_DESC(watch_ok, "watch=1: sends completed successfully so far (read-only)");
+module_param(watch_err, int, 0444);
+MODULE_PARM_DESC(watch_err, "watch=1: error completions so far (read-only; the stream stops at the first)");
 
 #define MSG 65536
 #define DEPTH 64
@@ -594,10 +610,76 @@ out:
 	pair_down(c);
 }
 
+/*
+ * watch=1: one message in flight at a time, one receive posted for it. While the receiver's
+ * host is rx_stop'ed the send meets RNR NAKs forever (rnr_retry 7, IBA 9.7.5.2.8) and neither
+ * counter moves; after rx_start the same send completes and the stream goes on.
+ */
+static struct ctx wctx;
+static struct task_struct *watch_task;
+
+static int watch_fn(void *unused)
+{
+	struct ctx *c = &wctx;
+	struct ib_wc wc;
+	u64 id = 0;
+
+	while (!kthread_should_stop()) {
+		id++;
+		if (post_recv(&c->b, id, 0, 4096) || send_simple(&c->a, id, 4096)) {
+			WRITE_ONCE(watch_err, watch_err + 1);
+			break;
+		}
+		while (ib_poll_cq(c->a.cq, 1, &wc) != 1) {
+			if (kthread_should_stop())
+				return 0;
+			usleep_range(1000, 2000);
+		}
+		if (wc.status != IB_WC_SUCCESS || wc.wr_id != id) {
+			pr_info("softib_rctest: watch: send %llu: status %d wr_id %llu\n",
+				id, wc.status, wc.wr_id);
+			WRITE_ONCE(watch_err, watch_err + 1);
+			break;
+		}
+		while (ib_poll_cq(c->b.cq, 1, &wc) == 1)	/* the receive side */
+			if (wc.status != IB_WC_SUCCESS || wc.byte_len != 4096)
+				WRITE_ONCE(watch_err, watch_err + 1);
+		WRITE_ONCE(watch_ok, watch_ok + 1);
+		msleep(5);
+	}
+	/* stopped after an error: wait for rmmod */
+	while (!kthread_should_stop())
+		msleep(50);
+	return 0;
+}
+
+/* c->ibdev, c->lid and c->pd are set; on success the stream runs until rctest_exit */
+static int watch_start(struct ctx *c)
+{
+	int err;
+
+	/* responder min_rnr_timer 1 = 10 us: the requester retries every jiffy */
+	err = pair_up(c, 1, 7);
+	if (err)
+		goto out;
+	watch_task = kthread_run(watch_fn, NULL, "softib_rctest_watch");
+	if (!IS_ERR(watch_task)) {
+		pr_info("softib_rctest: watch: QP 0x%x -> QP 0x%x, rnr_retry 7, streaming\n",
+			c->a.qp->qp_num, c->b.qp->qp_num);
+		return 0;
+	}
+	err = PTR_ERR(watch_task);
+	watch_task = NULL;
+out:
+	pair_down(c);
+	return err;
+}
+
 static int __init rctest_init(void)
 {
 	struct ib_port_attr pa;
 	struct ctx c = {};
+	int err;
 
 	c.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
 	if (!c.ibdev) {
@@ -613,6 +695,16 @@ static int __init rctest_init(void)
 	if (IS_ERR(c.pd)) {
 		ib_device_put(c.ibdev);
 		return PTR_ERR(c.pd);
+	}
+	if (watch) {
+		wctx = c;
+		err = watch_start(&wctx);
+		if (err) {
+			pr_err("softib_rctest: watch: setup failed: %d\n", err);
+			ib_dealloc_pd(c.pd);
+			ib_device_put(c.ibdev);
+		}
+		return err;
 	}
 	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 25 : 21);
 	case_send(&c);
@@ -632,6 +724,12 @@ static int __init rctest_init(void)
 
 static void __exit rctest_exit(void)
 {
+	if (!watch_task)
+		return;
+	kthread_stop(watch_task);
+	pair_down(&wctx);
+	ib_dealloc_pd(wctx.pd);
+	ib_device_put(wctx.ibdev);
 }
 
 module_init(rctest_init);
