@@ -179,10 +179,19 @@ _counters() {
         *) echo "snap: bad source $1" >&2; return 1 ;;
     esac
 }
-# delta TAG SRC NAME: the counter's increase since `snap TAG` (fails if it was not snapped)
+# _counter SRC NAME: one counter of SRC now
+_counter() {
+    case $1 in
+        ib:*) hwc "${1#ib:}" "$2" 2>/dev/null ;;
+        *:*)  ctr "${1%%:*}" "${1#*:}" "$2" ;;
+        *) return 1 ;;
+    esac
+}
+# delta TAG SRC NAME: the counter's increase since `snap TAG` (fails if it was not snapped);
+# reads only that counter (cheap enough to poll with wait_for)
 delta() {
     _was=$(awk -v s="$2" -v k="$3" '$1 == s && $2 == k { print $3; f = 1 } END { exit !f }' "/tmp/snap.$1") || return 1
-    _now=$(_counters "$2" | awk -v k="$3" '$1 == k { print $2; f = 1 } END { exit !f }') || return 1
+    _now=$(_counter "$2" "$3") || return 1
     echo $((_now - _was))
 }
 # delta_ge TAG SRC NAME MIN / delta_eq TAG SRC NAME N / delta_lt TAG SRC NAME MAX
