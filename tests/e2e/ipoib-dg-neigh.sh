@@ -13,6 +13,7 @@
 # load: ib_ipoib_cm
 # mem: 1024
 # timeout: 240
+# tier: core
 . /e2e/lib.sh
 plan 32
 
