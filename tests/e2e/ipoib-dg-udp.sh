@@ -18,9 +18,7 @@ plan 14
 check "icm0 icm1 (ours) and ib2 (in-tree) exist" wait_for 30 sh -c 'for d in icm0 icm1 ib2; do test -e /sys/class/net/$d || exit 1; done'
 ip link set ib0 down 2>/dev/null
 ip link set ib1 down 2>/dev/null
-ns_create A B C
-ns_move icm0 A && ns_move icm1 B && ns_move ib2 C
-ns_addr A icm0 10.0.0.1/24 && ns_addr B icm1 10.0.0.2/24 && ns_addr C ib2 10.0.0.3/24
+ns_trio icm0 icm1 ib2
 carriers() { wait_carrier icm0 A 60 && wait_carrier icm1 B 60 && wait_carrier ib2 C 60; }
 check "carrier on all three" carriers
 check "pings" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.2 && /sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.3'

@@ -135,6 +135,12 @@ ns_pair() {
         ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 &&
         ip -n A addr add fd00::1/64 dev "$1" nodad && ip -n B addr add fd00::2/64 dev "$2" nodad
 }
+# ns_trio IF_A IF_B IF_C: namespaces A, B and C on one subnet, IF_A as 10.0.0.1/24, IF_B as
+# 10.0.0.2/24, IF_C as 10.0.0.3/24, all up (the three-host layout: ours, ours, in-tree)
+ns_trio() {
+    ns_create A B C && ns_move "$1" A && ns_move "$2" B && ns_move "$3" C &&
+        ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 && ns_addr C "$3" 10.0.0.3/24
+}
 # ns_ping NS ADDR [COUNT=3] [extra ping args]: ping from NS, success if replies came back
 ns_ping() {
     _ns=$1 _a=$2 _c=${3:-3}
