@@ -40,6 +40,10 @@ struct uverbs_attr_bundle;
 #define SOFTIB_GUID_BASE	0x0002c90300abc000ULL
 #define SOFTIB_MLID_BASE	0xc001
 
+/* CM MAD kinds counted per direction: attributes 0x10..0x18 (IBA 12.6.1), then "other". */
+#define SOFTIB_CM_ATTR_FIRST	0x10
+#define SOFTIB_CM_KINDS		10
+
 /* Per-port counters, exported through rdma_hw_stats (softib_verbs.c). */
 enum softib_cnt {
 	SOFTIB_CNT_TX_PKTS,
@@ -64,7 +68,23 @@ enum softib_cnt {
 	SOFTIB_CNT_SA_ERRS,
 	SOFTIB_CNT_CM_MADS,
 	SOFTIB_CNT_DELAYED,		/* UD packets / CM MADs held by delay_ud / delay_cm */
-	SOFTIB_CNT_MAX
+	/*
+	 * Per transport, so a test can tell which QP type carried its traffic: RC messages placed
+	 * (rx) or sent (tx) on this port, UD messages of UD QPs (GSI MADs excluded), and CM MADs
+	 * by attribute (IBA 12.6.1: REQ 0x10 ... SIDR_REP 0x18) and direction: tx when this
+	 * port's GSI QP sends one, rx when one is placed into its receive queue.
+	 */
+	SOFTIB_CNT_RC_TX_PKTS,
+	SOFTIB_CNT_RC_TX_BYTES,
+	SOFTIB_CNT_RC_RX_PKTS,
+	SOFTIB_CNT_RC_RX_BYTES,
+	SOFTIB_CNT_UD_TX_PKTS,
+	SOFTIB_CNT_UD_TX_BYTES,
+	SOFTIB_CNT_UD_RX_PKTS,
+	SOFTIB_CNT_UD_RX_BYTES,
+	SOFTIB_CNT_CM_TX_FIRST,		/* tx: REQ MRA REJ REP RTU DREQ DREP SIDR_REQ SIDR_REP other */
+	SOFTIB_CNT_CM_RX_FIRST = SOFTIB_CNT_CM_TX_FIRST + SOFTIB_CM_KINDS,
+	SOFTIB_CNT_MAX = SOFTIB_CNT_CM_RX_FIRST + SOFTIB_CM_KINDS
 };
 
 struct softib_dev;
@@ -239,6 +259,9 @@ extern spinlock_t softib_lock;
 extern struct softib_dev *softib_devs[SOFTIB_MAX_HOSTS];
 struct softib_port *softib_port_by_lid(u16 lid);	/* lock held */
 void softib_count(struct softib_port *p, enum softib_cnt c, u64 n);
+/* tx (true) or rx of one message of QP type T on port P: the per-transport counters */
+void softib_count_msg(struct softib_port *p, enum ib_qp_type t, bool tx, u32 len,
+		      const void *mad);
 void softib_port_set_state(struct softib_port *p, bool up);
 void softib_port_event(struct softib_port *p, enum ib_event_type t);
 

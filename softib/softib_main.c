@@ -72,6 +72,39 @@ void softib_count(struct softib_port *p, enum softib_cnt c, u64 n)
 		atomic64_add(n, &p->cnt[c]);
 }
 
+/*
+ * MAD is the message of a GSI QP (NULL for others): only CM MADs are counted per transport
+ * (SA traffic has its own counters, and GSI is neither RC nor UD traffic of a ULP).
+ */
+void softib_count_msg(struct softib_port *p, enum ib_qp_type t, bool tx, u32 len,
+		      const void *mad)
+{
+	const struct ib_mad_hdr *h = mad;
+	u16 attr;
+	int k;
+
+	switch (t) {
+	case IB_QPT_RC:
+		softib_count(p, tx ? SOFTIB_CNT_RC_TX_PKTS : SOFTIB_CNT_RC_RX_PKTS, 1);
+		softib_count(p, tx ? SOFTIB_CNT_RC_TX_BYTES : SOFTIB_CNT_RC_RX_BYTES, len);
+		break;
+	case IB_QPT_UD:
+		softib_count(p, tx ? SOFTIB_CNT_UD_TX_PKTS : SOFTIB_CNT_UD_RX_PKTS, 1);
+		softib_count(p, tx ? SOFTIB_CNT_UD_TX_BYTES : SOFTIB_CNT_UD_RX_BYTES, len);
+		break;
+	case IB_QPT_GSI:
+		if (!h || h->mgmt_class != IB_MGMT_CLASS_CM)
+			break;
+		attr = be16_to_cpu(h->attr_id);
+		k = attr >= SOFTIB_CM_ATTR_FIRST && attr < SOFTIB_CM_ATTR_FIRST + SOFTIB_CM_KINDS - 1 ?
+			attr - SOFTIB_CM_ATTR_FIRST : SOFTIB_CM_KINDS - 1;
+		softib_count(p, (tx ? SOFTIB_CNT_CM_TX_FIRST : SOFTIB_CNT_CM_RX_FIRST) + k, 1);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Process context only: ib_dispatch_event takes a rwsem. */
 void softib_port_event(struct softib_port *p, enum ib_event_type t)
 {

@@ -151,5 +151,7 @@ void softib_rc_process(struct softib_qp *qp)
 	softib_count(dp, SOFTIB_CNT_RX_BYTES, w->length);
 	softib_count(sp, SOFTIB_CNT_TX_PKTS, 1);
 	softib_count(sp, SOFTIB_CNT_TX_BYTES, w->length);
+	softib_count_msg(dp, IB_QPT_RC, false, w->length, NULL);
+	softib_count_msg(sp, IB_QPT_RC, true, w->length, NULL);
 	softib_complete_send(qp, IB_WC_SUCCESS);
 }

@@ -124,7 +124,14 @@ static void group_free(struct sa_group *g)
 	kfree(g);
 }
 
-static void mcm_fill(u8 *rec, struct sa_group *g, const u8 *req)
+/*
+ * JS is the JoinState the response carries: for a join the member's resulting JoinState, the
+ * union of all its joins (as OpenSM answers); ib_sa keeps it as the port's membership and
+ * leaves only the states it finds there (multicast.c get_leave_state): echoing the request
+ * made it forget a SendOnlyFullMember state when a FullMember join followed, so that state
+ * was never left.
+ */
+static void mcm_fill(u8 *rec, struct sa_group *g, const u8 *req, u8 js)
 {
 	memset(rec, 0, MCM_REC_LEN);
 	memcpy(rec, &g->mgid, 16);
@@ -138,7 +145,7 @@ static void mcm_fill(u8 *rec, struct sa_group *g, const u8 *req)
 	rec[43] = SA_SEL_EQ << 6 | g->plt;
 	put_unaligned_be32((u32)g->sl << 28 | (g->flow_label & 0xfffff) << 8 | g->hop_limit,
 			   rec + 44);
-	rec[48] = g->scope << 4 | (req[48] & 0xf);	/* JoinState echoed */
+	rec[48] = g->scope << 4 | (js & 0xf);
 }
 
 static u16 mcm_set(const u8 *req, u8 *rec, ib_sa_comp_mask comp)
@@ -195,7 +202,7 @@ static u16 mcm_set(const u8 *req, u8 *rec, ib_sa_comp_mask comp)
 		list_add_tail(&m->node, &g->members);
 	}
 	m->join_state |= js;
-	mcm_fill(rec, g, req);
+	mcm_fill(rec, g, req, m->join_state);
 	return 0;
 }
 
@@ -206,7 +213,7 @@ static u16 mcm_delete(const u8 *req, u8 *rec)
 
 	if (!m)
 		return SA_STATUS_REQ_INVALID;
-	mcm_fill(rec, g, req);
+	mcm_fill(rec, g, req, req[48]);
 	m->join_state &= ~(req[48] & 0xf);
 	if (!m->join_state) {
 		list_del(&m->node);
@@ -223,7 +230,7 @@ static u16 mcm_get(const u8 *req, u8 *rec)
 
 	if (!g)
 		return SA_STATUS_NO_RECORDS;
-	mcm_fill(rec, g, req);
+	mcm_fill(rec, g, req, req[48]);
 	return 0;
 }
 

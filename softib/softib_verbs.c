@@ -341,6 +341,21 @@ static const struct rdma_stat_desc softib_stat_descs[SOFTIB_CNT_MAX] = {
 	[SOFTIB_CNT_SA_ERRS] = { .name = "sa_error_responses" },
 	[SOFTIB_CNT_CM_MADS] = { .name = "cm_mads" },
 	[SOFTIB_CNT_DELAYED] = { .name = "delayed_fault" },
+	[SOFTIB_CNT_RC_TX_PKTS] = { .name = "rc_tx_packets" },
+	[SOFTIB_CNT_RC_TX_BYTES] = { .name = "rc_tx_bytes" },
+	[SOFTIB_CNT_RC_RX_PKTS] = { .name = "rc_rx_packets" },
+	[SOFTIB_CNT_RC_RX_BYTES] = { .name = "rc_rx_bytes" },
+	[SOFTIB_CNT_UD_TX_PKTS] = { .name = "ud_tx_packets" },
+	[SOFTIB_CNT_UD_TX_BYTES] = { .name = "ud_tx_bytes" },
+	[SOFTIB_CNT_UD_RX_PKTS] = { .name = "ud_rx_packets" },
+	[SOFTIB_CNT_UD_RX_BYTES] = { .name = "ud_rx_bytes" },
+#define CM_PAIR(i, n) \
+	[SOFTIB_CNT_CM_TX_FIRST + (i)] = { .name = "cm_tx_" n }, \
+	[SOFTIB_CNT_CM_RX_FIRST + (i)] = { .name = "cm_rx_" n }
+	CM_PAIR(0, "req"), CM_PAIR(1, "mra"), CM_PAIR(2, "rej"), CM_PAIR(3, "rep"),
+	CM_PAIR(4, "rtu"), CM_PAIR(5, "dreq"), CM_PAIR(6, "drep"), CM_PAIR(7, "sidr_req"),
+	CM_PAIR(8, "sidr_rep"), CM_PAIR(9, "other"),
+#undef CM_PAIR
 };
 
 static struct rdma_hw_stats *softib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port)

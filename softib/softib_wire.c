@@ -269,6 +269,7 @@ int softib_deliver_ud(struct softib_qp *dq, struct softib_qp *src,
 	softib_put_rwqe(dq);
 	softib_count(dp, SOFTIB_CNT_RX_PKTS, 1);
 	softib_count(dp, SOFTIB_CNT_RX_BYTES, w->length);
+	softib_count_msg(dp, dq->ibqp.qp_type, false, w->length, payload);
 	return 0;
 }
 
@@ -325,6 +326,8 @@ static void process_ud(struct softib_qp *qp)
 	gather(ud_buf, w->sge, w->num_sge);
 	softib_count(sp, SOFTIB_CNT_TX_PKTS, 1);
 	softib_count(sp, SOFTIB_CNT_TX_BYTES, w->length);
+	if (qp->ibqp.qp_type == IB_QPT_UD)
+		softib_count_msg(sp, IB_QPT_UD, true, w->length, NULL);
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		struct ib_mad_hdr *h = (struct ib_mad_hdr *)ud_buf;
@@ -335,6 +338,7 @@ static void process_ud(struct softib_qp *qp)
 		}
 		if (h->mgmt_class == IB_MGMT_CLASS_CM)
 			softib_count(sp, SOFTIB_CNT_CM_MADS, 1);
+		softib_count_msg(sp, IB_QPT_GSI, true, w->length, ud_buf);	/* CM MADs by type */
 		if (h->mgmt_class == IB_MGMT_CLASS_CM && softib_fault_hold_mad(sp, w, ud_buf))
 			goto done;	/* on the wire for a while: delivered by release_held */
 		if (w->dlid == SOFTIB_SM_LID) {

@@ -12,7 +12,7 @@
 # mem: 1024
 # timeout: 300
 . /e2e/lib.sh
-plan 19
+plan 20
 
 check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
 check_output "icm0 is ours" 'driver: ib_ipoib_cm' ethtool -i icm0
@@ -28,12 +28,14 @@ check "ping ours->in-tree 2016 B with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
 check "ping6 in-tree->ours" ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::1
 check "ping6 ours->in-tree" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
-check "broadcast ping ours->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+# a broadcast ping is answered by every host whose icmp_echo_ignore_broadcasts is 0, the
+# sender included (over loopback): only a reply from the peer's address proves the path
+check_output "broadcast ping ours->10.0.0.255: the in-tree peer answers" 'bytes from 10\.0\.0\.2:' ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 check "ping in-tree->ours 56 B" ns_ping B 10.0.0.1 3
 check "ping ours->in-tree 1400 B" ns_ping A 10.0.0.2 3 -s 1400
 check "ping in-tree->ours 2016 B with DF" ns_ping B 10.0.0.1 3 -s 2016 -M do
 ns_exec A sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
-check "broadcast ping in-tree->10.0.0.255" ns_exec B /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+check_output "broadcast ping in-tree->10.0.0.255: we answer" 'bytes from 10\.0\.0\.1:' ns_exec B /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 # IPv6 all-nodes (ff02::1, MGID ff12:601b:ffff::1): a reply from the peer's link-local
 # address (not our own loopback answer) proves both sides' joins and the peer's send path.
 ll() { ip -n "$1" -6 addr show dev "$2" scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/64.*/\1/p' | head -n1; }
@@ -43,8 +45,7 @@ check_output "ping6 all-nodes ours->in-tree: the peer answers" "from $ll_b" \
     ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 ff02::1%icm0
 check_output "ping6 all-nodes in-tree->ours: we answer" "from $ll_a" \
     ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 ff02::1%ib1
-ns_exec B iperf3 -s -D -1 >/dev/null 2>&1
-sleep 1
+check "iperf3 server in B listening" iperf3_server B 5201 -1
 check_output "iperf3 TCP ours->in-tree" 'receiver' ns_exec A iperf3 -c 10.0.0.2 -t 5 -f m
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S icm0 | grep -v ': 0$')"

@@ -26,18 +26,28 @@ check "carrier on all four" carriers
 check "ours: ping" ns_ping A 10.0.0.2 3
 check "in-tree: ping" ns_ping C 10.0.1.2 3
 
-run_iperf() { # NS_CLIENT NS_SERVER ADDR -> Mbit/s of the receiver line
-    ns_exec "$2" iperf3 -s -D -1 >/dev/null 2>&1; sleep 1
-    ns_exec "$1" iperf3 -c "$3" -t 5 -f m 2>&1 | awk '/receiver/ {print $(NF-2); exit}'
+run_iperf() { # NS_CLIENT NS_SERVER ADDR PORT -> Mbit/s of the receiver line ("none" if the run failed)
+    iperf3_server "$2" "$4" -1 || { echo none; return; }
+    _m=$(ns_exec "$1" iperf3 -c "$3" -p "$4" -t 5 -f m 2>&1 | awk '/receiver/ {print $(NF-2); exit}')
+    echo "${_m:-none}"
 }
 ours=""; theirs=""
 for i in 1 2; do
-    ours="$ours $(run_iperf A B 10.0.0.2)"
-    theirs="$theirs $(run_iperf C D 10.0.1.2)"
+    ours="$ours $(run_iperf A B 10.0.0.2 520$i)"
+    theirs="$theirs $(run_iperf C D 10.0.1.2 521$i)"
 done
 diag "iperf3 TCP Mbit/s (5 s each, alternating): ib_ipoib_cm:$ours | in-tree ib_ipoib:$theirs"
-check "ours moved data in every run" sh -c "for v in $ours; do awk -v v=\$v 'BEGIN{exit !(v>0)}' || exit 1; done; test -n '$ours'"
-check "in-tree moved data in every run" sh -c "for v in $theirs; do awk -v v=\$v 'BEGIN{exit !(v>0)}' || exit 1; done; test -n '$theirs'"
+# all_moved "V1 V2": exactly 2 runs, each a number > 0 (a failed run is "none")
+all_moved() {
+    _n=0
+    for _v in $1; do
+        awk -v v="$_v" 'BEGIN { exit !(v ~ /^[0-9]+(\.[0-9]+)?$/ && v > 0) }' || return 1
+        _n=$((_n + 1))
+    done
+    [ $_n = 2 ]
+}
+check "ours moved data in every run" all_moved "$ours"
+check "in-tree moved data in every run" all_moved "$theirs"
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S icm0 | grep -v ': 0$')"
 ns_delete_all

@@ -13,15 +13,12 @@
 # load: ib_ipoib_cm
 # mem: 1024
 # timeout: 240
+# tier: core
 . /e2e/lib.sh
-plan 31
+plan 32
 
 fault=/sys/kernel/debug/softib/softib0/fault
 dbg=/sys/kernel/debug/ib_ipoib_cm
-# ctr NS DEV NAME: one ethtool -S counter
-ctr() { ip netns exec "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"; }
-# ctr_ge NS DEV NAME MIN
-ctr_ge() { _v=$(ctr "$1" "$2" "$3"); [ -n "$_v" ] && [ "$_v" -ge "$4" ]; }
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # The GC reads gc_interval at each run; set it before the interfaces open (the first run
@@ -58,7 +55,7 @@ check "A's neighbour reaped after 2 x gc_interval idle" wait_for 20 ctr_ge A ib0
 check "B's neighbour reaped too" wait_for 20 ctr_ge B ib1 neigh_reaped 1
 check_output "debugfs neigh on ib0 is empty" '^# 0 neighbours' cat $dbg/ib0/neigh
 check "the unused path is reaped next" wait_for 20 ctr_ge A ib0 path_reaped 1
-check_fail "debugfs paths on ib0 is empty" grep -q gid $dbg/ib0/paths
+check_rc "debugfs paths on ib0 is empty" 1 grep -q gid $dbg/ib0/paths
 check "ping A->B again" ns_ping A 10.0.0.2 3
 check_output "a new neighbour (neigh_created 2)" '^2$' ctr A ib0 neigh_created
 check_output "a new path query (path_queries 2)" '^2$' ctr A ib0 path_queries
@@ -68,10 +65,11 @@ check_output "a new path query (path_queries 2)" '^2$' ctr A ib0 path_queries
 check "ping, then CLIENT_REREGISTER at once" sh -c "/sbin/ip netns exec A /usr/bin/ping -c 3 -i 0.2 -W 2 10.0.0.2 >/dev/null && echo 'reregister 1' > $fault"
 check "the event flushes the neighbour (neigh_flushed)" wait_for 20 ctr_ge A ib0 neigh_flushed 1
 check "carrier back after the rejoin" wait_carrier ib0 A 60
-check_fail "no path left after the flush" grep -q gid $dbg/ib0/paths
+check_rc "no path left after the flush" 1 grep -q gid $dbg/ib0/paths
 
 # ---- 3. PathRecord outage: back-off, counted drops, recovery
 q0=$(ctr A ib0 path_queries); e0=$(ctr A ib0 path_query_errors); b0=$(ctr A ib0 tx_drop_path_backoff)
+snap outage A:ib0
 # ib_sa sends a PathRecord query up to 11 times (timeout/10 each): 22 drops fail two
 # queries, the first back-off is 1 s, the second 2 s, the third query succeeds.
 check "inject: drop the next 22 PathRecord requests of host A" sh -c "echo 'drop_sa path 22' > $fault"
@@ -87,6 +85,8 @@ run cat /tmp/outage.txt
 check "ping through the outage got replies once the SA answered" test $ping_rc = 0
 check "back-off drops counted (tx_drop_path_backoff)" ctr_ge A ib0 tx_drop_path_backoff $((b0 + 1))
 check "failed queries counted (path_query_errors)" ctr_ge A ib0 path_query_errors $((e0 + 1))
+# the packets queued behind a query that failed are dropped with it, and counted
+check_delta "packets queued on the failed query dropped (tx_drop_path_failed)" outage A:ib0 tx_drop_path_failed -ge 1
 q1=$(ctr A ib0 path_queries); e1=$(ctr A ib0 path_query_errors)
 diag "path_queries $q0 -> $q1, path_query_errors $e0 -> $e1, backoff drops $b0 -> $(ctr A ib0 tx_drop_path_backoff); fault left: $(cat $fault)"
 check "one query per failure plus the successful one (no query per packet)" test $((q1 - q0)) -eq $((e1 - e0 + 1))

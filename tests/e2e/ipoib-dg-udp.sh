@@ -18,16 +18,13 @@ plan 14
 check "icm0 icm1 (ours) and ib2 (in-tree) exist" wait_for 30 sh -c 'for d in icm0 icm1 ib2; do test -e /sys/class/net/$d || exit 1; done'
 ip link set ib0 down 2>/dev/null
 ip link set ib1 down 2>/dev/null
-ns_create A B C
-ns_move icm0 A && ns_move icm1 B && ns_move ib2 C
-ns_addr A icm0 10.0.0.1/24 && ns_addr B icm1 10.0.0.2/24 && ns_addr C ib2 10.0.0.3/24
+ns_trio icm0 icm1 ib2
 carriers() { wait_carrier icm0 A 60 && wait_carrier icm1 B 60 && wait_carrier ib2 C 60; }
 check "carrier on all three" carriers
 check "pings" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.2 && /sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.3'
-for ns in A B C; do ns_exec $ns iperf3 -s -D >/dev/null 2>&1; done
-sleep 1
+for ns in A B C; do iperf3_server $ns || bail "iperf3 server in $ns not listening"; done
 
-ethstat() { ip netns exec "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"; }
+ethstat() { ctr "$1" "$2" "$3"; }
 # udp NAME CLIENT_NS SERVER_ADDR [-R] : iperf3 UDP 20 Mbit/s for 4 s; checks the receiver line
 # "... lost/total (pct%)  receiver".
 udp() {

@@ -13,7 +13,7 @@
 # timeout: 200
 # tier: full
 . /e2e/lib.sh
-plan 17
+plan 23
 
 fault=/sys/kernel/debug/softib/softib0/fault
 paths=/sys/kernel/debug/ib_ipoib_cm/ib0/paths
@@ -35,7 +35,6 @@ cycle() { # N: N down/up cycles of ib0 in A
         _n=$((_n + 1))
     done
 }
-stat() { ns_exec A ethtool -S ib0 | sed -n "s/^ *$1: //p"; }
 
 check "20 idle down/up cycles" cycle 20
 check "carrier back after idle cycles" wait_carrier ib0 A 60
@@ -43,14 +42,23 @@ check "ping after idle cycles" ns_ping A 10.0.0.2 3
 
 # Traffic in flight: UDP from B into ib0 (its receive ring fills while NAPI is off) and a fast
 # ping out of ib0 (sends posted just before each ndo_stop).
-ns_exec A iperf3 -s -D >/dev/null 2>&1; sleep 1
+check "iperf3 server in A listening" iperf3_server A 5201
 # (/sbin/ip, not the ip function: $! must be the tool's pid, which ip execs)
 /sbin/ip netns exec B iperf3 -u -b 50M -t 40 -c 10.0.0.1 >/tmp/udp.out 2>&1 &
 udp=$!
 /sbin/ip netns exec A /usr/bin/ping -q -i 0.005 -w 40 10.0.0.2 >/tmp/ping.out 2>&1 &
 png=$!
-sleep 3
+# the traffic is there before the cycles start: the flood lands in ib0's receive ring and the
+# fast ping goes out of it (softib's per-transport counters, softib/README.md)
+snap pre ib:softib0 ib:softib1
+flowing() { delta_ge pre ib:softib0 ud_rx_bytes 1000000 && delta_ge pre ib:softib0 ud_tx_packets 50; }
+check "traffic flows both ways before the cycles (> 1 MB into ib0, > 50 sends out)" wait_for 30 flowing
+snap cyc ib:softib0 ib:softib1
 check "20 down/up cycles under traffic" cycle 20
+# ... and during them: B kept offering the flood, and some of it, and of the ping, got through
+check_delta "during the cycles B kept sending (> 1 MB over UD from softib1)" cyc ib:softib1 ud_tx_bytes -gt 1000000
+check_delta "during the cycles ib0 received some of it" cyc ib:softib0 ud_rx_packets -gt 0
+check_delta "during the cycles ib0 sent (the ping)" cyc ib:softib0 ud_tx_packets -gt 0
 check "carrier back after cycles under traffic" wait_carrier ib0 A 60
 kill -INT $udp $png 2>/dev/null; wait $udp $png 2>/dev/null
 # ARP and the path are resolved again behind the flood's backlog: allow some seconds.
@@ -77,16 +85,22 @@ query_cycle() {
 check "3 down/up cycles with a path query in flight" query_cycle
 check "ping after toggling during path queries" ns_ping A 10.0.0.2 3
 
-# ndo_stop must reap the send ring. softib holds the next 2 UD sends of softib0 500 ms each, so
+# ndo_stop must reap the send ring. softib holds the next 2 UD sends of softib0 2 s each, so
 # they are still posted when ib0 goes down; their completions arrive after NAPI is off. Once
 # down, nothing may keep an AH: the PD's only user is the UD QP.
 diag "PD users while up: $(pd_users)"
-echo "delay_ud 2 500" > $fault
+echo "delay_ud 2 2000" > $fault
 /sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.05 -W 1 10.0.0.2 >/dev/null 2>&1 &
 png=$!
-sleep 0.3
+# softib took the first send (the count went 2 -> 1) and holds it 2 s; the second waits behind it
+check "a send is held by softib (delay_ud 2 -> 1)" wait_for 10 grep -qx 'delay_ud 1 2000' $fault
+# The hold was seen (count 2 -> 1: the first send taken and held 2 s, the second behind it)
+# at most one 0.2 s poll after it began, and ndo_stop runs right after: a send is in flight.
+cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }   # uptime in centiseconds
+t_held=$(cs)
 ip -n A link set ib0 down
-sleep 2
+diag "ip link set down returned $(( $(cs) - t_held )) cs after the hold was seen; fault now: $(cat $fault)"
+sleep 3   # past the hold: a late completion would have arrived by now
 check_output "down: no AH held by the send ring (PD users 1)" '^1$' pd_users
 echo clear > $fault
 wait $png

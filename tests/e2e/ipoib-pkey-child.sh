@@ -40,11 +40,11 @@ reject() {
     fi
 }
 sysw() { sh -c "echo $2 > $1"; }
-cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+cnt() { hwc "$1" "$2"; }
 ll() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/infiniband \([0-9a-f:]*\) .*/\1/p'; }
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
-check_fail "rtnl kind ipoib is ours (no 'held by another module' line)" dmesg_has 'rtnl kind ipoib is held'
+check_rc "rtnl kind ipoib is ours (no 'held by another module' line)" 1 dmesg_has 'rtnl kind ipoib is held'
 check "parent has create_child and delete_child" test -e /sys/class/net/ib0/create_child -a -e /sys/class/net/ib0/delete_child
 
 # ---- creation: sysfs on one P_Key, netlink on the other, on both hosts
@@ -62,7 +62,7 @@ check_output "child broadcast address carries its P_Key" '^00:ff:ff:ff:ff:12:40:
 check_output "ip -d: kind ipoib with pkey and mode" 'ipoib pkey 0x8002 mode datagram' ip -d link show ib0.8002
 check_output "ip -d: a sysfs child is kind ipoib too" 'ipoib pkey 0x8001 mode datagram' ip -d link show ib0.8001
 check_output "ethtool -i: child driver ib_ipoib_cm" 'driver: ib_ipoib_cm' ethtool -i ib0.8001
-check_fail "a child has no create_child of its own" test -e /sys/class/net/ib0.8001/create_child
+check_rc "a child has no create_child of its own" 1 test -e /sys/class/net/ib0.8001/create_child
 check "changelink umcast 1" ip link set ib0.8002 type ipoib umcast 1
 check_output "umcast reads 1 after changelink" '^1$' cat /sys/class/net/ib0.8002/umcast
 ip link set ib0.8002 type ipoib umcast 0
@@ -119,8 +119,8 @@ check "ping6 0x8001 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd01::2
 check "ping6 0x8002 C->A" ns_exec C /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd02::1
 check_output "SA has the 0x8001 broadcast group" 'ff12:401b:8001:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
 check_output "SA has the 0x8002 broadcast group" 'ff12:401b:8002:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
-check_fail "ib0.8003 (P_Key not in the table) has no carrier" has_carrier ib0.8003 A
-check_fail "ib1.8003 neither" has_carrier ib1.8003 C
+check_rc "ib0.8003 (P_Key not in the table) has no carrier" 1 has_carrier ib0.8003 A
+check_rc "ib1.8003 neither" 1 has_carrier ib1.8003 C
 dmesg_mark pkeyadd
 check "softib adds 0x8003 to both ports' tables" sh -c 'echo "pkey_add 1 0x8003" > /sys/kernel/debug/softib/softib0/fault && echo "pkey_add 1 0x8003" > /sys/kernel/debug/softib/softib1/fault'
 kids3() { has_carrier ib0.8003 A && has_carrier ib1.8003 C; }
@@ -130,10 +130,10 @@ check "ping 0x8003 A->C" ns_ping A 10.0.3.2 3
 
 # isolation: ib0.8001 and ib1.8002 share a subnet but not a P_Key
 ip -n A addr add 10.0.9.1/24 dev ib0.8001; ip -n C addr add 10.0.9.2/24 dev ib1.8002
-check_fail "0x8001 cannot reach the peer's 0x8002 child (no ARP reply)" ns_ping A 10.0.9.2 2
+check_rc "0x8001 cannot reach the peer's 0x8002 child (no ARP reply)" 1 ns_ping A 10.0.9.2 2
 ip -n A neigh replace 10.0.9.2 lladdr "$(ll C ib1.8002)" dev ib0.8001 nud permanent
 p0=$(cnt softib1 drop_pkey)
-check_fail "... nor with a static neighbour entry" ns_ping A 10.0.9.2 2
+check_rc "... nor with a static neighbour entry" 1 ns_ping A 10.0.9.2 2
 p1=$(cnt softib1 drop_pkey)
 check "softib1 counted the P_Key violations ($p0 -> $p1)" test "$p1" -gt "$p0"
 
@@ -142,7 +142,7 @@ dmesg_mark delete
 check "delete_child 0x8001 in A" ns_exec A sh -c 'echo 0x8001 > /sys/class/net/ib0/delete_child'
 check "ip link del ib0.8002 (netlink child)" ip -n A link del ib0.8002
 check "ip link del ib1.8001 (sysfs child)" ip -n B link del ib1.8001
-check_fail "ib0.8001 is gone" ip -n A link show ib0.8001
+check_fail "ib0.8001 is gone" 'does not exist' ip -n A link show ib0.8001
 check_output "three 'deleted child' lines" '^3$' sh -c "dmesg | sed -n '/$_dm_mark/,\$p' | grep -c 'deleted child'"
 check_output "the parent ib0 is still there" 'driver: ib_ipoib_cm' ns_exec A ethtool -i ib0
 ip netns delete C

@@ -47,14 +47,31 @@ check() {
     [ -n "$_out" ] && diag "$_out"
     return 1
 }
-# check_fail "description" cmd args...: ok if the command FAILS
+# check_fail "description" ERE cmd args...: ok if the command FAILS (non-zero exit) AND its
+# output matches the extended regex ERE, the expected error: any failure is not enough (exit
+# 127, a missing file or the wrong namespace fail too). Give each use a positive control, the
+# same command succeeding where it should.
 check_fail() {
-    _d=$1; shift
-    if _out=$("$@" 2>&1); then
+    _d=$1 _p=$2; shift 2
+    _out=$("$@" 2>&1); _rc=$?
+    if [ $_rc = 0 ]; then
         not_ok "$_d"; diag "command unexpectedly succeeded: $*"; [ -n "$_out" ] && diag "$_out"
         return 1
     fi
-    ok "$_d"
+    if printf '%s\n' "$_out" | grep -Eq -- "$_p"; then ok "$_d"; return 0; fi
+    not_ok "$_d"; diag "command: $* (exit $_rc)"; diag "expected the error /$_p/, got:"; diag "$_out"
+    return 1
+}
+# check_rc "description" N cmd args...: ok if the command exits with status N exactly. For
+# predicates that must come out false: 1 is grep's "no match", test's and has_carrier's
+# "false", ping's "no reply"; 2 (grep: no such file), 126/127 (no such command) and 255
+# (ip netns exec: no such namespace) are errors, not the negative answer.
+check_rc() {
+    _d=$1 _w=$2; shift 2
+    _out=$("$@" 2>&1); _rc=$?
+    if [ "$_rc" = "$_w" ]; then ok "$_d"; return 0; fi
+    not_ok "$_d"; diag "command: $* (exit $_rc, expected $_w)"; [ -n "$_out" ] && diag "$_out"
+    return 1
 }
 # check_output "description" PATTERN cmd args...: ok if the command succeeds and its
 # output matches the extended regex PATTERN
@@ -118,6 +135,12 @@ ns_pair() {
         ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 &&
         ip -n A addr add fd00::1/64 dev "$1" nodad && ip -n B addr add fd00::2/64 dev "$2" nodad
 }
+# ns_trio IF_A IF_B IF_C: namespaces A, B and C on one subnet, IF_A as 10.0.0.1/24, IF_B as
+# 10.0.0.2/24, IF_C as 10.0.0.3/24, all up (the three-host layout: ours, ours, in-tree)
+ns_trio() {
+    ns_create A B C && ns_move "$1" A && ns_move "$2" B && ns_move "$3" C &&
+        ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 && ns_addr C "$3" 10.0.0.3/24
+}
 # ns_ping NS ADDR [COUNT=3] [extra ping args]: ping from NS, success if replies came back
 ns_ping() {
     _ns=$1 _a=$2 _c=${3:-3}
@@ -134,6 +157,72 @@ ib_devices() { ls /sys/class/infiniband 2>/dev/null; }
 # netdevs_of_type TYPE: netdevs whose /sys/class/net/X/type is TYPE (32 = ARPHRD_INFINIBAND)
 netdevs_of_type() { for _d in /sys/class/net/*; do [ "$(cat "$_d/type" 2>/dev/null)" = "$1" ] && basename "$_d"; done; return 0; }
 ipoib_netdevs() { netdevs_of_type 32; }
+
+# ---- counters
+# ctr NS DEV NAME: one `ethtool -S` counter of netdev DEV in namespace NS ("-": init_net)
+ctr() {
+    if [ "$1" = - ]; then ethtool -S "$2"; else ip netns exec "$1" ethtool -S "$2"; fi |
+        awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'
+}
+# ctr_ge NS DEV NAME MIN: that counter is >= MIN
+ctr_ge() { _v=$(ctr "$1" "$2" "$3") && [ "$_v" -ge "$4" ]; }
+# hwc IBDEV NAME [PORT=1]: one softib port counter (hw_counters; softib/README.md)
+hwc() { cat "/sys/class/infiniband/$1/ports/${3:-1}/hw_counters/$2"; }
+# snap TAG SRC...: remember counters for delta TAG. Each SRC is NS:DEV (ethtool -S, NS "-"
+# for init_net) or ib:IBDEV (softib port 1 hw_counters). Later snaps of a TAG replace it.
+snap() {
+    _t=$1; shift
+    : > "/tmp/snap.$_t"
+    for _s in "$@"; do _counters "$_s" | sed "s|^|$_s |" >> "/tmp/snap.$_t" || return 1; done
+}
+_counters() {
+    case $1 in
+        ib:*) _i=${1#ib:}; for _f in /sys/class/infiniband/$_i/ports/1/hw_counters/*; do
+                  echo "$(basename "$_f") $(cat "$_f")"; done ;;
+        *:*)  _n=${1%%:*} _v=${1#*:}
+              if [ "$_n" = - ]; then ethtool -S "$_v"; else ip netns exec "$_n" ethtool -S "$_v"; fi |
+                  awk -F': *' 'NF == 2 { gsub(/^ +/, "", $1); print $1, $2 }' ;;
+        *) echo "snap: bad source $1" >&2; return 1 ;;
+    esac
+}
+# _counter SRC NAME: one counter of SRC now
+_counter() {
+    case $1 in
+        ib:*) hwc "${1#ib:}" "$2" 2>/dev/null ;;
+        *:*)  ctr "${1%%:*}" "${1#*:}" "$2" ;;
+        *) return 1 ;;
+    esac
+}
+# delta TAG SRC NAME: the counter's increase since `snap TAG` (fails if it was not snapped);
+# reads only that counter (cheap enough to poll with wait_for)
+delta() {
+    _was=$(awk -v s="$2" -v k="$3" '$1 == s && $2 == k { print $3; f = 1 } END { exit !f }' "/tmp/snap.$1") || return 1
+    _now=$(_counter "$2" "$3") || return 1
+    echo $((_now - _was))
+}
+# delta_ge TAG SRC NAME MIN / delta_eq TAG SRC NAME N / delta_lt TAG SRC NAME MAX
+delta_ge() { _x=$(delta "$1" "$2" "$3") && [ "$_x" -ge "$4" ]; }
+delta_eq() { _x=$(delta "$1" "$2" "$3") && [ "$_x" -eq "$4" ]; }
+delta_lt() { _x=$(delta "$1" "$2" "$3") && [ "$_x" -lt "$4" ]; }
+# check_delta "description" TAG SRC NAME OP N: ok if delta OP N (OP: -ge -eq -lt -gt -le), the
+# delta shown either way
+check_delta() {
+    _d=$1; _x=$(delta "$2" "$3" "$4"); _rc=$?
+    if [ $_rc = 0 ] && [ "$_x" "$5" "$6" ]; then ok "$_d ($4 +$_x)"; return 0; fi
+    not_ok "$_d"; diag "$3 $4: delta '${_x}' since snap $2, expected $5 $6"
+    return 1
+}
+
+# ---- iperf3
+# iperf3_server NS [PORT=5201] [extra iperf3 -s args]: start a daemon in NS and wait (30 s)
+# until it listens: a client that comes too early is refused and exits at once
+iperf3_server() {
+    _ns=$1 _port=${2:-5201}
+    if [ $# -ge 2 ]; then shift 2; else shift 1; fi
+    ip netns exec "$_ns" iperf3 -s -D -p "$_port" "$@" >/dev/null 2>&1 || return 1
+    wait_for 30 iperf3_listening "$_ns" "$_port"
+}
+iperf3_listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
 
 # ---- kernel log
 # kmsg TEXT: write a line into the kernel log (to correlate scenario steps with kernel messages)

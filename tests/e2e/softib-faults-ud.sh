@@ -14,7 +14,7 @@
 plan 24
 
 F0=/sys/kernel/debug/softib/softib0/fault
-cnt() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2; }
+cnt() { hwc "$1" "$2"; }
 wr() { echo "$2" > /sys/kernel/debug/softib/$1/fault; }
 no_carrier() { ! has_carrier "$@"; }
 
@@ -26,10 +26,10 @@ wait_carrier ib0 A 60; wait_carrier ib1 B 60
 check "baseline ping" ns_ping A 10.0.2.2 3
 dmesg_mark faults
 
-check_fail "unknown command refused" wr softib0 bogus
-check_fail "drop_ud with a bad count refused" wr softib0 "drop_ud x"
-check_fail "rnr on a QPN that does not exist refused" wr softib0 "rnr 0xfffff0 1"
-check_fail "port_down on port 2 (of 1) refused" wr softib0 "port_down 2"
+check_fail "unknown command refused" 'Invalid argument' wr softib0 bogus
+check_fail "drop_ud with a bad count refused" 'Invalid argument' wr softib0 "drop_ud x"
+check_fail "rnr on a QPN that does not exist refused" 'Invalid argument' wr softib0 "rnr 0xfffff0 1"
+check_fail "port_down on port 2 (of 1) refused" 'Invalid argument' wr softib0 "port_down 2"
 check "nothing active after refused commands" test -z "$(cat $F0)"
 
 d0=$(cnt softib0 drop_fault)

@@ -18,7 +18,7 @@ plan 8
 
 log() { dmesg | grep 'softib_rctest: '; }
 check_output "client ran 25 cases, 0 failed" 'done 25 tests, 0 failed' log
-check_fail "no 'not ok' line" sh -c "dmesg | grep -q 'softib_rctest: not ok'"
+check_rc "no 'not ok' line" 1 sh -c "dmesg | grep -q 'softib_rctest: not ok'"
 el() { log | sed -n "s/.*rnr_retry=$1 elapsed_us=\([0-9]*\).*/\1/p"; }
 e0=$(el 0); e3=$(el 3)
 diag "$(log | grep -E 'stream')"

@@ -12,7 +12,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 8
+plan 10
 
 wait_for 30 sh -c 'for i in 0 1; do test -e /sys/class/net/ib$i || exit 1; done'
 ns_create A B
@@ -21,17 +21,18 @@ ns_addr A ib0 10.0.8.1/24; ns_addr B ib1 10.0.8.2/24
 for p in "ib0 A" "ib1 B"; do set -- $p; wait_carrier $1 $2 60; done
 check "datagram ping" ns_ping A 10.0.8.2 2
 dmesg_mark rmmodipoib
-ns_exec B iperf3 -s -D >/dev/null 2>&1
-sleep 1
+iperf3_server B || bail "iperf3 server in B not listening"
 ip netns exec A iperf3 -c 10.0.8.2 -t 60 -f m --forceflush >/tmp/dg.out 2>&1 &
-rxb() { cat /sys/class/infiniband/$1/ports/1/hw_counters/rx_bytes; }
+rxb() { hwc "$1" rx_bytes; }
 dg0=$(rxb softib1)
 moving() { [ "$(rxb softib1)" -gt $((dg0 + 2000000)) ]; }
 check "iperf3 is moving data (> 2 MB datagram on softib1)" wait_for 30 moving
 diag "$(rdma resource show qp | grep -E 'type (UD|RC)' | wc -l) UD/RC QPs before rmmod"
+check "control: rdma lists ipoib's UD QPs while it is loaded" sh -c 'rdma resource show qp | grep -E "type (UD|RC)"'
 check "rmmod ib_ipoib under iperf3 traffic" rmmod ib_ipoib
 check "ipoib netdevs gone" wait_for 10 sh -c 'test -z "$(/sbin/ip -all netns exec /sbin/ip -o link show type ipoib 2>/dev/null | grep -v "^netns")"'
-check_fail "no UD or RC QP left (only GSI)" sh -c 'rdma resource show qp | grep -E "type (UD|RC)"'
+check_output "rdma still lists the GSI QPs" 'type GSI' rdma resource show qp
+check_rc "no UD or RC QP left (only GSI)" 1 sh -c 'rdma resource show qp | grep -E "type (UD|RC)"'
 check_output "softib devices still there and ACTIVE" 'state ACTIVE' rdma link show softib1/1
 kill %1 2>/dev/null; sleep 1
 diag "datagram client:"; diag "$(cat /tmp/dg.out)"
