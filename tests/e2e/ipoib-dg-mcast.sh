@@ -28,6 +28,9 @@
 # mem: 1536
 # timeout: 400
 . /e2e/lib.sh
+# IPv4 group membership needs CONFIG_IP_MULTICAST (/proc/net/igmp): Debian's kernel has it,
+# the debug kernel's fragment does not yet (autojoin there: "Operation not supported")
+[ -e /proc/net/igmp ] || skip_all "no CONFIG_IP_MULTICAST in this kernel (/proc/net/igmp missing)"
 plan 47
 
 fault=/sys/kernel/debug/softib/softib0/fault
