@@ -10,6 +10,8 @@
 #include <linux/sched.h>
 #include <linux/wait_bit.h>
 #include <linux/jiffies.h>
+#include <linux/irqflags.h>
+#include <asm/processor.h>
 #include "kapi.h"
 
 static struct lock_class_key kapi_lock_keys[KAPI_LOCK_ROLE_COUNT];
@@ -105,4 +107,22 @@ int kapi_wait_var_zero(int *v, unsigned int timeout_ms)
 void kapi_wake_var(int *v)
 {
 	wake_up_var(v);
+}
+
+unsigned long kapi_local_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+
+void kapi_local_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
+}
+
+void kapi_cpu_relax(void)
+{
+	cpu_relax();
 }
