@@ -318,13 +318,38 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 		kapi_skb_free(skb);	// counted by the ring
 }
 
+// Both CQs are this interface's alone (its UD QP's): a completion of any other QP on them is
+// a bug, warned about once and counted (wc_foreign_ctx), never given to a ring.
+bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
+{
+	return &qp == &qp_ && qp_.owns(wc);
+}
+
 // Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
 	const bool up = is_up();
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	dispatch_cq(
-		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
+		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
+		[this](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc))
+				return false;
+			tx_.complete(wc);
+			return true;
+		},
 		[this, up](u32 n) { tx_.completed(n, up); });
+	warn_foreign(foreign);
+}
+
+// After a poll of a private CQ: foreign completions (another QP's, or a context that is no
+// live QP) were counted by the dispatcher; the first one also warns.
+void Interface::warn_foreign(u64 before)
+{
+	if (read_stat(stats_.wc_foreign_ctx) == before || __atomic_exchange_n(&foreign_warned_, true, __ATOMIC_RELAXED))
+		return;
+	KSTD_WARN_ON(true);
+	log_.warn("completion of a QP that is not this interface's on its private CQ (counted: wc_foreign_ctx)");
 }
 
 void Interface::tx_timeout()
@@ -339,13 +364,19 @@ void Interface::tx_timeout()
 int Interface::poll_rx(int budget)
 {
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
-	return dispatch_cq(
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
+	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
-		[this, &me](UdQp &, const kapi_wc &wc) {
+		[this, &me](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc))
+				return false;
 			if (kapi_skb *skb = rx_.complete(wc))
 				receive(skb, wc, me);
+			return true;
 		},
 		[this](u32) { rx_.repost(); });
+	warn_foreign(foreign);
+	return done;
 }
 
 // One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.

@@ -197,6 +197,8 @@ private:
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
+	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
+	void warn_foreign(u64 before);			// NAPI
 	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
 	void drop(kapi_skb *skb, u64 &counter);
 	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
@@ -257,6 +259,7 @@ private:
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet
 	bool registered_ = false;
+	bool foreign_warned_ = false;	// a foreign completion was warned about (once)
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;
