@@ -375,6 +375,7 @@ int Interface::poll_rx(int budget)
 			return true;
 		},
 		[this](u32) { rx_.repost(); });
+	rx_.repost();	// buffers a partial post left queued: retried on every poll
 	warn_foreign(foreign);
 	return done;
 }

@@ -44,7 +44,11 @@ public:
 	RecvRing(kapi_ib_device *ib, const RecvCounters &c) : ib_(ib), c_(c) {}
 	~RecvRing() { release(); }
 
-	Status alloc(u32 entries) { return slots_.alloc(entries); }	// a power of two
+	Status alloc(u32 entries)	// a power of two
+	{
+		KSTD_TRY(slots_.alloc(entries));
+		return queue_.alloc(entries);
+	}
 	void bind(kapi_netdev *nd, RecvTarget target, u32 lkey)
 	{
 		nd_ = nd;
@@ -62,8 +66,10 @@ public:
 	// a fresh buffer, queued for repost) or nullptr: a flush, an error, or no replacement
 	// (the same buffer queued for repost; counted).
 	kapi_skb *complete(const kapi_wc &wc);
-	// Posts what complete() queued, as one chain.
+	// Posts what complete() (or fill()) queued, in chains of kPollBatch. What the provider
+	// refuses (a partial post) stays queued, in order, for the next repost; counted.
 	void repost();
+	u32 queued() const { return nqueued_; }
 	// Teardown, after the queue is flushed or destroyed: every buffer unmapped and freed.
 	void release();
 
@@ -80,8 +86,11 @@ private:
 	u32 posted_ = 0;
 	bool filled_ = false;
 	Array<RxSlot> slots_;
-	kapi_recv pending_[kPollBatch] = {};
-	u32 npending_ = 0;
+	// Slots whose buffer is the ring's, waiting to be posted: a FIFO of slot indices with room
+	// for every slot (a slot is posted, queued, or held after a flush; never two of these).
+	Array<u32> queue_;
+	u32 qhead_ = 0;
+	u32 nqueued_ = 0;
 };
 
 } // namespace ipoib

@@ -175,6 +175,31 @@ KTEST(recv_ring, repost_failure_is_counted)
 	EXPECT_EQ(t.r.posted(), 1u);
 }
 
+// A provider that posts the WRs before the one it refuses (mlx5, rxe): the posted ones are
+// the HCA's, the refused ones stay queued and go out on the next repost.
+KTEST(recv_ring, partial_post_keeps_the_rest_queued)
+{
+	RingOn t(8);
+	ASSERT_TRUE(t.ok);
+	for (u64 i = 0; i < 8; i++) {
+		kapi_skb *skb = t.r.complete(recv_wc(nullptr, i));
+		ASSERT_NOT_NULL(skb);
+		kapi_skb_free(skb);
+	}
+	EXPECT_EQ(t.r.posted(), 0u);
+	t.rq().partial_next = 3;
+	t.r.repost();
+	EXPECT_EQ(t.c.post_errors, 1u);
+	EXPECT_EQ(t.r.posted(), 3u);		// was 0: the 3 the provider took were not counted
+	EXPECT_EQ(t.rq().nposted, 8 + 3);
+	t.r.repost();				// the next repost retries the other 5
+	EXPECT_EQ(t.r.posted(), 8u);		// was 0: they had been dropped from the queue
+	EXPECT_EQ(t.rq().nposted, 8 + 8);
+	for (int i = 0; i < 8; i++)		// each slot once, in order
+		EXPECT_EQ(t.rq().posted[8 + i].wr_id, u64(i));
+	EXPECT_EQ(fake_skbs_live(), 8);
+}
+
 // ---- dispatch ----
 KTEST(dispatch, completions_go_to_the_tagged_qp)
 {
@@ -353,7 +378,8 @@ KTEST_SUITE(ctx_tag, KTEST_CASE(ctx_tag, live_object_converts), KTEST_CASE(ctx_t
 KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
-	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted));
+	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
+	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
 KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
