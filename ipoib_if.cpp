@@ -420,7 +420,13 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 int Interface::poll(int budget)
 {
 	poll_tx();
-	int done = rx_.filled() ? poll_rx(budget) : 0;
+	if (!rx_.filled() && rx_.fill_wanted() && !kstd::ok(rx_.fill(rx_.buf_size())) &&
+	    !__atomic_exchange_n(&fill_warned_, true, __ATOMIC_RELAXED))
+		log_.err("cannot post %u receive buffers of %u bytes (%u posted): retried on every poll", rx_.size(),
+			 rx_.buf_size(), rx_.posted());
+	// Always polled: a partly filled ring already has buffers the HCA may complete, and an
+	// unpolled CQ with entries makes the REPORT_MISSED_EVENTS re-arm below reschedule forever.
+	int done = poll_rx(budget);
 	if (done < budget && kapi_napi_complete_done(nd_, done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
 		int a = kapi_cq_arm(recv_cq_.get());

@@ -260,6 +260,7 @@ private:
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet
 	bool registered_ = false;
 	bool foreign_warned_ = false;	// a foreign completion was warned about (once)
+	bool fill_warned_ = false;	// NAPI: a failed receive fill was logged (once)
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;

@@ -19,18 +19,32 @@ Status RecvRing::alloc_buf(RxSlot &slot)
 
 Status RecvRing::fill(u32 buf_size)
 {
-	buf_size_ = buf_size;
+	want_fill(buf_size);	// the first size asked for stays the ring's
+	if (filled())
+		return Status::Ok;
+	// Resumable: a slot that holds a buffer is posted or queued already (a first fill that
+	// failed part-way, then a retry); only the empty ones get one.
+	Status st = Status::Ok;
 	for (u32 i = 0; i < slots_.size(); i++) {
-		KSTD_TRY(alloc_buf(slots_[i]));
-		kapi_recv r{i, slots_[i].dma, buf_size_};
-		if (target_.post(lkey_, &r, 1) != 1) {
-			count_local(*c_.post_errors);
-			return Status::Io;
+		if (slots_[i].skb)
+			continue;
+		if (!kstd::ok(alloc_buf(slots_[i]))) {
+			count_local(*c_.nomem);
+			st = Status::NoMem;
+			break;
 		}
-		posted_++;
+		queue(i);
 	}
-	__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
-	return Status::Ok;
+	repost();
+	if (kstd::ok(st))
+		__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
+	return st;
+}
+
+void RecvRing::want_fill(u32 buf_size)
+{
+	u32 none = 0;
+	__atomic_compare_exchange_n(&buf_size_, &none, buf_size, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 void RecvRing::queue(u32 idx)

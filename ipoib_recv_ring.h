@@ -9,7 +9,8 @@
 // Owner: Interface (a member). Holds: one skb and one DMA mapping per slot. Who may still
 // reference a slot: the HCA, for every posted buffer, until the QP/SRQ is in ERROR and its
 // flush completions are polled, or the QP destroyed; release() runs after that.
-// Single consumer: NAPI (complete, repost); fill() from the work before NAPI sees the ring.
+// Single consumer: NAPI (fill, complete, repost). Other contexts only ask for the fill
+// (want_fill, from the broadcast join) and schedule NAPI.
 #pragma once
 
 #include "ipoib_rings.h"
@@ -55,11 +56,17 @@ public:
 		target_ = target;
 		lkey_ = lkey;
 	}
-	// First fill with buffers of buf_size bytes; posts every slot.
+	// Any context: the ring is to be filled with buffers of buf_size bytes (the first size
+	// asked for is kept; buf_size() is valid from here on). NAPI does the fill.
+	void want_fill(u32 buf_size);
+	bool fill_wanted() const { return buf_size() != 0; }
+	// NAPI (or before NAPI can see the ring): gives every empty slot a buffer and posts it.
+	// Resumable: after a failure (no memory) the buffers already posted stay posted, and the
+	// next call only fills the slots still empty. Ok once every slot holds a buffer.
 	Status fill(u32 buf_size);
 	bool filled() const { return __atomic_load_n(&filled_, __ATOMIC_ACQUIRE); }
 	u32 size() const { return slots_.size(); }
-	u32 buf_size() const { return buf_size_; }
+	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
 	u32 posted() const { return posted_; }
 
 	// One receive completion of this ring. Returns the filled skb (its slot already holds

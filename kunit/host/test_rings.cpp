@@ -200,6 +200,37 @@ KTEST(recv_ring, partial_post_keeps_the_rest_queued)
 	EXPECT_EQ(fake_skbs_live(), 8);
 }
 
+// A first fill that ran out of memory part-way: the buffers it posted stay the HCA's, and the
+// next fill only adds the missing ones (never a slot twice, never a posted buffer lost).
+KTEST(recv_ring, failed_first_fill_resumes)
+{
+	Counters c;
+	kapi_qp *qp = fake_qp_new(nullptr);
+	ASSERT_NOT_NULL(qp);
+	{
+		RecvRing r{nullptr, c.refs()};
+		ASSERT_OK(r.alloc(8));
+		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
+		ktest_alloc_fail_nth(6);	// an skb is 2 allocations: slot 3's fails
+		EXPECT_FALSE(kstd::ok(r.fill(256)));
+		ktest_alloc_fail_nth(-1);
+		EXPECT_FALSE(r.filled());
+		EXPECT_EQ(r.posted(), 3u);
+		EXPECT_EQ(fake_qp_rq(qp)->nposted, 3);
+		EXPECT_OK(r.fill(256));		// the retry
+		EXPECT_TRUE(r.filled());
+		EXPECT_EQ(r.posted(), 8u);	// was 11: slots 0-2 posted again over their buffers
+		EXPECT_EQ(fake_qp_rq(qp)->nposted, 8);
+		for (int i = 0; i < fake_qp_rq(qp)->nposted && i < 8; i++)
+			EXPECT_EQ(fake_qp_rq(qp)->posted[i].wr_id, u64(i));
+		EXPECT_EQ(fake_skbs_live(), 8);	// was 11: three leaked
+		EXPECT_EQ(fake_dma_live(), 8);
+	}
+	fake_qp_free(qp);
+	EXPECT_EQ(fake_skbs_live(), 0);
+	EXPECT_EQ(fake_dma_live(), 0);
+}
+
 // ---- dispatch ----
 KTEST(dispatch, completions_go_to_the_tagged_qp)
 {
@@ -379,7 +410,8 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
 	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
-	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued));
+	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
+	    KTEST_CASE(recv_ring, failed_first_fill_resumes));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
 KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
