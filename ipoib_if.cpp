@@ -43,7 +43,7 @@ void Interface::reap_ahs()
 			if (nd_)
 				kapi_netdev_tx_barrier(nd_);
 		},
-		[this] { return AhReaper::Progress{tx_.completed(), tx_.outstanding() == 0}; });
+		[this] { return AhReaper::Progress{tx_.completed(), tx_.posted()}; });
 	if (left && nd_)
 		schedule_work(nd_, kReapRetryMs);
 }
