@@ -152,7 +152,9 @@ void Interface::teardown(bool rtnl_held)
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	queries_.wait_idle(log_, "path queries", 5000);	// each callback ends its own
+	// Each callback ends its own; a query is answered, times out (kPathQueryTimeoutMs) or is
+	// cancelled by path_flush well within a minute.
+	queries_.wait_idle(log_, "path queries", 5000, 60000);
 	qp_.to_error();
 	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
