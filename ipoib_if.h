@@ -89,7 +89,11 @@ struct Stats {
 #define IPOIB_STAT_ONE(n) +1
 inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
 #undef IPOIB_STAT_ONE
-const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
+// ethtool -S: the IPOIB_STATS counters in order, then the UD QP's affiliated events per kind
+// (qp_event_<kind>, QpEventCounts), kStatCount + kQpEventStats in all.
+inline constexpr u32 kQpEventStats = KAPI_QPEV_KIND_COUNT;
+inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats;
+const char *stat_name(u32 i);
 
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
