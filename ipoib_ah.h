@@ -31,14 +31,17 @@ public:
 		__atomic_store_n(&last_send_, seq, __ATOMIC_RELAXED);
 		__atomic_store_n(&used_, true, __ATOMIC_RELEASE);
 	}
-	// Reaper: were all sends with it completed? completed: the ring's completed count;
-	// drained: nothing outstanding on the ring at all (also covers a last send whose post
-	// failed, which no completion will ever pass).
-	bool idle(kstd::u32 completed, bool drained) const
+	// Reaper: were all sends with it completed? completed (tail) and head: the ring's
+	// free-running completed and posted counts. Its last send is in flight only if it lies
+	// in [tail, head): an unsigned distance from the tail, so a send any number of
+	// sequence numbers behind (wrapped past 2^31 too) is idle, and so is a last send whose
+	// post failed (its number is head, which no completion will ever pass).
+	bool idle(kstd::u32 completed, kstd::u32 head) const
 	{
-		if (drained || !__atomic_load_n(&used_, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&used_, __ATOMIC_ACQUIRE))
 			return true;
-		return __INT32_TYPE__(completed - __atomic_load_n(&last_send_, __ATOMIC_RELAXED)) > 0;
+		const kstd::u32 last = __atomic_load_n(&last_send_, __ATOMIC_RELAXED);
+		return kstd::u32(last - completed) >= kstd::u32(head - completed);
 	}
 
 private:
@@ -67,8 +70,8 @@ public:
 	// frees those Ah::idle(progress()) calls idle; the others go back to the list. Returns
 	// how many wait for more completions.
 	struct Progress {
-		kstd::u32 completed;
-		bool drained;
+		kstd::u32 completed;	// the send ring's tail
+		kstd::u32 head;		// and head (posted so far)
 	};
 	template <typename Barrier, typename GetProgress> kstd::u32 reap(Barrier &&barrier, GetProgress &&progress)
 	{
@@ -84,7 +87,7 @@ public:
 		const Progress p = progress();
 		kstd::u32 left = 0;
 		while (Ah *ah = all.pop_front()) {
-			if (ah->idle(p.completed, p.drained)) {
+			if (ah->idle(p.completed, p.head)) {
 				ah->destroy();
 				delete ah;
 			} else {

@@ -110,7 +110,7 @@ extern "C" void ipoib_core_if_stats(kapi_ctx *c, kapi_stats64 *o) noexcept
 }
 
 // ---- ethtool ----
-extern "C" int ipoib_core_if_stat_count(kapi_ctx *) noexcept { return int(kStatCount); }
+extern "C" int ipoib_core_if_stat_count(kapi_ctx *) noexcept { return int(kEthtoolStats); }
 extern "C" const char *ipoib_core_if_stat_name(kapi_ctx *, int i) noexcept { return stat_name(u32(i)); }
 extern "C" u64 ipoib_core_if_stat_value(kapi_ctx *c, int n) noexcept
 {

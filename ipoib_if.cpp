@@ -43,7 +43,7 @@ void Interface::reap_ahs()
 			if (nd_)
 				kapi_netdev_tx_barrier(nd_);
 		},
-		[this] { return AhReaper::Progress{tx_.completed(), tx_.outstanding() == 0}; });
+		[this] { return AhReaper::Progress{tx_.completed(), tx_.posted()}; });
 	if (left && nd_)
 		schedule_work(nd_, kReapRetryMs);
 }
@@ -152,7 +152,9 @@ void Interface::teardown(bool rtnl_held)
 	if (nd_)
 		kapi_netdev_cancel_work(nd_);
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	queries_.wait_idle(log_, "path queries", 5000);	// each callback ends its own
+	// Each callback ends its own; a query is answered, times out (kPathQueryTimeoutMs) or is
+	// cancelled by path_flush well within a minute.
+	queries_.wait_idle(log_, "path queries", 5000, 60000);
 	qp_.to_error();
 	qp_.destroy();
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
@@ -318,13 +320,38 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 		kapi_skb_free(skb);	// counted by the ring
 }
 
+// Both CQs are this interface's alone (its UD QP's): a completion of any other QP on them is
+// a bug, warned about once and counted (wc_foreign_ctx), never given to a ring.
+bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
+{
+	return &qp == &qp_ && qp_.owns(wc);
+}
+
 // Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
 	const bool up = is_up();
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	dispatch_cq(
-		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx, [this](UdQp &, const kapi_wc &wc) { tx_.complete(wc); },
+		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
+		[this](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc))
+				return false;
+			tx_.complete(wc);
+			return true;
+		},
 		[this, up](u32 n) { tx_.completed(n, up); });
+	warn_foreign(foreign);
+}
+
+// After a poll of a private CQ: foreign completions (another QP's, or a context that is no
+// live QP) were counted by the dispatcher; the first one also warns.
+void Interface::warn_foreign(u64 before)
+{
+	if (read_stat(stats_.wc_foreign_ctx) == before || __atomic_exchange_n(&foreign_warned_, true, __ATOMIC_RELAXED))
+		return;
+	KSTD_WARN_ON(true);
+	log_.warn("completion of a QP that is not this interface's on its private CQ (counted: wc_foreign_ctx)");
 }
 
 void Interface::tx_timeout()
@@ -339,13 +366,20 @@ void Interface::tx_timeout()
 int Interface::poll_rx(int budget)
 {
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
-	return dispatch_cq(
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
+	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
-		[this, &me](UdQp &, const kapi_wc &wc) {
+		[this, &me](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc))
+				return false;
 			if (kapi_skb *skb = rx_.complete(wc))
 				receive(skb, wc, me);
+			return true;
 		},
 		[this](u32) { rx_.repost(); });
+	rx_.repost();	// buffers a partial post left queued: retried on every poll
+	warn_foreign(foreign);
+	return done;
 }
 
 // One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.
@@ -388,7 +422,13 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 int Interface::poll(int budget)
 {
 	poll_tx();
-	int done = rx_.filled() ? poll_rx(budget) : 0;
+	if (!rx_.filled() && rx_.fill_wanted() && !kstd::ok(rx_.fill(rx_.buf_size())) &&
+	    !__atomic_exchange_n(&fill_warned_, true, __ATOMIC_RELAXED))
+		log_.err("cannot post %u receive buffers of %u bytes (%u posted): retried on every poll", rx_.size(),
+			 rx_.buf_size(), rx_.posted());
+	// Always polled: a partly filled ring already has buffers the HCA may complete, and an
+	// unpolled CQ with entries makes the REPORT_MISSED_EVENTS re-arm below reschedule forever.
+	int done = poll_rx(budget);
 	if (done < budget && kapi_napi_complete_done(nd_, done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
 		int a = kapi_cq_arm(recv_cq_.get());

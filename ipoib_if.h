@@ -89,7 +89,11 @@ struct Stats {
 #define IPOIB_STAT_ONE(n) +1
 inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
 #undef IPOIB_STAT_ONE
-const char *stat_name(u32 i);	// ethtool -S, in IPOIB_STATS order
+// ethtool -S: the IPOIB_STATS counters in order, then the UD QP's affiliated events per kind
+// (qp_event_<kind>, QpEventCounts), kStatCount + kQpEventStats in all.
+inline constexpr u32 kQpEventStats = KAPI_QPEV_KIND_COUNT;
+inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats;
+const char *stat_name(u32 i);
 
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
@@ -197,6 +201,8 @@ private:
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void poll_tx();
 	int poll_rx(int budget);
+	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
+	void warn_foreign(u64 before);			// NAPI
 	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
 	void drop(kapi_skb *skb, u64 &counter);
 	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
@@ -257,6 +263,8 @@ private:
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet
 	bool registered_ = false;
+	bool foreign_warned_ = false;	// a foreign completion was warned about (once)
+	bool fill_warned_ = false;	// NAPI: a failed receive fill was logged (once)
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;
 	u32 coal_frames_ = 0;

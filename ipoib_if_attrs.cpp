@@ -14,6 +14,12 @@ const char *const g_stat_names[] = {
 #undef IPOIB_STAT_NAME
 };
 static_assert(sizeof(Stats) == kStatCount * sizeof(u64));
+// In kapi_qp_event_kind order (kapi_events.h).
+const char *const g_qp_event_names[] = {
+	"qp_event_other", "qp_event_comm_est", "qp_event_last_wqe_reached", "qp_event_fatal",
+	"qp_event_sq_drained", "qp_event_srq_limit_reached", "qp_event_srq_err",
+};
+static_assert(sizeof(g_qp_event_names) / sizeof(g_qp_event_names[0]) == kQpEventStats);
 static_assert(sizeof(g_stat_names) / sizeof(g_stat_names[0]) == kStatCount);
 
 // A sysfs write without its trailing newline/blanks.
@@ -29,11 +35,18 @@ int logged_len(StrView v) { return v.size() < kLoggedValue ? int(v.size()) : kLo
 
 } // namespace
 
-const char *stat_name(u32 i) { return i < kStatCount ? g_stat_names[i] : ""; }
+const char *stat_name(u32 i)
+{
+	if (i < kStatCount)
+		return g_stat_names[i];
+	return i < kEthtoolStats ? g_qp_event_names[i - kStatCount] : "";
+}
 
 u64 Interface::stat_value(u32 i) const
 {
-	return i < kStatCount ? read_stat(reinterpret_cast<const u64 *>(&stats_)[i]) : 0;
+	if (i < kStatCount)
+		return read_stat(reinterpret_cast<const u64 *>(&stats_)[i]);
+	return i < kEthtoolStats ? qp_.events().get(kapi_qp_event_kind(i - kStatCount)) : 0;
 }
 
 void Interface::stats64(kapi_stats64 &o) const

@@ -112,9 +112,9 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			if (!kstd::ok(qp_.set_qkey(rec.qkey)))
 				log_.err("cannot set Q_Key 0x%x", rec.qkey);
 			if (!rx_.filled()) {
-				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2).
-				if (!kstd::ok(rx_.fill(ib_mtu_bytes(rec.mtu) + kGrhLen)))
-					log_.err("cannot post %u receive buffers of %u bytes", rx_.size(), rx_.buf_size());
+				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2). NAPI, the ring's one
+				// consumer, posts them (and retries what a failed fill left empty).
+				rx_.want_fill(ib_mtu_bytes(rec.mtu) + kGrhLen);
 				kapi_napi_schedule(nd_);
 			}
 			u32 m = ud_mtu(rec.mtu);

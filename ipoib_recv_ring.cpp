@@ -19,25 +19,42 @@ Status RecvRing::alloc_buf(RxSlot &slot)
 
 Status RecvRing::fill(u32 buf_size)
 {
-	buf_size_ = buf_size;
+	want_fill(buf_size);	// the first size asked for stays the ring's
+	if (filled())
+		return Status::Ok;
+	// Resumable: a slot that holds a buffer is posted or queued already (a first fill that
+	// failed part-way, then a retry); only the empty ones get one.
+	Status st = Status::Ok;
 	for (u32 i = 0; i < slots_.size(); i++) {
-		KSTD_TRY(alloc_buf(slots_[i]));
-		kapi_recv r{i, slots_[i].dma, buf_size_};
-		if (target_.post(lkey_, &r, 1) != 0) {
-			count_local(*c_.post_errors);
-			return Status::Io;
+		if (slots_[i].skb)
+			continue;
+		if (!kstd::ok(alloc_buf(slots_[i]))) {
+			count_local(*c_.nomem);
+			st = Status::NoMem;
+			break;
 		}
-		posted_++;
+		queue(i);
 	}
-	__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
-	return Status::Ok;
+	repost();
+	if (kstd::ok(st))
+		__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
+	return st;
+}
+
+void RecvRing::want_fill(u32 buf_size)
+{
+	u32 none = 0;
+	__atomic_compare_exchange_n(&buf_size_, &none, buf_size, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 void RecvRing::queue(u32 idx)
 {
-	if (npending_ == kPollBatch)
+	const u32 mask = slots_.size() - 1;
+	if (KSTD_WARN_ON(nqueued_ >= slots_.size()))
+		return;	// cannot happen: a slot is queued at most once
+	queue_[(qhead_ + nqueued_++) & mask] = idx;
+	if (nqueued_ >= kPollBatch)
 		repost();
-	pending_[npending_++] = {idx, slots_[idx].dma, buf_size_};
 }
 
 kapi_skb *RecvRing::complete(const kapi_wc &wc)
@@ -70,13 +87,24 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 
 void RecvRing::repost()
 {
-	if (!npending_)
-		return;
-	if (target_.post(lkey_, pending_, int(npending_)) != 0)
-		count_local(*c_.post_errors);
-	else
-		posted_ += npending_;
-	npending_ = 0;
+	const u32 mask = slots_.size() - 1;
+	while (nqueued_) {
+		kapi_recv r[kPollBatch];
+		const u32 n = nqueued_ < kPollBatch ? nqueued_ : kPollBatch;
+		for (u32 i = 0; i < n; i++) {
+			const u32 idx = queue_[(qhead_ + i) & mask];
+			r[i] = {idx, slots_[idx].dma, buf_size_};
+		}
+		const int rc = target_.post(lkey_, r, int(n));
+		const u32 took = rc > 0 ? u32(rc) : 0;
+		posted_ += took;
+		qhead_ = (qhead_ + took) & mask;
+		nqueued_ -= took;
+		if (took < n) {
+			count_local(*c_.post_errors);	// the rest stays queued for the next repost
+			return;
+		}
+	}
 }
 
 void RecvRing::release()
@@ -89,6 +117,8 @@ void RecvRing::release()
 		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
 	}
 	posted_ = 0;
+	nqueued_ = 0;
+	qhead_ = 0;
 }
 
 } // namespace ipoib

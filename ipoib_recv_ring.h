@@ -9,7 +9,8 @@
 // Owner: Interface (a member). Holds: one skb and one DMA mapping per slot. Who may still
 // reference a slot: the HCA, for every posted buffer, until the QP/SRQ is in ERROR and its
 // flush completions are polled, or the QP destroyed; release() runs after that.
-// Single consumer: NAPI (complete, repost); fill() from the work before NAPI sees the ring.
+// Single consumer: NAPI (fill, complete, repost). Other contexts only ask for the fill
+// (want_fill, from the broadcast join) and schedule NAPI.
 #pragma once
 
 #include "ipoib_rings.h"
@@ -44,26 +45,38 @@ public:
 	RecvRing(kapi_ib_device *ib, const RecvCounters &c) : ib_(ib), c_(c) {}
 	~RecvRing() { release(); }
 
-	Status alloc(u32 entries) { return slots_.alloc(entries); }	// a power of two
+	Status alloc(u32 entries)	// a power of two
+	{
+		KSTD_TRY(slots_.alloc(entries));
+		return queue_.alloc(entries);
+	}
 	void bind(kapi_netdev *nd, RecvTarget target, u32 lkey)
 	{
 		nd_ = nd;
 		target_ = target;
 		lkey_ = lkey;
 	}
-	// First fill with buffers of buf_size bytes; posts every slot.
+	// Any context: the ring is to be filled with buffers of buf_size bytes (the first size
+	// asked for is kept; buf_size() is valid from here on). NAPI does the fill.
+	void want_fill(u32 buf_size);
+	bool fill_wanted() const { return buf_size() != 0; }
+	// NAPI (or before NAPI can see the ring): gives every empty slot a buffer and posts it.
+	// Resumable: after a failure (no memory) the buffers already posted stay posted, and the
+	// next call only fills the slots still empty. Ok once every slot holds a buffer.
 	Status fill(u32 buf_size);
 	bool filled() const { return __atomic_load_n(&filled_, __ATOMIC_ACQUIRE); }
 	u32 size() const { return slots_.size(); }
-	u32 buf_size() const { return buf_size_; }
+	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
 	u32 posted() const { return posted_; }
 
 	// One receive completion of this ring. Returns the filled skb (its slot already holds
 	// a fresh buffer, queued for repost) or nullptr: a flush, an error, or no replacement
 	// (the same buffer queued for repost; counted).
 	kapi_skb *complete(const kapi_wc &wc);
-	// Posts what complete() queued, as one chain.
+	// Posts what complete() (or fill()) queued, in chains of kPollBatch. What the provider
+	// refuses (a partial post) stays queued, in order, for the next repost; counted.
 	void repost();
+	u32 queued() const { return nqueued_; }
 	// Teardown, after the queue is flushed or destroyed: every buffer unmapped and freed.
 	void release();
 
@@ -80,8 +93,11 @@ private:
 	u32 posted_ = 0;
 	bool filled_ = false;
 	Array<RxSlot> slots_;
-	kapi_recv pending_[kPollBatch] = {};
-	u32 npending_ = 0;
+	// Slots whose buffer is the ring's, waiting to be posted: a FIFO of slot indices with room
+	// for every slot (a slot is posted, queued, or held after a flush; never two of these).
+	Array<u32> queue_;
+	u32 qhead_ = 0;
+	u32 nqueued_ = 0;
 };
 
 } // namespace ipoib

@@ -62,6 +62,8 @@ public:
 	void drain();
 	// Sends completed so far (free-running; an AH is idle once this passed its last send).
 	u32 completed() const { return __atomic_load_n(&tail_, __ATOMIC_ACQUIRE); }
+	// Sends posted so far (free-running; the reaper's upper bound of what is in flight).
+	u32 posted() const { return __atomic_load_n(&head_, __ATOMIC_ACQUIRE); }
 
 private:
 	kapi_ib_device *ib_;

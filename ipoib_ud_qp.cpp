@@ -39,14 +39,17 @@ void UdQp::destroy()
 	ready_ = false;
 }
 
-// A UD QP has no connection: COMM_EST and LAST_WQE_REACHED do not happen to it, and a fatal
-// error leaves it in ERROR, which only a new bring-up (ifdown/ifup, or the module) repairs,
-// as in-tree. Each is counted (ethtool -S qp_event_*) and a fatal one logged.
+// A UD QP has no connection: COMM_EST and LAST_WQE_REACHED do not happen to it. A fatal
+// error leaves it in ERROR, and nothing here repairs that: the QP is created once, in
+// Interface::start, and open()/stop() (ifup/ifdown) do not touch its state, so only a new
+// interface (unbinding the port: removing the device, or reloading the module) brings a
+// working QP back. (In-tree ipoib moves its QP through RESET on every ifdown/ifup.) Every
+// event is counted per kind (ethtool -S qp_event_*, UdQp::events) and a fatal one logged.
 void UdQp::event(kapi_qp_event_kind kind)
 {
 	events_.count(kind);
 	if (kind == KAPI_QPEV_FATAL)
-		log_.err("UD QP 0x%06x: fatal asynchronous error; the interface needs a restart", qpn_);
+		log_.err("UD QP 0x%06x: fatal asynchronous error; the QP stays in ERROR until the module is reloaded", qpn_);
 }
 
 } // namespace ipoib

@@ -54,6 +54,13 @@ void kapi_mutex_unlock(struct kapi_mutex *m) KAPI_NOEXCEPT;
 int kapi_wait_var_zero(int *v, unsigned int timeout_ms) KAPI_NOEXCEPT;
 void kapi_wake_var(int *v) KAPI_NOEXCEPT;
 
+/* A short section that nothing on this CPU may interrupt (local_irq_save/restore): the
+ * writer of a word set that readers in softirq or hardirq context spin on. */
+unsigned long kapi_local_irq_save(void) KAPI_NOEXCEPT;
+void kapi_local_irq_restore(unsigned long flags) KAPI_NOEXCEPT;
+/* cpu_relax(): the body of a spin-wait loop, on every architecture. */
+void kapi_cpu_relax(void) KAPI_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -87,7 +87,9 @@ struct kapi_recv {
 	kapi_u64 addr;
 	kapi_u32 len;
 };
-/* Posts n <= KAPI_WR_BATCH_MAX receives as one chain (lkey = pd's local_dma_lkey); 0 or -errno. */
+/* Posts n <= KAPI_WR_BATCH_MAX receives as one chain (lkey = pd's local_dma_lkey). Returns
+ * how many were posted, in order: n, or fewer when the provider refused one (the first ones
+ * are posted, the rest not); -EINVAL for a bad n. */
 int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
 int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
 struct kapi_ud_send {
@@ -99,7 +101,8 @@ struct kapi_ud_send {
 	kapi_u8 signaled;	/* IB_SEND_SIGNALED */
 	struct kapi_ah *ah;
 };
-/* n <= KAPI_WR_BATCH_MAX, one chain */
+/* n <= KAPI_WR_BATCH_MAX, one chain; 0 or -errno (on an error the WRs before the refused
+ * one may have been posted: the core posts one at a time). */
 int kapi_post_send_ud(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_ud_send *s, int n) KAPI_NOEXCEPT;
 
 /* AHs: from a joined group's record, or from a path record (only inside the path callback). */

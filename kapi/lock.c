@@ -10,6 +10,8 @@
 #include <linux/sched.h>
 #include <linux/wait_bit.h>
 #include <linux/jiffies.h>
+#include <linux/irqflags.h>
+#include <asm/processor.h>
 #include "kapi.h"
 
 static struct lock_class_key kapi_lock_keys[KAPI_LOCK_ROLE_COUNT];
@@ -102,7 +104,32 @@ int kapi_wait_var_zero(int *v, unsigned int timeout_ms)
 	return wait_var_event_timeout(v, READ_ONCE(*v) == 0, msecs_to_jiffies(timeout_ms)) ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * The caller's decrement must be ordered before wake_up_var()'s waitqueue_active() check,
+ * or a waiter that has just queued itself and seen the old value is never woken
+ * (wake_up_var / wake_up_bit: "needs smp_mb__after_atomic()" or a full barrier). The core's
+ * decrement is a plain C++ atomic, so the full barrier is here.
+ */
 void kapi_wake_var(int *v)
 {
+	smp_mb();
 	wake_up_var(v);
+}
+
+unsigned long kapi_local_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+
+void kapi_local_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
+}
+
+void kapi_cpu_relax(void)
+{
+	cpu_relax();
 }

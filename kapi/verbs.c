@@ -174,13 +174,17 @@ int kapi_qp_detach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
 	return ib_detach_mcast((struct ib_qp *)qp, &g, mlid);
 }
 
-/* n receives as one chain, to the SRQ when srq is set, else to the QP's receive queue. */
+/*
+ * n receives as one chain, to the SRQ when srq is set, else to the QP's receive queue.
+ * Returns how many were posted: on an error the provider has posted the WRs before *bad
+ * (mlx5, rxe: they ring the doorbell for those), so those are the HCA's now.
+ */
 static int kapi_post_recv_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lkey, const struct kapi_recv *r, int n)
 {
 	struct ib_sge sge[KAPI_WR_BATCH_MAX];
 	struct ib_recv_wr wr[KAPI_WR_BATCH_MAX];
-	const struct ib_recv_wr *bad;
-	int i;
+	const struct ib_recv_wr *bad = wr;
+	int i, rc;
 
 	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
 		return -EINVAL;
@@ -193,7 +197,12 @@ static int kapi_post_recv_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lkey, 
 		wr[i].num_sge = 1;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
-	return srq ? ib_post_srq_recv(srq, wr, &bad) : ib_post_recv(qp, wr, &bad);
+	rc = srq ? ib_post_srq_recv(srq, wr, &bad) : ib_post_recv(qp, wr, &bad);
+	if (!rc)
+		return n;
+	if (bad < wr || bad >= wr + n)
+		return 0;	/* not one of ours: assume none went */
+	return (int)(bad - wr);
 }
 
 int kapi_post_recv(struct kapi_qp *qp, u32 lkey, const struct kapi_recv *r, int n)

@@ -97,16 +97,21 @@ static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
 
 	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
 		return -KAPI_EINVAL;	/* as the shim */
+	int take = n;
+
 	q->post_calls++;
 	if (q->fail_next_post) {
 		q->fail_next_post = 0;
-		return -KAPI_ENOMEM;
+		take = 0;
+	} else if (q->partial_next > 0 && q->partial_next < n) {
+		take = q->partial_next;
+		q->partial_next = 0;
 	}
-	for (i = 0; i < n && q->nposted < FAKE_POSTED_MAX; i++)
+	for (i = 0; i < take && q->nposted < FAKE_POSTED_MAX; i++)
 		q->posted[q->nposted++] = r[i];
-	if (n > q->max_chain)
-		q->max_chain = n;
-	return 0;
+	if (take > q->max_chain)
+		q->max_chain = take;
+	return take;	/* as the shim: how many were posted */
 }
 
 struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx)

@@ -30,7 +30,8 @@ struct fake_rq {
 	struct kapi_recv posted[FAKE_POSTED_MAX];
 	int nposted;		/* total posted */
 	int post_calls;
-	int fail_next_post;	/* the next post returns -ENOMEM */
+	int fail_next_post;	/* the next post fails at its first WR */
+	int partial_next;	/* > 0: the next post takes only this many WRs, then fails (as mlx5) */
 	int max_chain;		/* longest chain posted in one call */
 };
 struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx) KAPI_NOEXCEPT;

@@ -222,6 +222,14 @@ void kapi_mutex_unlock(struct kapi_mutex *m)
 	if (!x->locked) lock_bug("mutex_unlock of an unlocked mutex");
 	x->locked = 0;
 }
+unsigned long kapi_local_irq_save(void)
+{
+	unsigned long flags = (unsigned long)irq_off;
+	irq_off = 1;
+	return flags;
+}
+void kapi_local_irq_restore(unsigned long flags) { irq_off = (int)flags; }
+void kapi_cpu_relax(void) {}
 int ktest_spin_is_locked(struct kapi_spinlock *l) { return ((struct host_spin *)l)->locked; }
 int ktest_mutex_is_locked(struct kapi_mutex *m) { return ((struct host_mutex *)m)->locked; }
 int ktest_irqs_disabled(void) { return irq_off; }

@@ -250,15 +250,15 @@ KTEST(ah_reaper, waits_for_the_last_send_then_frees)
 	int barriers = 0;
 	const long live = ktest_alloc_live();
 	// sends 0..4 completed: the one with sequence 5 is still out
-	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{5, false}; }), 1u);
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{5, 6}; }), 1u);
 	EXPECT_EQ(barriers, 1);
 	EXPECT_EQ(ktest_alloc_live(), live - 1);	// the unused one went at once
 	EXPECT_FALSE(r.empty());
-	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, 7}; }), 0u);
 	EXPECT_TRUE(r.empty());
 	EXPECT_EQ(barriers, 2);
 	// nothing listed: no barrier taken
-	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, false}; }), 0u);
+	EXPECT_EQ(r.reap([&] { barriers++; }, [] { return AhReaper::Progress{6, 7}; }), 0u);
 	EXPECT_EQ(barriers, 2);
 }
 
@@ -269,14 +269,27 @@ KTEST(ah_reaper, a_drained_ring_frees_everything)
 	ASSERT_NOT_NULL(a);
 	a->note_send(0xfffffffeu);	// wraps: completed 2 is past it
 	r.add(*a);
-	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{0xfffffffeu, false}; }), 1u);
-	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{2, false}; }), 0u);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{0xfffffffeu, 1}; }), 1u);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{2, 3}; }), 0u);
 	Ah *b = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
 	ASSERT_NOT_NULL(b);
 	b->note_send(7);	// its post failed: no completion will pass it
 	r.add(*b);
-	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{7, true}; }), 0u);
+	EXPECT_EQ(r.reap([] {}, [] { return AhReaper::Progress{7, 7}; }), 0u);
 	EXPECT_TRUE(r.empty());
 }
+// An AH whose last send is more than 2^31 sends behind the ring is long idle, not in flight.
+KTEST(ah_reaper, a_send_far_behind_is_idle)
+{
+	AhReaper r;
+	Ah *a = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	ASSERT_NOT_NULL(a);
+	a->note_send(5);
+	r.add(*a);
+	const u32 tail = 5u + 0x80000000u + 10u;	// completions since then
+	EXPECT_EQ(r.reap([] {}, [tail] { return AhReaper::Progress{tail, tail + 3}; }), 0u);
+	EXPECT_TRUE(r.empty());
+}
+
 KTEST_SUITE(ah_reaper, KTEST_CASE(ah_reaper, waits_for_the_last_send_then_frees),
-	    KTEST_CASE(ah_reaper, a_drained_ring_frees_everything));
+	    KTEST_CASE(ah_reaper, a_drained_ring_frees_everything), KTEST_CASE(ah_reaper, a_send_far_behind_is_idle));

@@ -175,6 +175,62 @@ KTEST(recv_ring, repost_failure_is_counted)
 	EXPECT_EQ(t.r.posted(), 1u);
 }
 
+// A provider that posts the WRs before the one it refuses (mlx5, rxe): the posted ones are
+// the HCA's, the refused ones stay queued and go out on the next repost.
+KTEST(recv_ring, partial_post_keeps_the_rest_queued)
+{
+	RingOn t(8);
+	ASSERT_TRUE(t.ok);
+	for (u64 i = 0; i < 8; i++) {
+		kapi_skb *skb = t.r.complete(recv_wc(nullptr, i));
+		ASSERT_NOT_NULL(skb);
+		kapi_skb_free(skb);
+	}
+	EXPECT_EQ(t.r.posted(), 0u);
+	t.rq().partial_next = 3;
+	t.r.repost();
+	EXPECT_EQ(t.c.post_errors, 1u);
+	EXPECT_EQ(t.r.posted(), 3u);		// was 0: the 3 the provider took were not counted
+	EXPECT_EQ(t.rq().nposted, 8 + 3);
+	t.r.repost();				// the next repost retries the other 5
+	EXPECT_EQ(t.r.posted(), 8u);		// was 0: they had been dropped from the queue
+	EXPECT_EQ(t.rq().nposted, 8 + 8);
+	for (int i = 0; i < 8; i++)		// each slot once, in order
+		EXPECT_EQ(t.rq().posted[8 + i].wr_id, u64(i));
+	EXPECT_EQ(fake_skbs_live(), 8);
+}
+
+// A first fill that ran out of memory part-way: the buffers it posted stay the HCA's, and the
+// next fill only adds the missing ones (never a slot twice, never a posted buffer lost).
+KTEST(recv_ring, failed_first_fill_resumes)
+{
+	Counters c;
+	kapi_qp *qp = fake_qp_new(nullptr);
+	ASSERT_NOT_NULL(qp);
+	{
+		RecvRing r{nullptr, c.refs()};
+		ASSERT_OK(r.alloc(8));
+		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
+		ktest_alloc_fail_nth(6);	// an skb is 2 allocations: slot 3's fails
+		EXPECT_FALSE(kstd::ok(r.fill(256)));
+		ktest_alloc_fail_nth(-1);
+		EXPECT_FALSE(r.filled());
+		EXPECT_EQ(r.posted(), 3u);
+		EXPECT_EQ(fake_qp_rq(qp)->nposted, 3);
+		EXPECT_OK(r.fill(256));		// the retry
+		EXPECT_TRUE(r.filled());
+		EXPECT_EQ(r.posted(), 8u);	// was 11: slots 0-2 posted again over their buffers
+		EXPECT_EQ(fake_qp_rq(qp)->nposted, 8);
+		for (int i = 0; i < fake_qp_rq(qp)->nposted && i < 8; i++)
+			EXPECT_EQ(fake_qp_rq(qp)->posted[i].wr_id, u64(i));
+		EXPECT_EQ(fake_skbs_live(), 8);	// was 11: three leaked
+		EXPECT_EQ(fake_dma_live(), 8);
+	}
+	fake_qp_free(qp);
+	EXPECT_EQ(fake_skbs_live(), 0);
+	EXPECT_EQ(fake_dma_live(), 0);
+}
+
 // ---- dispatch ----
 KTEST(dispatch, completions_go_to_the_tagged_qp)
 {
@@ -197,6 +253,7 @@ KTEST(dispatch, completions_go_to_the_tagged_qp)
 				to_a++;
 			if (&qp == &b && wc.wr_id % 2 == 0)
 				to_b++;
+			return true;
 		},
 		[&](u32) { batches++; });
 	EXPECT_EQ(n, 42);
@@ -205,6 +262,37 @@ KTEST(dispatch, completions_go_to_the_tagged_qp)
 	EXPECT_EQ(foreign, 2u);	// a non-QP context and no context: counted, not dispatched
 	EXPECT_EQ(batches, 3);	// 16 + 16 + 10
 	EXPECT_LE(fake_cq_max_poll(cq), int(kPollBatch));
+	fake_cq_free(cq);
+}
+
+// on_batch(n) is what the send ring advances its tail by: only completions an owner took
+// may count, or the tail passes sends still in flight (and their skb/DMA are never freed).
+KTEST(dispatch, batch_counts_only_what_was_dispatched)
+{
+	UdQp mine(g_log), other_qp(g_log);
+	kapi_cq *cq = fake_cq_new();
+	ASSERT_NOT_NULL(cq);
+	TestObj other;
+	for (u64 i = 0; i < 20; i++) {
+		kapi_ctx *c = i % 4 == 1 ? other_qp.ctx() : i % 4 == 3 ? other.ctx() : mine.ctx();
+		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(c, i)));
+	}
+	u64 foreign = 0;
+	u32 batched = 0;
+	int taken = 0;
+	int n = dispatch_cq(
+		cq, 64, foreign,
+		[&](UdQp &qp, const kapi_wc &) {
+			if (&qp != &mine)
+				return false;	// not the QP this CQ serves
+			taken++;
+			return true;
+		},
+		[&](u32 k) { batched += k; });
+	EXPECT_EQ(n, 20);		// all polled (the NAPI budget counts them)
+	EXPECT_EQ(taken, 10);
+	EXPECT_EQ(batched, 10u);	// was 20: every polled entry, foreign ones included
+	EXPECT_EQ(foreign, 10u);	// another UD QP's (5) and a non-QP context's (5)
 	fake_cq_free(cq);
 }
 
@@ -217,7 +305,7 @@ KTEST(dispatch, budget_bounds_the_poll)
 		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(a.ctx(), i)));
 	u64 foreign = 0;
 	int seen = 0;
-	EXPECT_EQ(dispatch_cq(cq, 20, foreign, [&](UdQp &, const kapi_wc &) { seen++; }, [](u32) {}), 20);
+	EXPECT_EQ(dispatch_cq(cq, 20, foreign, [&](UdQp &, const kapi_wc &) { seen++; return true; }, [](u32) {}), 20);
 	EXPECT_EQ(seen, 20);
 	EXPECT_EQ(fake_cq_pending(cq), 10);
 	fake_cq_free(cq);
@@ -321,8 +409,11 @@ KTEST_SUITE(ctx_tag, KTEST_CASE(ctx_tag, live_object_converts), KTEST_CASE(ctx_t
 KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
-	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted));
-KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll));
+	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
+	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
+	    KTEST_CASE(recv_ring, failed_first_fill_resumes));
+KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
+	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
 KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
