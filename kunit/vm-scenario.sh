@@ -8,8 +8,12 @@
 d=/sys/kernel/debug/kunit
 line=$(dmesg | grep 'ktest: running ' | tail -n 1)
 ncases=$(echo "$line" | sed -n 's/.*ktest: running [0-9]* suite(s), \([0-9]*\) case(s).*/\1/p')
-suites=$(echo "$line" | sed -n 's/.*: \[\(.*\)\]$/\1/p')
+nsuites=$(echo "$line" | sed -n 's/.*ktest: running \([0-9]*\) suite(s).*/\1/p')
 [ -n "$ncases" ] || bail "ib_ipoib_cm_kunit did not report what it ran (no 'ktest: running' line)"
+# one "ktest: suite N NAME" line per suite, in run order; all of them must be there
+suites=$(dmesg | sed -n 's/.*ktest: suite [0-9]* \([A-Za-z0-9_]*\)$/\1/p')
+nseen=$(echo "$suites" | grep -c .)
+[ "$nseen" = "$nsuites" ] || bail "ib_ipoib_cm_kunit announced $nsuites suite(s) but listed $nseen"
 [ -d "$d" ] || bail "$d missing (CONFIG_KUNIT_DEBUGFS, debugfs mounted?)"
 plan "$ncases"
 for s in $suites; do

@@ -358,9 +358,14 @@ static int __init ktest_init(void)
 		ret = -ENOENT;
 		goto out;
 	}
-	/* one line the VM scenario parses: the number of cases and the suites in run order */
+	/*
+	 * Lines the VM scenario parses: the number of suites and cases, then one line per suite
+	 * in run order. One line per suite, not a list on the first line: a printk line holds
+	 * at most ~1000 bytes, and a fixed buffer truncated the list once it grew past 512 (the
+	 * last name came out as "pkey_" and every later suite went unreported). The scenario
+	 * checks that it saw as many suite lines as the first line announces.
+	 */
 	{
-		char names[512] = "";
 		int i, ncases = 0;
 
 		for (i = 0; i < ktest_nsuites; i++) {
@@ -368,11 +373,11 @@ static int __init ktest_init(void)
 
 			for (k = ktest_ksuites[i]->test_cases; k->run_case; k++)
 				ncases++;
-			strlcat(names, i ? " " : "", sizeof(names));
-			strlcat(names, ktest_ksuites[i]->name, sizeof(names));
 		}
-		pr_info("ktest: running %d suite(s), %d case(s), filter \"%s\": [%s]\n",
-			ktest_nsuites, ncases, filter, names);
+		pr_info("ktest: running %d suite(s), %d case(s), filter \"%s\"\n",
+			ktest_nsuites, ncases, filter);
+		for (i = 0; i < ktest_nsuites; i++)
+			pr_info("ktest: suite %d %s\n", i + 1, ktest_ksuites[i]->name);
 	}
 	__kunit_test_suites_init(ktest_ksuites, ktest_nsuites);
 out:
