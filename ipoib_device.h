@@ -48,6 +48,7 @@ struct Config {
 	int debug_level = 0;
 	u32 send_queue_size = 128;
 	u32 recv_queue_size = 256;
+	CmParams cm;	// connected mode
 
 	// Validates everything; on failure logs exactly one line naming the parameter.
 	Status load(const kapi_params &params);

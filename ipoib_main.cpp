@@ -44,6 +44,15 @@ Status Config::load(const kapi_params &p)
 	recv_queue_size = clamp_queue_size(p.recv_queue_size, 2, changed);
 	if (changed)
 		kstd::log.info("recv_queue_size=%d adjusted to %u", p.recv_queue_size, recv_queue_size);
+	const CmParamsRaw raw{p.cm_rnr_retry,	     p.cm_min_rnr_timer,   p.cm_idle_timeout,
+			      p.nonsrq_min_recv, p.max_nonsrq_conn_qp, p.cm_bidir};
+	CmParamsReport rep;
+	if (!kstd::ok(validate_cm_params(raw, recv_queue_size, cm, rep, err))) {
+		kstd::log.err("invalid %s=%d: %s", rep.bad, rep.value, err.what);
+		return Status::Invalid;
+	}
+	if (rep.nonsrq_min_recv_clamped)
+		kstd::log.info("nonsrq_min_recv=%d adjusted to %u (recv_queue_size)", p.nonsrq_min_recv, cm.nonsrq_min_recv);
 	return Status::Ok;
 }
 

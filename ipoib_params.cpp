@@ -115,4 +115,50 @@ Status validate_debug_level(int level, ParseError &err)
 	return Status::Ok;
 }
 
+namespace {
+
+// Each message spells its limits out.
+static_assert(kMaxRnrRetry == 7 && kMaxMinRnrTimer == 31 && kMaxIdleTimeoutS == 86400 && kMaxNonSrqConnQp == 4096);
+
+bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
+
+} // namespace
+
+Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &out, CmParamsReport &report,
+			  ParseError &err)
+{
+	report = CmParamsReport{};
+	struct Check {
+		const char *name;
+		int v, lo, hi;
+		const char *what;
+	};
+	const Check checks[] = {
+		{"cm_rnr_retry", in.rnr_retry, 0, kMaxRnrRetry, "must be from 0 to 7"},
+		{"cm_min_rnr_timer", in.min_rnr_timer, 0, kMaxMinRnrTimer, "must be from 0 to 31"},
+		{"cm_idle_timeout", in.idle_timeout_s, 1, kMaxIdleTimeoutS, "must be from 1 to 86400 seconds"},
+		{"nonsrq_min_recv", in.nonsrq_min_recv, 1, __INT_MAX__, "must be at least 1"},
+		{"max_nonsrq_conn_qp", in.max_nonsrq_conn_qp, 1, kMaxNonSrqConnQp, "must be from 1 to 4096"},
+		{"cm_bidir", in.bidir, 0, 1, "must be 0 or 1"},
+	};
+	for (const Check &c : checks) {
+		if (!in_range(c.v, c.lo, c.hi)) {
+			report.bad = c.name;
+			report.value = c.v;
+			return fail(err, c.what, 0);
+		}
+	}
+	out.rnr_retry = u32(in.rnr_retry);
+	out.min_rnr_timer = u32(in.min_rnr_timer);
+	out.idle_timeout_s = u32(in.idle_timeout_s);
+	out.nonsrq_min_recv = u32(in.nonsrq_min_recv);
+	if (out.nonsrq_min_recv > recv_queue_size) {
+		out.nonsrq_min_recv = recv_queue_size;
+		report.nonsrq_min_recv_clamped = true;
+	}
+	out.max_nonsrq_conn_qp = u32(in.max_nonsrq_conn_qp);
+	out.bidir = in.bidir != 0;
+	return Status::Ok;
+}
+
 } // namespace ipoib

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_params.h - validation of the module parameters (ports=, ifname=, debug_level).
+// ipoib_params.h - validation of the module parameters (ports=, ifname=, debug_level, and the
+// connected-mode ones: cm_rnr_retry, cm_min_rnr_timer, cm_idle_timeout, nonsrq_min_recv,
+// max_nonsrq_conn_qp, cm_bidir).
 // Pure logic: no kernel calls and no logging (the caller logs the one error line), so
 // KUnit and host tests can call it directly. Depends only on kapi_consts.h and pure kstd.
 #pragma once
@@ -54,5 +56,35 @@ Status validate_ifname(StrView tmpl, ParseError &err);
 
 inline constexpr int kMaxDebugLevel = 3;
 Status validate_debug_level(int level, ParseError &err);
+
+// ---- connected mode (docs/connected.md §3, §5)
+// The validated values the interfaces use.
+struct CmParams {
+	u32 rnr_retry = 7;		// IBA 9.7.5.2.8: 3 bits, 7 = infinite
+	u32 min_rnr_timer = 8;		// IBA table 45 code, 5 bits
+	u32 idle_timeout_s = 300;
+	u32 nonsrq_min_recv = 4;
+	u32 max_nonsrq_conn_qp = 128;
+	bool bidir = true;
+};
+inline constexpr int kMaxRnrRetry = 7;
+inline constexpr int kMaxMinRnrTimer = 31;
+inline constexpr int kMaxIdleTimeoutS = 86400;	// one day; small values are for tests
+inline constexpr int kMaxNonSrqConnQp = 4096;	// as the in-tree driver's IPOIB_CM_MAX_CONN_QP
+// The raw module parameters, as loaded.
+struct CmParamsRaw {
+	int rnr_retry, min_rnr_timer, idle_timeout_s, nonsrq_min_recv, max_nonsrq_conn_qp, bidir;
+};
+// What validate_cm_params found: the parameter a rejection or an adjustment is about.
+struct CmParamsReport {
+	const char *bad = nullptr;	// the rejected parameter (with err.what), or nullptr
+	int value = 0;			// its value
+	bool nonsrq_min_recv_clamped = false;	// above recv_queue_size: lowered to it
+};
+// Out-of-range values of the fixed-range parameters are rejected (Status::Invalid, the
+// parameter in report.bad, the reason in err.what); nonsrq_min_recv above recv_queue_size
+// (which itself may have been adjusted) is lowered to it and reported, as the queue sizes are.
+Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &out, CmParamsReport &report,
+			  ParseError &err);
 
 } // namespace ipoib

@@ -20,6 +20,13 @@ struct kapi_params {
 	int debug_level;
 	int send_queue_size;	/* UD send ring entries (clamped by the core) */
 	int recv_queue_size;	/* UD receive ring entries (clamped by the core) */
+	/* connected mode (docs/connected.md §3, §5), validated by the core */
+	int cm_rnr_retry;	/* RNR retry count in REQ and REP, 0..7 (7 = infinite) */
+	int cm_min_rnr_timer;	/* min_rnr_timer code at RTR, 0..31 (IBA table 45) */
+	int cm_idle_timeout;	/* seconds without traffic before a connection is reaped */
+	int nonsrq_min_recv;	/* receives first posted on a non-SRQ RC QP */
+	int max_nonsrq_conn_qp;	/* non-SRQ RC QPs per interface, active and passive */
+	int cm_bidir;		/* 1: announce kCapBidir (one connection per peer pair) */
 };
 
 #ifdef __cplusplus

@@ -29,6 +29,30 @@ static int recv_queue_size = 256;
 module_param(recv_queue_size, int, 0444);
 MODULE_PARM_DESC(recv_queue_size, "entries in the UD receive queue (power of two, 2..8192)");
 
+static int cm_rnr_retry = 7;
+module_param(cm_rnr_retry, int, 0444);
+MODULE_PARM_DESC(cm_rnr_retry, "connected mode: RNR retry count in REQ and REP, 0..7 (7 = infinite, default)");
+
+static int cm_min_rnr_timer = 8;
+module_param(cm_min_rnr_timer, int, 0444);
+MODULE_PARM_DESC(cm_min_rnr_timer, "connected mode: min_rnr_timer code of RC QPs, 0..31 (IBA table 45; default 8 = 0.16 ms)");
+
+static int cm_idle_timeout = 300;
+module_param(cm_idle_timeout, int, 0444);
+MODULE_PARM_DESC(cm_idle_timeout, "connected mode: seconds without traffic before a connection is closed, 1..86400 (default 300)");
+
+static int nonsrq_min_recv = 4;
+module_param(nonsrq_min_recv, int, 0444);
+MODULE_PARM_DESC(nonsrq_min_recv, "connected mode without SRQ: receives first posted per RC QP, 1..recv_queue_size (default 4)");
+
+static int max_nonsrq_conn_qp = 128;
+module_param(max_nonsrq_conn_qp, int, 0444);
+MODULE_PARM_DESC(max_nonsrq_conn_qp, "connected mode without SRQ: RC QPs per interface, active and passive, 1..4096 (default 128)");
+
+static int cm_bidir = 1;
+module_param(cm_bidir, int, 0444);
+MODULE_PARM_DESC(cm_bidir, "connected mode: 1 = one RC connection carries both directions with a peer that announces it (default), 0 = one-way connections as Linux");
+
 static int __init kapi_module_init(void)
 {
 	const struct kapi_params params = {
@@ -37,6 +61,12 @@ static int __init kapi_module_init(void)
 		.debug_level = debug_level,
 		.send_queue_size = send_queue_size,
 		.recv_queue_size = recv_queue_size,
+		.cm_rnr_retry = cm_rnr_retry,
+		.cm_min_rnr_timer = cm_min_rnr_timer,
+		.cm_idle_timeout = cm_idle_timeout,
+		.nonsrq_min_recv = nonsrq_min_recv,
+		.max_nonsrq_conn_qp = max_nonsrq_conn_qp,
+		.cm_bidir = cm_bidir,
 	};
 
 	return ipoib_core_init(&params);

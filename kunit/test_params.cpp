@@ -244,4 +244,105 @@ KTEST(params_debug_level, range)
 
 KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
 
+// ---------------------------------------------------------------- connected-mode parameters
+namespace {
+
+constexpr ipoib::CmParamsRaw kDefaults{7, 8, 300, 4, 128, 1};
+
+// Expect raw to be rejected, naming param.
+bool rejects(const ipoib::CmParamsRaw &raw, const char *param)
+{
+	ipoib::CmParams out;
+	ipoib::CmParamsReport rep;
+	ParseError err;
+	return ipoib::validate_cm_params(raw, 256, out, rep, err) == Status::Invalid && rep.bad &&
+	       StrView(rep.bad) == StrView(param) && err.what;
+}
+
+} // namespace
+
+KTEST(params_cm, defaults)
+{
+	ipoib::CmParams out;
+	ipoib::CmParamsReport rep;
+	ParseError err;
+	EXPECT_OK(ipoib::validate_cm_params(kDefaults, 256, out, rep, err));
+	EXPECT_EQ(out.rnr_retry, 7u);
+	EXPECT_EQ(out.min_rnr_timer, 8u);
+	EXPECT_EQ(out.idle_timeout_s, 300u);
+	EXPECT_EQ(out.nonsrq_min_recv, 4u);
+	EXPECT_EQ(out.max_nonsrq_conn_qp, 128u);
+	EXPECT_TRUE(out.bidir);
+	EXPECT_NULL(rep.bad);
+	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
+}
+
+KTEST(params_cm, ranges)
+{
+	// Each parameter at its edges (accepted) and one past them (rejected, named).
+	struct Edge {
+		int ipoib::CmParamsRaw::*field;
+		const char *name;
+		int lo, hi;
+	};
+	const Edge edges[] = {
+		{&ipoib::CmParamsRaw::rnr_retry, "cm_rnr_retry", 0, 7},
+		{&ipoib::CmParamsRaw::min_rnr_timer, "cm_min_rnr_timer", 0, 31},
+		{&ipoib::CmParamsRaw::idle_timeout_s, "cm_idle_timeout", 1, 86400},
+		{&ipoib::CmParamsRaw::max_nonsrq_conn_qp, "max_nonsrq_conn_qp", 1, 4096},
+		{&ipoib::CmParamsRaw::bidir, "cm_bidir", 0, 1},
+	};
+	for (const Edge &e : edges) {
+		ipoib::CmParamsRaw r = kDefaults;
+		ipoib::CmParams out;
+		ipoib::CmParamsReport rep;
+		ParseError err;
+		r.*e.field = e.lo;
+		EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
+		r.*e.field = e.hi;
+		EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
+		r.*e.field = e.lo - 1;
+		EXPECT_TRUE(rejects(r, e.name));
+		r.*e.field = e.hi + 1;
+		EXPECT_TRUE(rejects(r, e.name));
+		r.*e.field = -__INT_MAX__ - 1;
+		EXPECT_TRUE(rejects(r, e.name));
+	}
+	ipoib::CmParamsRaw r = kDefaults;
+	r.nonsrq_min_recv = 0;
+	EXPECT_TRUE(rejects(r, "nonsrq_min_recv"));
+	r.nonsrq_min_recv = -1;
+	EXPECT_TRUE(rejects(r, "nonsrq_min_recv"));
+}
+
+KTEST(params_cm, nonsrq_min_recv_clamped_to_recv_queue)
+{
+	ipoib::CmParamsRaw r = kDefaults;
+	ipoib::CmParams out;
+	ipoib::CmParamsReport rep;
+	ParseError err;
+	r.nonsrq_min_recv = 1;
+	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
+	EXPECT_EQ(out.nonsrq_min_recv, 1u);
+	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
+	r.nonsrq_min_recv = 2;
+	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
+	EXPECT_EQ(out.nonsrq_min_recv, 2u);
+	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
+	r.nonsrq_min_recv = 3;
+	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
+	EXPECT_EQ(out.nonsrq_min_recv, 2u);
+	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
+	r.nonsrq_min_recv = __INT_MAX__;
+	EXPECT_OK(ipoib::validate_cm_params(r, 8192, out, rep, err));
+	EXPECT_EQ(out.nonsrq_min_recv, 8192u);
+	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
+	r.bidir = 0;
+	EXPECT_OK(ipoib::validate_cm_params(r, 8192, out, rep, err));
+	EXPECT_FALSE(out.bidir);
+}
+
+KTEST_SUITE(params_cm, KTEST_CASE(params_cm, defaults), KTEST_CASE(params_cm, ranges),
+	    KTEST_CASE(params_cm, nonsrq_min_recv_clamped_to_recv_queue));
+
 } // namespace ktest_params
