@@ -83,6 +83,7 @@ Status Port::add_child(u16 pkey, bool legacy, const char *name, kapi_netdev *ado
 		return Status::NoMem;
 	}
 	IfConfig ic{name, cfg_.send_queue_size, cfg_.recv_queue_size};
+	ic.cm = cfg_.cm;
 	ic.pkey = pkey;
 	ic.owner = this;
 	ic.parent = parent.netdev();

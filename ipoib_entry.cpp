@@ -179,7 +179,15 @@ extern "C" void ipoib_core_if_event(kapi_ctx *c, kapi_ib_event_kind kind, u32 po
 	if (Interface *i = ifc(c))
 		i->port_event(kind, port);
 }
-extern "C" void ipoib_core_qp_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept { deliver_qp_event(c, kind); }
+extern "C" void ipoib_core_qp_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept
+{
+	if (ctx_is(c, KAPI_CTX_RC_QP)) {
+		if (Connection *x = from_ctx<Connection>(c))
+			x->qp_event(kind);
+		return;
+	}
+	deliver_qp_event(c, kind);
+}
 // No SRQ exists in datagram mode yet (connected mode's); the path is tested on the host.
 extern "C" void ipoib_core_srq_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept { deliver_srq_event(c, kind); }
 extern "C" int ipoib_core_join_done(kapi_ctx *c, kapi_mcast *mc, int status) noexcept
@@ -196,6 +204,18 @@ extern "C" void ipoib_core_debugfs_show(kapi_ctx *c, kapi_seq *s) noexcept
 {
 	if (DebugFile *f = from_ctx<DebugFile>(c))
 		f->owner->show(f->view, s);
+}
+
+// ---- connected mode: ib_cm (kapi/cm.c) ----
+extern "C" kapi_ctx *ipoib_core_cm_req(kapi_ctx *listener, kapi_cm_id *id, const kapi_cm_event *ev) noexcept
+{
+	Interface *i = ifc(listener);
+	return i ? i->cm().on_req(id, *ev) : nullptr;
+}
+extern "C" void ipoib_core_cm_event(kapi_ctx *c, const kapi_cm_event *ev) noexcept
+{
+	if (Connection *x = from_ctx<Connection>(c))
+		x->cm_event(*ev);
 }
 
 // ---- P_Key children (rtnl held) ----

@@ -11,6 +11,7 @@ Status Port::start()
 	if (!ifc.ok())
 		return ifc.status();
 	IfConfig ic{cfg_.ifname, cfg_.send_queue_size, cfg_.recv_queue_size};
+	ic.cm = cfg_.cm;
 	ic.owner = this;
 	// Published before start(): registering the netdev makes create_child and rtnl newlink
 	// reachable, and both use if_ as the parent (register_netdev's rtnl section orders this

@@ -95,11 +95,14 @@ Status Interface::start(const IfConfig &cfg)
 		return Status::NoMem;
 	lkey_ = kapi_pd_lkey(pd_.get());
 	send_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(tx_.size())));
-	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size())));
+	// One receive CQ for UD receives and every RC QP's receives, sends and drain WR
+	// (docs/connected.md §4), sized for all of them.
+	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size() + CmTable::cq_entries(cfg.cm, tx_.size(), rx_.size()))));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
 	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
+	KSTD_TRY(cm_.start(cfg.cm, tx_.size(), rx_.size()));
 	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
 	tx_.bind(nd_, qp_.raw(), lkey_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
@@ -109,7 +112,7 @@ Status Interface::start(const IfConfig &cfg)
 		pkey_ok_ = pkey_check();	// QP to RTS now, or when a P_Key event brings the P_Key
 	}
 
-	HwAddr me = HwAddr::make(0, qpn_, gid_);	// flags 0: datagram only (RFC 4755 §3.1)
+	HwAddr me = HwAddr::make(addr_flags(), qpn_, gid_);
 	kapi_netdev_set_dev_addr(nd_, me.b);
 	events_.reset(kapi_ib_event_register(ib_, ctx()));
 	if (!events_)
@@ -126,7 +129,7 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd_)));
 	if (!debugfs_)
 		return;
@@ -157,6 +160,7 @@ void Interface::teardown(bool rtnl_held)
 	queries_.wait_idle(log_, "path queries", 5000, 60000);
 	qp_.to_error();
 	qp_.destroy();
+	cm_.teardown();	// after stop: no connection is left; the SRQ and its buffers
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
 	rx_.release();
 	tx_.drain();
@@ -218,6 +222,7 @@ Status Interface::open()
 	kapi_napi_enable(nd_);
 	kapi_netdev_start_queue(nd_);
 	kapi_napi_schedule(nd_);
+	kstd::ignore(cm_.open());	// the listeners; without them only datagram mode works (logged)
 	schedule_work(nd_, 0);
 	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
@@ -234,7 +239,9 @@ void Interface::stop()
 	mcast_flush();
 	path_flush();		// every neighbour and path
 	kapi_rcu_barrier();	// the neighbours' callbacks put their paths (and AHs)
+	cm_.stop_begin();	// connections close while NAPI still polls their fences
 	kapi_napi_disable(nd_);
+	cm_.stop_end();		// what is left is destroyed without its fence (NAPI is off)
 	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
 	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
 	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
@@ -302,6 +309,11 @@ void Interface::xmit(kapi_skb *skb)
 		mgid_set_pkey(mgid, pkey_);
 		send_multicast(skb, mgid);
 	} else {
+		// Connected mode (RFC 4755): a peer announcing the RC flag is reached over an RC
+		// connection once there is one; until then, or after it failed, over UD.
+		if (connected_mode() && (dst.flags() & kFlagRc) &&
+		    cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
+			return;
 		send_unicast(skb, dst);
 	}
 }
@@ -417,6 +429,26 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 	count_local(stats_.rx_packets);
 	count_local(stats_.rx_bytes, len - kGrhLen);
 	kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
+}
+
+// One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
+// The source address is the connection's peer, with the RC flag its REQ/REP implied.
+void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st)
+{
+	const u32 len = kapi_skb_len(skb);
+	u16 type = 0;
+	if (len < kEncapLen || !encap_parse(kapi_skb_data(skb), len, type)) {
+		count_local(st.rc_rx_drop_short);
+		return kapi_skb_free(skb);
+	}
+	HwAddr src = peer;
+	src.b[0] = kFlagRc;
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	count_local(st.rc_rx_packets);
+	count_local(st.rc_rx_bytes, len);
+	count_local(stats_.rx_packets);
+	count_local(stats_.rx_bytes, len);
+	kapi_skb_gro_receive(nd_, skb, type, KAPI_PACKET_HOST, kHardLen);
 }
 
 int Interface::poll(int budget)
@@ -572,7 +604,7 @@ void Interface::refresh_gid()
 
 void Interface::update_dev_addr()
 {
-	HwAddr me = HwAddr::make(0, qpn_, gid_);
+	HwAddr me = HwAddr::make(addr_flags(), qpn_, gid_);
 	if (kapi_netdev_set_dev_addr_trylock(nd_, me.b) == -KAPI_EAGAIN) {
 		schedule_work(nd_, 10);
 		return;

@@ -33,6 +33,7 @@
 
 #include "ipoib_addr.h"
 #include "ipoib_ah.h"
+#include "ipoib_cm_table.h"
 #include "ipoib_dispatch.h"
 #include "ipoib_handles.h"
 #include "ipoib_mcast_table.h"
@@ -90,9 +91,11 @@ struct Stats {
 inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
 #undef IPOIB_STAT_ONE
 // ethtool -S: the IPOIB_STATS counters in order, then the UD QP's affiliated events per kind
-// (qp_event_<kind>, QpEventCounts), kStatCount + kQpEventStats in all.
+// (qp_event_<kind>, QpEventCounts)
 inline constexpr u32 kQpEventStats = KAPI_QPEV_KIND_COUNT;
-inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats;
+// ... then connected mode's (CmTable::stat_name).
+inline constexpr u32 kCmStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount;
+inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats + kCmStats;
 const char *stat_name(u32 i);
 
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
@@ -101,8 +104,8 @@ inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED
 
 
 // The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
-enum class DebugView : u8 { Paths, Mcast, Neigh };
-inline constexpr u32 kDebugViews = 3;
+enum class DebugView : u8 { Paths, Mcast, Neigh, Connections };
+inline constexpr u32 kDebugViews = 4;
 struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
 	Interface *owner = nullptr;
 	DebugView view = DebugView::Paths;
@@ -126,9 +129,12 @@ struct IfConfig {
 	kapi_netdev *parent = nullptr;	// a child's parent netdev
 	kapi_netdev *adopt = nullptr;	// the net_device rtnl allocated (ip link add), else allocate
 	bool rtnl_held = false;		// the caller holds rtnl: register_netdevice
+	CmParams cm;			// connected mode's module parameters
 };
 
 class Interface : public Tagged<KAPI_CTX_INTERFACE>, kstd::NonCopyable {
+	friend class CmTable;	// connected mode composes the interface's PD, CQ, paths, netdev
+
 public:
 	Interface(kapi_ib_device *ib, u32 port)
 		: ib_(ib), port_(port)
@@ -192,6 +198,13 @@ public:
 	void qp_event(kapi_qp_event_kind kind) { qp_.event(kind); }
 	const UdQp &qp() const { return qp_; }
 
+	// connected mode (RFC 4755; ipoib_cm_table.h)
+	CmTable &cm() { return cm_; }
+	// NAPI: one RC receive (skb at the encapsulation header) from peer up the stack.
+	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st);
+	// Any context: the path to dst's GID is resolved (the REQ has its path record).
+	bool path_resolved(const HwAddr &dst);
+
 private:
 	// datapath
 	// xmit only (netif tx lock held): ah must be reachable when read (ipoib_ah.h)
@@ -199,6 +212,8 @@ private:
 	void send_unicast(kapi_skb *skb, const HwAddr &dst);
 	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
+	// RFC 4755 §3.1: the RC flag says we accept connections (the listener runs in both modes).
+	u8 addr_flags() const { return cm_.available() ? kFlagRc : 0; }
 	void poll_tx();
 	int poll_rx(int budget);
 	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
@@ -285,6 +300,8 @@ private:
 	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
 	NeighTable neighs_;
 	DworkHandle gc_;
+
+	CmTable cm_{*this};	// last: its connections use everything above
 
 };
 

@@ -39,14 +39,18 @@ const char *stat_name(u32 i)
 {
 	if (i < kStatCount)
 		return g_stat_names[i];
-	return i < kEthtoolStats ? g_qp_event_names[i - kStatCount] : "";
+	if (i < kStatCount + kQpEventStats)
+		return g_qp_event_names[i - kStatCount];
+	return i < kEthtoolStats ? CmTable::stat_name(i - kStatCount - kQpEventStats) : "";
 }
 
 u64 Interface::stat_value(u32 i) const
 {
 	if (i < kStatCount)
 		return read_stat(reinterpret_cast<const u64 *>(&stats_)[i]);
-	return i < kEthtoolStats ? qp_.events().get(kapi_qp_event_kind(i - kStatCount)) : 0;
+	if (i < kStatCount + kQpEventStats)
+		return qp_.events().get(kapi_qp_event_kind(i - kStatCount));
+	return i < kEthtoolStats ? cm_.stat_value(i - kStatCount - kQpEventStats) : 0;
 }
 
 void Interface::stats64(kapi_stats64 &o) const

@@ -98,7 +98,9 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 {
 	AhRef ah;
+	kapi_cm_path *cm_rec = nullptr;	// connected mode's REQ needs the record itself
 	if (status == 0 && rec) {
+		cm_rec = kapi_cm_path_save(rec);
 		kapi_ah *kah = kapi_ah_create_path(pd_.get(), port_, rec);
 		Ah *a = kah ? new (Gfp::Kernel) Ah(*this, kah) : nullptr;
 		if (kah && !a)
@@ -121,6 +123,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 			p.ah = kstd::move(ah);
 			__atomic_store_n(&p.ah_live, p.ah.get(), __ATOMIC_RELEASE);
 			p.dlid = dlid;
+			cm_rec = kstd::exchange(p.cm_rec, cm_rec);	// the old one is freed below
 			p.backoff_ms = 0;
 			p.retry_at = 0;
 			resolved = true;
@@ -143,6 +146,8 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 			drop(skb, stats_.tx_drop_path_failed);
 	}
 	ah.reset();
+	if (cm_rec)
+		kapi_cm_path_free(cm_rec);
 	p.put();
 	queries_.end();
 }
@@ -190,10 +195,22 @@ void Interface::path_flush()
 	}
 }
 
+// RCU: the neighbour of dst points at a Path with an AH (and so a saved record).
+bool Interface::path_resolved(const HwAddr &dst)
+{
+	kapi_rcu_read_lock();
+	Neigh *n = neighs_.lookup(dst);
+	const bool ok = n && n->path->live_ah();
+	kapi_rcu_read_unlock();
+	return ok;
+}
+
 void Interface::show(DebugView which, kapi_seq *s)
 {
 	if (which == DebugView::Neigh)
 		return show_neigh(s);
+	if (which == DebugView::Connections)
+		return cm_.show(s);
 	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
 		kstd::SpinIrqSaveGuard l(paths_.lock());

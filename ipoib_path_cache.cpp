@@ -9,6 +9,8 @@ void Path::put()
 	if (!ref.put())
 		return;
 	ah.reset();
+	if (cm_rec)
+		kapi_cm_path_free(cm_rec);
 	kapi_skb *skb;
 	while (queue.pop(skb))
 		kapi_skb_free(skb);

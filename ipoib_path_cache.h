@@ -22,6 +22,7 @@ struct Path : Tagged<KAPI_CTX_PATH>, kstd::ListLink<>, kstd::NonCopyable {
 	u8 gid[kGidLen] = {};
 	AhRef ah;
 	u16 dlid = 0;
+	kapi_cm_path *cm_rec = nullptr;	// the resolved record, for connected mode's REQ
 	bool querying = false;
 	bool dead = false;	// unlinked by a flush or the GC; the query callback only drops its ref
 	int query_id = -1;

@@ -88,6 +88,15 @@ int ipoib_core_child_newlink(struct kapi_ctx *parent_owner, struct kapi_netdev *
 void ipoib_core_child_dellink(struct kapi_ctx *owner, struct kapi_ctx *core) KAPI_NOEXCEPT;
 int ipoib_core_if_changelink(struct kapi_ctx *core, const struct kapi_link_args *a) KAPI_NOEXCEPT;
 
+/* ---- connected mode: ib_cm callbacks (kapi/cm.c), in ib_cm's process context ---- */
+struct kapi_cm_id;
+struct kapi_cm_event;
+/* A REQ on a listening id (ctx: the listener's): the context the new id gets, NULL to reject. */
+struct kapi_ctx *ipoib_core_cm_req(struct kapi_ctx *listener, struct kapi_cm_id *id,
+				   const struct kapi_cm_event *ev) KAPI_NOEXCEPT;
+/* Every other event of an id (ctx: the connection's). */
+void ipoib_core_cm_event(struct kapi_ctx *conn, const struct kapi_cm_event *ev) KAPI_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif
