@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_conn.cpp - one connected-mode connection (ipoib_cm_conn.h): events in, cm::Step
+// actions out, executed inline or from the connection's work item (docs/connected.md §1).
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+static_assert(sizeof(RcStats) == kRcStatCount * sizeof(u64));
+
+void RcStats::add(const RcStats &o)
+{
+	u64 *d = &rc_rx_packets;
+	const u64 *s = &o.rc_rx_packets;
+	for (u32 i = 0; i < kRcStatCount; i++)
+		d[i] += read_stat(s[i]);
+}
+
+namespace {
+
+extern "C" void ipoib_cm_conn_work(kapi_ctx *c) noexcept
+{
+	if (Connection *x = from_ctx<Connection>(c))
+		x->run();
+}
+
+// IBA 11.4.2.1 / ib_wc_status: the two transport errors the state machine tells apart.
+cm::WcCause wc_cause(u32 status)
+{
+	if (status == KAPI_WC_RNR_RETRY_EXC_ERR)
+		return cm::WcCause::RnrRetryExceeded;
+	if (status == KAPI_WC_RETRY_EXC_ERR)
+		return cm::WcCause::RetryExceeded;
+	return cm::WcCause::Other;
+}
+
+bool peer_announces_bidir(const u8 *priv, u32 len)
+{
+	const cm::Caps c = cm::caps_parse(priv, len);
+	return c.present && (c.flags & cm::kCapBidir);
+}
+
+} // namespace
+
+Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer)
+	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
+	  rx_(t.ib(), {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
+		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
+	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
+		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post})
+{
+	peer_.b[0] = 0;
+	used_ms_ = kapi_now_ms();
+}
+
+Connection::~Connection()
+{
+	KSTD_WARN_ON(qp_ || id_);
+	if (work_)
+		kapi_work_free(work_);
+	if (path_)
+		kapi_cm_path_free(path_);
+}
+
+Status Connection::init(Gfp gfp)
+{
+	work_ = kapi_work_create(t_.wq(), ipoib_cm_conn_work, ctx(), unsigned(gfp));
+	return work_ ? Status::Ok : Status::NoMem;
+}
+
+void Connection::adopt(kapi_cm_id *id, u32 remote_qpn, u32 peer_recv_mtu)
+{
+	id_ = id;
+	__atomic_store_n(&remote_qpn_, remote_qpn, __ATOMIC_RELAXED);
+	peer_recv_mtu_ = peer_recv_mtu;
+	__atomic_store_n(&mtu_, cm::connection_mtu(t_.recv_mtu(), peer_recv_mtu), __ATOMIC_RELAXED);
+}
+
+cm::State Connection::state() const
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	return conn_.state();
+}
+
+bool Connection::bidir() const
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	return conn_.bidir();
+}
+
+cm::Counters Connection::counters() const
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	return conn_.counters();
+}
+
+u32 Connection::rx_posted() const { return srq_ ? t_.srq_ring().posted() : rx_.posted(); }
+
+void Connection::touch(u64 now)
+{
+	if (__atomic_load_n(&used_ms_, __ATOMIC_RELAXED) != now)
+		__atomic_store_n(&used_ms_, now, __ATOMIC_RELAXED);
+}
+
+void Connection::quiesce()
+{
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+	}
+	kapi_work_cancel(work_);
+}
+
+// ---- events in
+
+cm::Step Connection::feed(const cm::Event &e)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	cm::Step st = conn_.on(e);
+	if (st.overflow)
+		t_.log().err("CM step overflow on event %u (a state-machine bug)", unsigned(e.kind));
+	if (st.inline_ok()) {
+		// CmNotify alone: ib_cm_notify takes only spinlocks and COMM_EST must reach ib_cm
+		// promptly (docs/connected.md §1).
+		if (st.has(cm::Action::CmNotify) && id_)
+			kapi_cm_notify_comm_est(id_);
+		return st;
+	}
+	if (!steps_.push(st)) {
+		count(t_.ifstats().cm_step_overflows);
+		t_.log().err("connection step queue full: step of event %u lost", unsigned(e.kind));
+		return st;
+	}
+	// Queued under the lock: the table frees a retired connection only after taking this
+	// lock once and cancelling the work item, so no queue_work can follow the free.
+	kapi_work_queue(work_);
+	return st;
+}
+
+void Connection::cm_event(const kapi_cm_event &ev)
+{
+	switch (ev.kind) {
+	case KAPI_CM_EV_REP: {
+		cm::PrivData pd;
+		const cm::PrivDataResult r = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
+		if (r == cm::PrivDataResult::Ok) {
+			__atomic_store_n(&remote_qpn_, ev.remote_qpn, __ATOMIC_RELAXED);
+			peer_recv_mtu_ = pd.recv_mtu;
+			__atomic_store_n(&mtu_, cm::connection_mtu(t_.recv_mtu(), pd.recv_mtu), __ATOMIC_RELAXED);
+		}
+		feed(cm::Event::rep(r, peer_announces_bidir(ev.priv, ev.priv_len)));
+		return;
+	}
+	case KAPI_CM_EV_REJ:
+		feed(cm::Event::rej(u8(ev.rej_reason), peer_announces_bidir(ev.priv, ev.priv_len)));
+		return;
+	case KAPI_CM_EV_RTU: feed(cm::Event::of(cm::Ev::RtuReceived)); return;
+	case KAPI_CM_EV_USER_ESTABLISHED: feed(cm::Event::of(cm::Ev::UserEstablished)); return;
+	case KAPI_CM_EV_MRA: feed(cm::Event::of(cm::Ev::MraReceived)); return;
+	case KAPI_CM_EV_DREQ: feed(cm::Event::of(cm::Ev::DreqReceived)); return;
+	case KAPI_CM_EV_DREP: feed(cm::Event::of(cm::Ev::DrepReceived)); return;
+	case KAPI_CM_EV_TIMEWAIT_EXIT: feed(cm::Event::of(cm::Ev::TimewaitExit)); return;
+	case KAPI_CM_EV_REQ_ERROR: feed(cm::Event::of(cm::Ev::ReqError)); return;
+	case KAPI_CM_EV_REP_ERROR: feed(cm::Event::of(cm::Ev::RepError)); return;
+	case KAPI_CM_EV_DREQ_ERROR: feed(cm::Event::of(cm::Ev::DreqError)); return;
+	default:
+		// LAP/APR/SIDR: not used by IPoIB-CM (no alternate paths); a REQ never comes here.
+		count(t_.ifstats().cm_other_events);
+		return;
+	}
+}
+
+void Connection::qp_event(kapi_qp_event_kind kind)
+{
+	switch (kind) {
+	case KAPI_QPEV_COMM_EST: feed(cm::Event::of(cm::Ev::CommEst)); return;
+	case KAPI_QPEV_LAST_WQE_REACHED: feed(cm::Event::of(cm::Ev::LastWqeReached)); return;
+	case KAPI_QPEV_FATAL: feed(cm::Event::of(cm::Ev::QpFatal)); return;
+	default: count(t_.ifstats().cm_other_events); return;
+	}
+}
+
+// ---- NAPI
+
+void Connection::on_wc(const kapi_wc &wc, u64 now)
+{
+	switch (wrid_kind(wc.wr_id)) {
+	case WrKind::RcRecv:
+		receive(wc, now);
+		return;
+	case WrKind::RcSend: {
+		const bool ok = tx_.complete(wc, now);
+		t_.rc_sent(1);
+		if (!ok)
+			feed(cm::Event::wc_error(wc_cause(wc.status)));
+		return;
+	}
+	case WrKind::Drain:
+		// Flushed at once on a QP in error (docs/connected.md §4): its completion proves
+		// every completion of the QP's send queue before it was polled.
+		feed(cm::Event::of(cm::Ev::DrainWrDone));
+		return;
+	default:
+		return;	// the dispatcher hands RC kinds only
+	}
+}
+
+void Connection::receive(const kapi_wc &wc, u64 now)
+{
+	RcRecvRing &r = srq_ ? t_.srq_ring() : rx_;
+	kapi_skb *skb = r.complete(wc);
+	if (wc.status != KAPI_WC_SUCCESS) {
+		if (wc.status != KAPI_WC_WR_FLUSH_ERR)
+			feed(cm::Event::wc_error(wc_cause(wc.status)));
+		// Non-SRQ: an error completion is never reposted, so the count only falls; at 0
+		// no receive completion of this QP can still come (docs/connected.md §4, §5).
+		if (!srq_ && r.empty())
+			feed(cm::Event::of(cm::Ev::RxEmpty));
+		return;
+	}
+	if (!srq_) {
+		r.grow_if_low();
+		r.repost();
+	}
+	if (!skb)
+		return;	// no replacement buffer: dropped and counted by the ring
+	touch(now);
+	t_.ifc().receive_rc(skb, peer_, st_);
+}
+
+// ---- xmit (netif tx lock held)
+
+void Connection::send(kapi_skb *skb, u64 now)
+{
+	kapi_skb_pull(skb, kPseudoLen);
+	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0) {
+		count_local(st_.rc_tx_drop_dma);
+		return kapi_skb_free(skb);
+	}
+	// RFC 4755 §5.1: the connection carries at most min(both Receive MTUs), header included.
+	if (kapi_skb_len(skb) > mtu() + u32(kEncapLen)) {
+		count_local(st_.rc_tx_drop_too_big);
+		return kapi_skb_free(skb);
+	}
+	touch(now);
+	if (tx_.post(skb, now) != RcPost::Posted)
+		return kapi_skb_free(skb);	// counted by the ring
+	t_.rc_posted();
+}
+
+// ---- the work item
+
+void Connection::run()
+{
+	for (;;) {
+		cm::Step st;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			if (!steps_.pop(st))
+				return;
+		}
+		execute(st);
+		if (destroyed_)
+			return;	// retired: the table frees it
+	}
+}
+
+void Connection::execute(cm::Step st)
+{
+	for (u8 i = 0; i < st.n; i++) {
+		const cm::Action a = st.act[i];
+		const Status s = act(a, st);
+		if (kstd::ok(s))
+			continue;
+		if (a == cm::Action::SendRej || a == cm::Action::SendDreq || a == cm::Action::SendDrep)
+			continue;	// ib_destroy_cm_id at Destroy sends what the CM state needs
+		t_.log().debug("connection %s: %s failed (%d)", dir_ == cm::Dir::Active ? "active" : "passive",
+			       cm::action_name(a), kstd::to_errno(s));
+		// The rest of the step is not executed (so a failed setup never sent its REQ/REP).
+		cm::Step next;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			next = conn_.on(cm::Event::setup_failed(qp_ != nullptr));
+		}
+		return execute(next);
+	}
+}
+
+Status Connection::act(cm::Action a, const cm::Step &st)
+{
+	using cm::Action;
+	switch (a) {
+	case Action::CreateQp: return create_qp();
+	case Action::QpToInit:
+		if (dir_ == cm::Dir::Active)	// its cm_id is idle until the REQ: ib_cm cannot help
+			return kstd::from_errno(kapi_rc_qp_to_init(qp_, t_.port(), t_.pkey_index()));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0));
+	case Action::PostRecv:
+		if (srq_)	// the SRQ holds the receives; it must hold some
+			return t_.srq_ring().posted() ? Status::Ok : Status::NoMem;
+		return rx_.post_initial(t_.params().nonsrq_min_recv);
+	case Action::QpToRtr:
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer)));
+	case Action::QpToRts: return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0));
+	case Action::SendReq: return send_req();
+	case Action::SendRep: return send_rep();
+	case Action::SendRtu: return kstd::from_errno(kapi_cm_send_rtu(id_));
+	case Action::SendRej: return send_rej(st);
+	case Action::CmNotify: return kstd::from_errno(kapi_cm_notify_comm_est(id_));
+	case Action::SendDreq: return kstd::from_errno(kapi_cm_send_dreq(id_));
+	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
+	case Action::StopSending: t_.stop_sending(*this); return Status::Ok;
+	case Action::QuiesceTx: kapi_netdev_tx_barrier(t_.netdev()); return Status::Ok;
+	case Action::QpToErr: return kstd::from_errno(kapi_qp_to_error(qp_));
+	case Action::PostDrainWr:
+		// A refused drain WR leaves the fence open: the connection stays in draining
+		// until ForceDestroy (counted, never a destroy without the fence).
+		if (kapi_post_drain_wr(qp_, wrid(WrKind::Drain, 0)) != 0)
+			count_local(st_.rc_drain_wr_errors);
+		return Status::Ok;
+	case Action::StartSending: t_.start_sending(*this); return Status::Ok;
+	case Action::Destroy: destroy(); return Status::Ok;
+	case Action::FallBack: t_.fall_back(*this); return Status::Ok;
+	case Action::Reconnect: t_.reconnect(*this); return Status::Ok;
+	case Action::AwaitOther: t_.await_other(*this); return Status::Ok;
+	}
+	return Status::Invalid;
+}
+
+Status Connection::create_qp()
+{
+	if (dir_ == cm::Dir::Active) {
+		id_ = kapi_cm_id_create(t_.ib(), ctx());
+		if (!id_)
+			return Status::NoMem;
+		path_ = kapi_cm_path_alloc();
+		if (!path_)
+			return Status::NoMem;
+		if (!t_.path_copy(peer_, path_))
+			return Status::Invalid;	// the path was flushed meanwhile: fall back
+	}
+	KSTD_TRY(tx_.alloc(t_.send_ring_size()));
+	if (!srq_)
+		KSTD_TRY(rx_.alloc(t_.recv_queue_size(), t_.buf_size()));
+	kapi_qp_init init{};
+	init.ctx = ctx();
+	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
+	init.recv_wr = srq_ ? 0 : t_.recv_queue_size();	// an RQ cannot grow: its maximum now (§5)
+	init.recv_sge = srq_ ? 0 : rx_.nsge();
+	init.send_sge = 1;
+	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);
+	if (!qp_)
+		return Status::NoMem;
+	__atomic_store_n(&qpn_, kapi_qp_num(qp_), __ATOMIC_RELAXED);
+	psn_ = kapi_cm_random_psn();
+	tx_.bind(qp_, t_.lkey());
+	if (!srq_)
+		rx_.bind(t_.netdev(), RecvTarget{qp_, nullptr}, t_.lkey());
+	return Status::Ok;
+}
+
+// RFC 4755 §6 private data + the capability block (design.md §4 item 5), in REQ, REP, REJ.
+void Connection::priv_data(u8 *out) const
+{
+	cm::PrivData pd;
+	pd.ud_qpn = t_.ud_qpn();
+	pd.recv_mtu = t_.recv_mtu();
+	cm::cm_priv_data_encode(out, pd, t_.bidir() ? cm::kCapBidir : 0);
+}
+
+Status Connection::send_req()
+{
+	usize attempt;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		attempt = conn_.attempt();
+	}
+	u64 sid = 0;
+	if (!cm::connect_service_id(attempt, peer_.qpn(), sid))
+		return Status::Invalid;
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	kapi_cm_req_args a{};
+	a.path = path_;
+	a.service_id = sid;
+	a.qpn = qpn_;
+	a.psn = psn_;
+	a.priv = pd;
+	a.priv_len = u8(sizeof(pd));
+	a.response_timeout = cm::kCmResponseTimeout;
+	a.max_cm_retries = cm::kMaxCmRetries;
+	a.retry_count = cm::kRetryCount;
+	a.rnr_retry_count = u8(t_.params().rnr_retry);
+	a.srq = srq_;
+	return kstd::from_errno(kapi_cm_send_req(id_, &a));
+}
+
+Status Connection::send_rep()
+{
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	kapi_cm_rep_args a{};
+	a.qpn = qpn_;
+	a.psn = psn_;
+	a.priv = pd;
+	a.priv_len = u8(sizeof(pd));
+	a.rnr_retry_count = u8(t_.params().rnr_retry);	// ours, not the REQ's echo (§3)
+	a.srq = srq_;
+	return kstd::from_errno(kapi_cm_send_rep(id_, &a));
+}
+
+Status Connection::send_rej(const cm::Step &st)
+{
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	u8 guid[8];
+	const bool ari = st.rej_ari_ca_guid;	// IBA 12.6.7.2: Timeout carries our CA GUID
+	if (ari)
+		kapi_cm_node_guid(t_.ib(), guid);
+	return kstd::from_errno(
+		kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd))));
+}
+
+void Connection::destroy()
+{
+	// ib_destroy_cm_id waits for this id's running callbacks and sends what its CM state
+	// still needs (REJ/DREQ/DREP); never called from a callback (we are the work item).
+	if (id_)
+		kapi_cm_id_destroy(kstd::exchange(id_, static_cast<kapi_cm_id *>(nullptr)));
+	if (qp_)
+		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
+	rx_.release();
+	if (const u32 n = tx_.drain())	// ForceDestroy: sends NAPI will never complete
+		t_.rc_sent(n);
+	destroyed_ = true;
+	t_.retire(*this);
+}
+
+} // namespace ipoib

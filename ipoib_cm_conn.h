@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_conn.h - one connected-mode connection (RFC 4755): an RC QP with its cm_id, its
+// receive ring (without an SRQ) or its SRQ attachment, its send ring and the cm::Conn that
+// decides what happens to it (ipoib_cm_state.h). The Connection only executes: every event
+// becomes a cm::Event, cm::Conn::on() returns a cm::Step, and the actions run in order
+// (docs/connected.md §1, §2).
+//
+// Where actions run (docs/connected.md §1): a step that is CmNotify alone or empty runs
+// inline, in the context the event came in; every other step is appended to the
+// connection's FIFO and run by its work item (the interface's ordered workqueue), behind
+// the steps already queued. A failed action is fed back as Ev::SetupFailed and the rest of
+// its step is skipped; a failed SendRej/SendDreq/SendDrep is ignored (ib_destroy_cm_id at
+// Destroy sends what the CM state still needs).
+//
+// Owner: the interface's CmTable (its list of connections). Holds: a cm_id, an RC QP, a
+// receive ring (non-SRQ), a send ring, a saved path record (active), a work item. Who may
+// still call in: ib_cm (CM events) until Destroy's ib_destroy_cm_id returns; the provider
+// (QP events) until its ib_destroy_qp returns; NAPI (completions) until the fence of §4
+// completed, or until NAPI was disabled (ForceDestroy); xmit (send) while published as its
+// peer's send path and until QuiesceTx after StopSending; the table (intents, debugfs) under
+// its lock until the connection is retired. After Destroy the table frees it from its own
+// work, after cancelling the work item (never from inside the item itself).
+// Lock: lock_ (KAPI_LOCK_CM_CONN, irqsave): cm::Conn and the step FIFO; innermost but for
+// the AH reaper's; taken inside the table's lock, never around it.
+#pragma once
+
+#include "ipoib_addr.h"
+#include "ipoib_rc_qp.h"
+#include "ipoib_rc_recv_ring.h"
+#include "ipoib_rc_tx_ring.h"
+#include "kstd/list.h"
+#include "kstd/lock.h"
+#include "kstd/ring.h"
+
+namespace ipoib {
+
+class CmTable;
+struct CmPeer;
+
+// Datapath counters of one connection (NAPI's or xmit's alone each); the table sums them
+// over live and retired connections for ethtool -S (CmTable::stat_name).
+#define IPOIB_RC_STATS(X)                                                                       \
+	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
+	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
+	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
+	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)
+struct RcStats {
+#define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
+	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
+#undef IPOIB_RC_STAT_FIELD
+	void add(const RcStats &o);
+};
+#define IPOIB_RC_STAT_ONE(n) +1
+inline constexpr u32 kRcStatCount = 0 IPOIB_RC_STATS(IPOIB_RC_STAT_ONE);
+#undef IPOIB_RC_STAT_ONE
+
+// Steps waiting for the work item. An event produces at most one step; far fewer than
+// this can be outstanding before the item runs (a CM exchange is a handful of messages).
+inline constexpr u32 kStepQueue = 32;
+
+class Connection : public RcQp, public kstd::ListLink<>, kstd::NonCopyable {
+public:
+	Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer);
+	~Connection();
+
+	// The work item; gfp: atomic when created from xmit. Fails only without memory.
+	Status init(Gfp gfp);
+	// Passive: the cm_id ib_cm created for the REQ, and what the REQ said.
+	void adopt(kapi_cm_id *id, u32 remote_qpn, u32 peer_recv_mtu);
+
+	// The table, before freeing a retired connection: no feed() is still inside its
+	// critical section, and the work item is neither pending nor running.
+	void quiesce();
+	// Feeds one event (any context); returns the step it produced (already dispatched).
+	cm::Step feed(const cm::Event &e);
+	// Entry points
+	void run();					// the work item
+	void cm_event(const kapi_cm_event &ev);		// ib_cm's context
+	void qp_event(kapi_qp_event_kind kind);		// the provider's (atomic)
+	void on_wc(const kapi_wc &wc, u64 now_ms);	// NAPI
+	// xmit (netif tx lock held): skb at the encapsulation header. Consumes it.
+	void send(kapi_skb *skb, u64 now_ms);
+
+	// Read by the table (under its lock) and by debugfs.
+	const HwAddr &peer() const { return peer_; }
+	cm::Dir dir() const { return dir_; }
+	cm::State state() const;
+	bool bidir() const;
+	u32 qpn() const { return __atomic_load_n(&qpn_, __ATOMIC_RELAXED); }
+	u32 remote_qpn() const { return __atomic_load_n(&remote_qpn_, __ATOMIC_RELAXED); }
+	u32 mtu() const { return __atomic_load_n(&mtu_, __ATOMIC_RELAXED); }
+	u32 rx_posted() const;
+	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
+	bool send_stalled(u64 now) const { return tx_.stalled(now); }
+	bool uses_srq() const { return srq_; }
+	// Counters (a consistent-enough copy for ethtool; retired ones are final).
+	cm::Counters counters() const;
+	const RcStats &stats() const { return st_; }
+	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
+
+private:
+	void execute(cm::Step st);
+	Status act(cm::Action a, const cm::Step &st);
+	Status create_qp();
+	Status send_req();
+	Status send_rep();
+	Status send_rej(const cm::Step &st);
+	void destroy();
+	void receive(const kapi_wc &wc, u64 now);
+	void priv_data(u8 *out) const;
+	void touch(u64 now);
+
+	CmTable &t_;
+	const cm::Dir dir_;
+	const bool srq_;
+	HwAddr peer_;			// flags octet zero: the table's key
+	mutable kstd::SpinLock lock_;
+	cm::Conn conn_;
+	kstd::Ring<cm::Step, kStepQueue> steps_;
+	kapi_work *work_ = nullptr;
+	kapi_cm_id *id_ = nullptr;
+	kapi_qp *qp_ = nullptr;
+	kapi_cm_path *path_ = nullptr;	// active: the primary path of the REQ
+	u32 qpn_ = 0;
+	u32 remote_qpn_ = 0;
+	u32 psn_ = 0;
+	u32 peer_recv_mtu_ = 0;
+	u32 mtu_ = 0;			// RFC 4755 §5.1: min of both Receive MTUs - 4
+	u64 used_ms_ = 0;
+	bool destroyed_ = false;
+	RcStats st_;
+	RcRecvRing rx_;			// non-SRQ only
+	RcTxRing tx_;
+};
+
+} // namespace ipoib

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_show.cpp - what connected mode shows and what its periodic work does: the debugfs
+// `connections` file (issue 11 item 9), the ethtool -S counters (cm::Counters summed over
+// live and destroyed connections, the RC datapath counters, the interface's own), the admin
+// mode switch, and the housekeeping work (idle reaping, the send watchdog, peers nobody
+// uses, freeing destroyed connections).
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+namespace {
+
+const char *const g_rc_stat_names[] = {
+#define IPOIB_RC_STAT_NAME(n) #n,
+	IPOIB_RC_STATS(IPOIB_RC_STAT_NAME)
+#undef IPOIB_RC_STAT_NAME
+};
+static_assert(sizeof(g_rc_stat_names) / sizeof(g_rc_stat_names[0]) == kRcStatCount);
+
+const char *const g_if_stat_names[] = {
+#define IPOIB_CM_IF_STAT_NAME(n) #n,
+	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_NAME)
+#undef IPOIB_CM_IF_STAT_NAME
+};
+static_assert(sizeof(g_if_stat_names) / sizeof(g_if_stat_names[0]) == kCmIfStatCount);
+static_assert(sizeof(CmIfStats) == kCmIfStatCount * sizeof(u64));
+
+// As /sys/class/net/*/address shows it: 20 octets, lowercase hex, colon-separated.
+void format_addr(const HwAddr &a, char (&out)[3 * kHwAddrLen])
+{
+	static const char hex[] = "0123456789abcdef";
+	for (u32 i = 0; i < kHwAddrLen; i++) {
+		out[3 * i] = hex[a.b[i] >> 4];
+		out[3 * i + 1] = hex[a.b[i] & 15];
+		out[3 * i + 2] = i + 1 < kHwAddrLen ? ':' : '\0';
+	}
+}
+
+u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); }
+
+} // namespace
+
+// One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
+// (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
+// an SRQ-attached QP).
+void CmTable::show(kapi_seq *s)
+{
+	const u64 now = kapi_now_ms();
+	kstd::SpinIrqSaveGuard g(lock_);
+	for (Connection &c : conns_) {
+		HwAddr peer = c.peer();
+		peer.b[0] = kFlagRc;	// a CM peer: the address it announces carries the RC flag
+		char addr[3 * kHwAddrLen];
+		format_addr(peer, addr);
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu\n",
+				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
+				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
+				(unsigned long long)read_stat(c.stats().rc_rx_packets),
+				(unsigned long long)read_stat(c.stats().rc_tx_packets),
+				(unsigned long long)(c.idle_ms(now) / 1000));
+	}
+}
+
+const char *CmTable::stat_name(u32 i)
+{
+	if (i < cm::kCtrCount)
+		return cm::ctr_name(cm::Ctr(i));
+	i -= cm::kCtrCount;
+	if (i < kRcStatCount)
+		return g_rc_stat_names[i];
+	i -= kRcStatCount;
+	return i < kCmIfStatCount ? g_if_stat_names[i] : "";
+}
+
+u64 CmTable::stat_value(u32 i) const
+{
+	auto &self = const_cast<CmTable &>(*this);
+	kstd::SpinIrqSaveGuard g(self.lock_);
+	if (i < cm::kCtrCount) {
+		u64 v = retired_[cm::Ctr(i)];
+		for (Connection &c : self.conns_)
+			v += c.counters()[cm::Ctr(i)];
+		return v;
+	}
+	i -= cm::kCtrCount;
+	if (i < kRcStatCount) {
+		u64 v = rc_stat(retired_st_, i) + rc_stat(srq_st_, i);
+		for (Connection &c : self.conns_)
+			v += rc_stat(c.stats(), i);
+		return v;
+	}
+	i -= kRcStatCount;
+	return i < kCmIfStatCount ? read_stat((&ifs_.cm_tx_queued)[i]) : 0;
+}
+
+// rtnl held. Datagram: active connections close, passive ones stop sending (they keep
+// receiving, in both modes); connected: passive bidirectional ones may send again.
+void CmTable::mode_changed(bool connected)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	for (Connection &c : conns_)
+		c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
+}
+
+void CmTable::housekeeping()
+{
+	free_dead();
+	const u64 now = kapi_now_ms();
+	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
+	kstd::List<CmPeer> gone;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (!open_)
+			return;
+		for (Connection &c : conns_) {
+			if (c.state() != cm::State::Established)
+				continue;
+			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping
+				c.feed(cm::Event::of(cm::Ev::IdleTimeout));
+			else if (c.send_stalled(now))	// §3: sends outstanding, none completing
+				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
+		}
+		// Peers nobody uses: no connection, nothing queued, idle, not in a back-off.
+		kstd::List<CmPeer> keep;
+		while (CmPeer *p = peers_.pop_front()) {
+			const bool idle = !p->conns && !p->pending.size() &&
+					  now - p->used_ms >= idle_ms && now >= p->fallback_until;
+			(idle ? gone : keep).push_back(*p);
+		}
+		while (CmPeer *p = keep.pop_front())
+			peers_.push_back(*p);
+	}
+	while (CmPeer *p = gone.pop_front())
+		delete p;
+	kapi_dwork_schedule(house_, kCmHousekeepMs);
+}
+
+} // namespace ipoib

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_table.cpp - an interface's connected-mode part (ipoib_cm_table.h): lifetime,
+// the listeners and REQs, the peers xmit sends to, and what a Connection's peer-level
+// actions (StartSending, StopSending, FallBack, Reconnect, AwaitOther, Destroy) do to them.
+// debugfs, ethtool and the housekeeping work are in ipoib_cm_show.cpp.
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+namespace {
+
+extern "C" void ipoib_cm_house_work(kapi_ctx *c) noexcept
+{
+	if (Interface *i = from_ctx<Interface>(c))
+		i->cm().housekeeping();
+}
+
+} // namespace
+
+CmTable::CmTable(Interface &ifc)
+	: ifc_(ifc), lock_(KAPI_LOCK_IF_CM), srq_(ifc.log()),
+	  srq_ring_(ifc.ib_, {&srq_st_.rc_rx_drop_nomem, &srq_st_.rc_rx_wc_errors, &srq_st_.rc_rx_flushed,
+			      &srq_st_.rc_rx_post_errors, &srq_st_.rc_rx_grown, &srq_st_.rc_rx_grow_failed})
+{
+}
+
+CmTable::~CmTable() { KSTD_WARN_ON(!conns_.empty() || !dead_.empty() || !peers_.empty()); }
+
+kapi_ib_device *CmTable::ib() const { return ifc_.ib_; }
+kapi_pd *CmTable::pd() const { return ifc_.pd_.get(); }
+kapi_cq *CmTable::cq() const { return ifc_.recv_cq_.get(); }
+kapi_netdev *CmTable::netdev() const { return ifc_.nd_; }
+u32 CmTable::lkey() const { return ifc_.lkey_; }
+u32 CmTable::port() const { return ifc_.port_; }
+u16 CmTable::pkey_index() const { return ifc_.pkey_index_; }
+u32 CmTable::ud_qpn() const { return ifc_.qpn_; }
+kstd::Logger &CmTable::log() { return ifc_.log(); }
+
+// docs/connected.md §4: UD receives are the interface's; connected mode adds the SRQ (or
+// every non-SRQ ring at its maximum), the RC send bound, and one drain WR per connection.
+u32 CmTable::cq_entries(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
+{
+	const u32 rx = recv_queue_size * p.max_nonsrq_conn_qp;	// >= the SRQ's recv_queue_size
+	const u32 conns = p.max_nonsrq_conn_qp > kCmMaxSrqConns ? p.max_nonsrq_conn_qp : kCmMaxSrqConns;
+	return rx + send_queue_size + conns;
+}
+
+Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
+{
+	p_ = p;
+	send_ring_ = send_queue_size;
+	recv_queue_ = recv_queue_size;
+	wq_ = kapi_wq_create("ib_ipoib_cm_cm");
+	if (!wq_)
+		return Status::NoMem;
+	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
+	if (!house_)
+		return Status::NoMem;
+	kapi_dev_sge sge{};
+	kapi_ib_query_sge(ib(), &sge);
+	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
+	const u32 qp_sge = sge.max_recv_sge < KAPI_RECV_SGE_MAX ? sge.max_recv_sge : KAPI_RECV_SGE_MAX;
+	// As the in-tree driver: SRQ mode when the device can create one, else a ring per QP.
+	const u32 srq_mtu = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
+	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), 0))) {
+		srq_ring_.bind(netdev(), RecvTarget{nullptr, srq_.raw()}, lkey());
+		if (kstd::ok(srq_ring_.alloc(recv_queue_size, srq_mtu)) && kstd::ok(srq_ring_.post_initial(recv_queue_size))) {
+			recv_mtu_ = srq_mtu;
+		} else {
+			log().warn("cannot post %u SRQ receives of %u bytes: connected mode without SRQ",
+				   recv_queue_size, srq_mtu);
+			srq_.destroy();
+			srq_ring_.release();
+		}
+	}
+	if (!srq_.raw())
+		recv_mtu_ = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, qp_sge);
+	nsge_ = RcRecvRing::sges_for(recv_mtu_);
+	if (recv_mtu_ < cm::kMinRecvMtu) {
+		log().warn("receive buffers of %u SGEs hold %u bytes, below the %u connected mode needs: CM off",
+			   srq_.raw() ? srq_sge : qp_sge, recv_mtu_, cm::kMinRecvMtu);
+		recv_mtu_ = 0;
+		return Status::Ok;
+	}
+	if (srq_.raw())
+		log().info("connected mode: SRQ of %u receives, Receive MTU %u", recv_queue_size, recv_mtu_);
+	else
+		log().info("connected mode: no SRQ, %u..%u receives per QP, at most %u QPs, Receive MTU %u",
+			   p_.nonsrq_min_recv, recv_queue_size, p_.max_nonsrq_conn_qp, recv_mtu_);
+	return Status::Ok;
+}
+
+// Both service IDs (RFC 4755 §3.5 and the Linux value), in both admin modes (protocol.md
+// §2.12): a peer in connected mode that sees our RC flag connects.
+Status CmTable::open()
+{
+	if (!recv_mtu_)
+		return Status::Ok;
+	static const cm::SidKind kinds[2] = {cm::SidKind::Linux, cm::SidKind::Rfc};
+	for (u32 i = 0; i < 2; i++) {
+		listen_[i] = kapi_cm_id_create(ib(), ifc_.ctx());
+		int rc = listen_[i] ? kapi_cm_listen(listen_[i], cm::service_id(kinds[i], ud_qpn())) : -KAPI_ENOMEM;
+		if (rc) {
+			count(ifs_.cm_listen_errors);
+			log().warn("cannot listen on service ID 0x%016llx: %d",
+				   (unsigned long long)cm::service_id(kinds[i], ud_qpn()), rc);
+			if (listen_[i])
+				kapi_cm_id_destroy(kstd::exchange(listen_[i], static_cast<kapi_cm_id *>(nullptr)));
+		}
+	}
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		open_ = true;
+	}
+	kapi_dwork_schedule(house_, kCmHousekeepMs);
+	return Status::Ok;
+}
+
+// ---- interface stop (docs/connected.md §4 "ForceDestroy")
+
+void CmTable::stop_begin()
+{
+	if (!house_)
+		return;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		open_ = false;	// no new connections from xmit or REQs
+	}
+	for (kapi_cm_id *&l : listen_)
+		if (l)
+			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
+	kapi_dwork_cancel(house_);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		for (Connection &c : conns_)
+			c.feed(cm::Event::of(cm::Ev::Close));
+	}
+	// The fences need NAPI, still on: wait for them, bounded.
+	for (u32 waited = 0; waited < kCmStopWaitMs; waited += 10) {
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			if (conns_.empty())
+				break;
+		}
+		kapi_msleep(10);
+	}
+}
+
+void CmTable::stop_end()
+{
+	if (!house_)
+		return;
+	// NAPI is off: nothing can read a CQE of a QP destroyed now (docs/connected.md §4).
+	u32 left = 0;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		for (Connection &c : conns_) {
+			c.feed(cm::Event::of(cm::Ev::ForceDestroy));
+			left++;
+		}
+	}
+	if (left)
+		log().warn("%u connection(s) still closing at stop: destroyed without their fence (counted: cm_forced_destroys)",
+			   left);
+	for (u32 waited = 0;; waited += 10) {
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			if (conns_.empty())
+				break;
+		}
+		if (waited == 10000)
+			log().warn("connections still not destroyed after 10 s");
+		kapi_msleep(10);
+	}
+	free_dead();
+	kstd::List<CmPeer> peers;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		while (CmPeer *p = peers_.pop_front())
+			peers.push_back(*p);
+		inflight_ = 0;
+	}
+	while (CmPeer *p = peers.pop_front()) {
+		kapi_skb *skb;
+		while (p->pending.pop(skb))
+			kapi_skb_free(skb);
+		delete p;
+	}
+}
+
+void CmTable::teardown()
+{
+	srq_.destroy();
+	srq_ring_.release();
+	if (house_) {
+		kapi_dwork_cancel(house_);
+		kapi_dwork_free(kstd::exchange(house_, static_cast<kapi_dwork *>(nullptr)));
+	}
+	if (wq_)
+		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
+}
+
+// ---- peers
+
+CmPeer *CmTable::find(const HwAddr &a)
+{
+	for (CmPeer &p : peers_)
+		if (bytes_equal(p.addr.b, a.b, kHwAddrLen))
+			return &p;
+	return nullptr;
+}
+
+CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
+{
+	if (CmPeer *p = find(a))
+		return p;
+	CmPeer *p = new (gfp) CmPeer;
+	if (!p)
+		return nullptr;
+	p->addr = a;
+	p->used_ms = kapi_now_ms();
+	peers_.push_back(*p);
+	return p;
+}
+
+bool CmTable::over_limit() const
+{
+	return nconns_ >= (srq_.raw() ? kCmMaxSrqConns : p_.max_nonsrq_conn_qp);
+}
+
+cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
+{
+	cm::Config c;
+	c.srq = srq_.raw() != nullptr;
+	c.local_bidir = p_.bidir;
+	c.send_accepted = false;
+	c.connected_mode = ifc_.connected_mode();
+	c.stale_retries = stale_retries;
+	return c;
+}
+
+Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
+{
+	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
+	if (!c || !kstd::ok(c->init(gfp))) {
+		delete c;
+		count(ifs_.cm_tx_drop_nomem);
+		return nullptr;
+	}
+	const bool over = over_limit();
+	conns_.push_back(*c);
+	nconns_++;
+	p.active = c;
+	p.await_until = 0;
+	p.used_ms = now;
+	c->owner = &p;
+	p.conns++;
+	c->feed(cm::Event::connect(over));
+	return c;
+}
+
+// ---- xmit
+
+CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
+{
+	HwAddr key = dst;
+	key.b[0] = 0;
+	Connection *send = nullptr;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (!open_)
+			return Verdict::UseUd;
+		CmPeer *p = find(key);
+		if (!p) {
+			// The REQ needs the path record: until it is resolved the packet takes the UD
+			// path, which queries it; its requeue after the answer comes back here.
+			if (!ifc_.path_resolved(dst))
+				return Verdict::UseUd;
+			p = find_or_add(key, Gfp::Atomic);
+			if (!p) {
+				count(ifs_.cm_tx_drop_nomem);
+				return Verdict::UseUd;
+			}
+		}
+		p->used_ms = now;
+		if (p->send) {
+			send = p->send;
+		} else if (p->fallback_until && now < p->fallback_until) {
+			count(ifs_.cm_tx_fallback_ud);
+			return Verdict::UseUd;
+		} else {
+			if (p->await_until && now >= p->await_until) {
+				count(ifs_.cm_await_expired);	// the peer's crossing REQ never came
+				p->await_until = 0;
+			}
+			if (!p->active && !p->await_until) {
+				if (!ifc_.path_resolved(dst))
+					return Verdict::UseUd;
+				if (!connect(*p, now, Gfp::Atomic))
+					return Verdict::UseUd;
+			}
+			if (!p->pending.push(skb)) {
+				count(ifs_.cm_tx_drop_queue_full);
+				kapi_skb_free(skb);
+			} else {
+				count(ifs_.cm_tx_queued);
+			}
+			return Verdict::Done;
+		}
+		if (inflight_ >= send_ring_) {
+			count(ifs_.cm_inflight_full);
+			kapi_netdev_stop_queue(netdev());
+			tx_stopped_ = true;
+			kapi_skb_free(skb);
+			return Verdict::Done;
+		}
+	}
+	// Outside the table lock: the connection lives until QuiesceTx, which waits for us.
+	send->send(skb, now);
+	return Verdict::Done;
+}
+
+void CmTable::rc_posted()
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (++inflight_ >= send_ring_) {
+		kapi_netdev_stop_queue(netdev());
+		tx_stopped_ = true;
+	}
+}
+
+void CmTable::rc_sent(u32 n)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	inflight_ -= n < inflight_ ? n : inflight_;
+	if (tx_stopped_ && inflight_ <= send_ring_ / 2 && ifc_.is_up()) {
+		tx_stopped_ = false;
+		kapi_netdev_wake_queue(netdev());
+	}
+}
+
+bool CmTable::path_copy(const HwAddr &peer, kapi_cm_path *out)
+{
+	kstd::SpinIrqSaveGuard l(ifc_.paths_.lock());
+	Path *p = ifc_.paths_.find(peer.gid());
+	if (!p || !p->cm_rec)
+		return false;
+	kapi_cm_path_copy(out, p->cm_rec);
+	return true;
+}
+
+// ---- NAPI
+
+void CmTable::on_wc(RcQp &qp, const kapi_wc &wc, u64 now)
+{
+	// Every RC QP on this interface's CQ is one of its Connections (the CQ is private).
+	static_cast<Connection &>(qp).on_wc(wc, now);
+}
+
+void CmTable::after_poll()
+{
+	if (srq_.raw())
+		srq_ring_.repost();
+}
+
+void CmTable::srq_event(kapi_qp_event_kind kind)
+{
+	if (kind == KAPI_QPEV_SRQ_LIMIT_REACHED)
+		count(ifs_.cm_srq_limit_events);
+}
+
+// ---- REQs (ib_cm's context; the new id carries the listener's context until we return)
+
+kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
+{
+	cm::SidKind kind;
+	u32 sid_qpn = 0;
+	if (!cm::service_id_parse(ev.service_id, kind, sid_qpn) || sid_qpn != ud_qpn())
+		count(ifs_.cm_req_bad_service_id);	// ib_cm matched our listen: cannot happen
+	cm::PrivData pd;
+	const cm::PrivDataResult res = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
+	const cm::Caps caps = cm::caps_parse(ev.priv, ev.priv_len);
+	const bool peer_bidir = caps.present && (caps.flags & cm::kCapBidir);
+	// The peer's 20-octet address: its UD QPN from the private data, its GID from the
+	// primary path (design.md §4 item 6); flags zero (the table's key).
+	const HwAddr peer = HwAddr::make(0, res == cm::PrivDataResult::Ok ? pd.ud_qpn : 0, ev.dgid);
+	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, config(cm::Dir::Passive, 0), peer);
+	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
+		delete c;
+		count(ifs_.cm_req_no_memory);
+		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
+	}
+	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
+	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.gid_);
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (!open_) {
+		delete c;
+		return nullptr;
+	}
+	const bool over = over_limit();
+	conns_.push_back(*c);
+	nconns_++;
+	CmPeer *p = res == cm::PrivDataResult::Ok ? find_or_add(peer, Gfp::Atomic) : nullptr;
+	// RFC 4755 §3.3: our REQ to this peer is outstanding and both ends are bidirectional.
+	cm::Crossing x = cm::Crossing::None;
+	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
+		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
+	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over));
+	const bool accepted = st.has(cm::Action::SendRep);
+	if (p && accepted) {
+		p->passive = c;
+		c->owner = p;
+		p->conns++;
+		p->used_ms = kapi_now_ms();
+	}
+	if (x == cm::Crossing::RemoteWins && p->active)
+		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused));
+	return c->ctx();
+}
+
+// ---- peer-level actions (the connection's work item, process context)
+
+void CmTable::start_sending(Connection &c)
+{
+	CmPending q;
+	const u64 now = kapi_now_ms();
+	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
+	// which finds the published connection once we unlock.
+	kapi_netdev_tx_lock(netdev());
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		CmPeer *p = c.owner;
+		if (p && !p->send)
+			p->send = &c;
+		if (p && p->send == &c) {
+			kapi_skb *skb;
+			while (p->pending.pop(skb))
+				if (!q.push(skb))
+					kapi_skb_free(skb);	// same capacity: cannot happen
+			p->fallback_until = 0;
+			p->backoff_ms = 0;
+			p->stale_retries = 0;
+			p->await_until = 0;
+		}
+	}
+	kapi_skb *skb;
+	while (q.pop(skb))
+		c.send(skb, now);
+	kapi_netdev_tx_unlock(netdev());
+}
+
+void CmTable::stop_sending(Connection &c)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (c.owner && c.owner->send == &c)
+		c.owner->send = nullptr;
+}
+
+// FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited
+// go back to xmit, which now sends them over UD (or, above the UD MTU, answers them with
+// ICMP, the mode's send_too_big).
+void CmTable::fall_back(Connection &c)
+{
+	CmPending q;
+	u32 backoff = 0;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		CmPeer *p = c.owner;
+		if (!p)
+			return;
+		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
+					      : kCmBackoffMinMs;
+		backoff = p->backoff_ms;
+		p->fallback_until = kapi_now_ms() + p->backoff_ms;
+		if (p->active == &c)
+			p->active = nullptr;
+		kapi_skb *skb;
+		while (p->pending.pop(skb))
+			if (!q.push(skb))
+				kapi_skb_free(skb);	// same capacity: cannot happen
+	}
+	log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
+}
+
+void CmTable::reconnect(Connection &c)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	CmPeer *p = c.owner;
+	if (!p || !open_)
+		return;
+	if (p->active == &c)
+		p->active = nullptr;
+	p->stale_retries++;
+	if (!p->active)
+		connect(*p, kapi_now_ms(), Gfp::Atomic);
+}
+
+void CmTable::await_other(Connection &c)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	CmPeer *p = c.owner;
+	if (!p)
+		return;
+	if (p->active == &c)
+		p->active = nullptr;
+	if (!p->send)
+		p->await_until = kapi_now_ms() + kCmAwaitOtherMs;
+}
+
+void CmTable::retire(Connection &c)
+{
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (CmPeer *p = c.owner) {
+			if (p->active == &c)
+				p->active = nullptr;
+			if (p->passive == &c)
+				p->passive = nullptr;
+			if (p->send == &c)
+				p->send = nullptr;	// StopSending came first; belt and braces
+			p->conns--;
+			c.owner = nullptr;
+		}
+		conns_.remove(c);
+		nconns_--;
+		retired_.add(c.counters());
+		retired_st_.add(c.stats());
+		dead_.push_back(c);
+	}
+	if (house_)
+		kapi_dwork_schedule(house_, 0);
+}
+
+// Destroyed connections: their work item may still be pending (re-queued by an event that
+// came while it ran); cancel it, then free. Never from the item itself.
+void CmTable::free_dead()
+{
+	kstd::List<Connection> dead;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		while (Connection *c = dead_.pop_front())
+			dead.push_back(*c);
+	}
+	while (Connection *c = dead.pop_front()) {
+		c->quiesce();
+		delete c;
+	}
+}
+
+} // namespace ipoib

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_table.h - an interface's connected-mode part (RFC 4755, docs/connected.md): the
+// two listening cm_ids, the SRQ and its receive ring (when the device has SRQs), one entry
+// per peer (its active and passive Connection, the one xmit sends over, and the packets
+// waiting for it), every Connection, the CM workqueue, and the interface-stop sequence.
+//
+// Owner: Interface (a member, composed like its rings). Holds: 2 listening cm_ids, an SRQ +
+// RcRecvRing, an ordered workqueue, CmPeers (each owns its queued skbs), Connections, a
+// delayed work (reaping, watchdog, deadlines, freeing destroyed connections).
+// Who may call in: xmit (xmit(), tx lock held), NAPI (on_wc), ib_cm (on_req), the provider
+// (SRQ events), the interface's open/stop/teardown and mode switch (process context).
+// Lock: lock_ (KAPI_LOCK_IF_CM, irqsave): peers, the connection list, counts. Taken inside
+// the netif tx lock (xmit), around a Connection's lock, never around the path or neighbour
+// locks (a path record is copied under the path lock alone).
+#pragma once
+
+#include "ipoib_cm_conn.h"
+#include "ipoib_params.h"
+#include "ipoib_srq.h"
+#include "kstd/log.h"
+
+namespace ipoib {
+
+class Interface;
+
+// Packets waiting for a connection to a peer (issue 11 item 7: far more than in-tree's 3).
+inline constexpr u32 kCmPendingQueue = 64;
+using CmPending = kstd::Ring<kapi_skb *, kCmPendingQueue>;
+
+// How long a peer whose connection failed is reached over UD before CM is tried again
+// (design.md §4 item 8): doubling from 1 s to 64 s; a success resets it.
+inline constexpr u32 kCmBackoffMinMs = 1000;
+inline constexpr u32 kCmBackoffMaxMs = 64000;
+// AwaitOther (RFC 4755 §3.3): how long the peer's crossing REQ may take to arrive before we
+// connect again ourselves (docs/connected.md §2 "the core still needs a deadline").
+inline constexpr u32 kCmAwaitOtherMs = 5000;
+// Interface stop: how long the fences of closing connections may take before ForceDestroy.
+inline constexpr u32 kCmStopWaitMs = 3000;
+// SRQ mode has no per-QP limit of its own; this bounds the drain WRs the CQ must hold.
+inline constexpr u32 kCmMaxSrqConns = 1024;
+// Period of the housekeeping work (reaping, watchdog, deadlines).
+inline constexpr u32 kCmHousekeepMs = 1000;
+
+struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
+	HwAddr addr;			// flags octet zero
+	Connection *active = nullptr;	// ours, connecting or established
+	Connection *passive = nullptr;	// accepted from the peer
+	Connection *send = nullptr;	// published by StartSending: xmit's RC path
+	CmPending pending;		// packets waiting for `send`, in order
+	u64 fallback_until = 0;		// UD only until then (FallBack)
+	u32 backoff_ms = 0;
+	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
+	u8 stale_retries = 0;
+	u32 conns = 0;			// connections whose owner this is (retire drops it)
+	u64 used_ms = 0;
+};
+
+// Interface-level counters of connected mode (ethtool -S, after the per-connection sums).
+#define IPOIB_CM_IF_STATS(X)                                                                    \
+	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
+	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
+	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)
+struct CmIfStats {
+#define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
+	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
+#undef IPOIB_CM_IF_STAT_FIELD
+};
+#define IPOIB_CM_IF_STAT_ONE(n) +1
+inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
+#undef IPOIB_CM_IF_STAT_ONE
+
+class CmTable : kstd::NonCopyable {
+public:
+	explicit CmTable(Interface &ifc);
+	~CmTable();
+
+	// ---- lifetime (process context)
+	// After the UD QP exists (its QPN names the service IDs): workqueue, SRQ + ring.
+	Status start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size);
+	// Receive CQ entries connected mode adds (docs/connected.md §4): SRQ size (or every
+	// non-SRQ ring's maximum), the RC send bound, one drain WR per connection.
+	static u32 cq_entries(const CmParams &p, u32 send_queue_size, u32 recv_queue_size);
+	Status open();		// the listeners (both admin modes)
+	bool available() const { return recv_mtu_ != 0; }	// start() found what CM needs
+	void stop_begin();	// NAPI still on: listeners off, Close all, bounded wait
+	void stop_end();	// NAPI off: ForceDestroy the rest, free them
+	void teardown();	// after stop: SRQ, ring, workqueue
+
+	// ---- datapath
+	enum class Verdict { Done, UseUd };
+	// xmit, tx lock held, connected admin mode, unicast to a peer with the RC flag: sent on
+	// RC, queued for a connection, dropped (counted) -> Done; UseUd: send it over UD.
+	Verdict xmit(kapi_skb *skb, const HwAddr &dst, u64 now);
+	void on_wc(RcQp &qp, const kapi_wc &wc, u64 now);	// NAPI
+	void after_poll();					// NAPI, after each poll
+	void srq_event(kapi_qp_event_kind kind);		// provider, atomic
+	kapi_ctx *on_req(kapi_cm_id *id, const kapi_cm_event &ev);	// ib_cm
+
+	// ---- control
+	void mode_changed(bool connected);	// rtnl held
+	void housekeeping();			// the delayed work
+	void show(kapi_seq *s);			// debugfs connections
+	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
+	static const char *stat_name(u32 i);
+	u64 stat_value(u32 i) const;
+
+	// ---- for Connection
+	Interface &ifc() { return ifc_; }
+	kapi_ib_device *ib() const;
+	kapi_pd *pd() const;
+	kapi_cq *cq() const;
+	kapi_netdev *netdev() const;
+	u32 lkey() const;
+	u32 port() const;
+	u16 pkey_index() const;
+	u32 ud_qpn() const;
+	void rc_posted();		// xmit: one RC send posted (the interface-wide bound)
+	kstd::Logger &log();
+	const CmParams &params() const { return p_; }
+	kapi_wq *wq() const { return wq_; }
+	kapi_srq *srq() const { return srq_.raw(); }
+	RcRecvRing &srq_ring() { return srq_ring_; }
+	u32 recv_mtu() const { return recv_mtu_; }	// what our buffers hold (RFC 4755 §6)
+	u32 buf_size() const { return recv_mtu_; }
+	u32 nsge() const { return nsge_; }
+	u32 send_ring_size() const { return send_ring_; }
+	u32 recv_queue_size() const { return recv_queue_; }
+	bool bidir() const { return p_.bidir; }
+	CmIfStats &ifstats() { return ifs_; }
+	// Actions that concern the peer (from the connection's work item)
+	void start_sending(Connection &c);
+	void stop_sending(Connection &c);
+	void fall_back(Connection &c);
+	void reconnect(Connection &c);
+	void await_other(Connection &c);
+	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
+	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
+	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+
+private:
+	CmPeer *find(const HwAddr &a);
+	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);
+	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
+	void free_dead();
+	bool over_limit() const;
+	cm::Config config(cm::Dir d, u8 stale_retries) const;
+	template <typename F> void for_each_conn(F f);
+
+	Interface &ifc_;
+	CmParams p_;
+	kstd::SpinLock lock_;
+	kstd::List<CmPeer> peers_;
+	kstd::List<Connection> conns_;
+	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
+	u32 nconns_ = 0;		// connections with a QP slot (limit)
+	kapi_cm_id *listen_[2] = {};
+	kapi_wq *wq_ = nullptr;
+	kapi_dwork *house_ = nullptr;
+	Srq srq_;
+	RcStats srq_st_;
+	RcRecvRing srq_ring_;
+	u32 recv_mtu_ = 0;
+	u32 nsge_ = 1;
+	u32 send_ring_ = 0;
+	u32 recv_queue_ = 0;
+	u32 inflight_ = 0;		// RC sends posted, not completed (all connections)
+	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
+	bool connected_ = false;	// admin mode
+	bool open_ = false;
+	cm::Counters retired_;		// of destroyed connections
+	RcStats retired_st_;
+	CmIfStats ifs_;
+};
+
+} // namespace ipoib
