@@ -294,7 +294,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				count(ifs_.cm_await_expired);	// the peer's crossing REQ never came
 				p->await_until = 0;
 			}
-			if (!p->active && !p->await_until) {
+			// A connection accepted from a bidirectional peer will carry our packets too
+			// once established (its StartSending sends this queue): no second one.
+			const bool passive_will_send = p->passive && p->passive->bidir();
+			if (!p->active && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
 				if (!connect(*p, now, Gfp::Atomic))

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Connected mode ours <-> ours (both announce kCapBidir, design.md §4 item 5): ONE RC
+# connection carries both directions. softib srq=0 and nonsrq_min_recv=1, the hardest case
+# for the never-zero rule: each QP starts with a single receive posted and grows on demand.
+# iperf3 --bidir (both directions moving at once) while debugfs is sampled: every sample shows
+# the same single QP pair (no reconnect: the QPN set does not change), rx_posted >= 1 on every
+# established QP, and softib counts no RNR retry exceeded; then 60000-byte pings both ways.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2 srq=0
+# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d nonsrq_min_recv=1
+# mem: 1024
+# timeout: 420
+# kernels: stock debug
+. /e2e/lib.sh
+plan 23
+
+ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
+cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
+dmesg_mark bidir
+check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
+check "both -> connected mode" sh -c 'echo connected > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm1/mode'
+ns_create A B
+ns_move icm0 A && ns_move icm1 B
+ns_addr A icm0 10.0.2.1/24 && ns_addr B icm1 10.0.2.2/24
+both_up() { has_carrier icm0 A && has_carrier icm1 B; }
+check "carrier on both" wait_for 60 both_up
+check "MTU 65520 on both" sh -c '/sbin/ip -n A link set icm0 mtu 65520 && /sbin/ip -n B link set icm1 mtu 65520'
+
+snap s ib:softib0 ib:softib1 A:icm0 B:icm1
+check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_ping A 10.0.2.2 1
+check "ping -s 60000 A->B" ns_ping A 10.0.2.2 3 -s 60000
+check "ping -s 60000 B->A" ns_ping B 10.0.2.1 3 -s 60000
+# qps FILE: the "qpn rqpn" pairs of a connections file, sorted
+qps() { sed -n 's/.* qpn=\(0x[0-9a-f]*\) rqpn=\(0x[0-9a-f]*\) .*/\1 \2/p' "$1" | sort | tr '\n' ' '; }
+one_bidir() { [ "$(wc -l < "$1")" -eq 1 ] && grep -q ' state=established .* bidir=1 ' "$1"; }
+check "A: one connection, established, bidir=1" one_bidir $ca
+check "B: one connection, established, bidir=1" one_bidir $cb
+qa=$(qps $ca); qb=$(qps $cb)
+diag "A: $(cat $ca)"
+diag "B: $(cat $cb)"
+# the two ends of one connection: A's qpn is B's rqpn and the other way round
+pair_ok() { set -- $qa; _a1=$1 _a2=$2; set -- $qb; [ "$_a1" = "$2" ] && [ "$_a2" = "$1" ]; }
+check "A's and B's lines are the two ends of the same RC connection" pair_ok
+check_delta "exactly one REQ in all (one side connected, the other accepted)" s ib:softib0 cm_tx_req -le 1
+check "... and softib1 sent none if softib0 sent one" sh -c "[ \$(( $(delta s ib:softib0 cm_tx_req) + $(delta s ib:softib1 cm_tx_req) )) -eq 1 ]"
+
+check "iperf3 server in B" iperf3_server B 5201
+snap i ib:softib0 ib:softib1 A:icm0 B:icm1
+ns_exec A iperf3 -c 10.0.2.2 -t 10 -f m --bidir > /tmp/iperf.out 2>&1 &
+ipid=$!
+# sample both files while traffic moves in both directions
+: > /tmp/samples
+for _ in $(seq 1 30); do
+    cat $ca $cb >> /tmp/samples
+    echo "A $(qps $ca) B $(qps $cb)" >> /tmp/qpsets
+    sleep 0.3
+done
+wait $ipid
+irc=$?
+diag "$(tail -n 6 /tmp/iperf.out)"
+check "iperf3 --bidir finished" test $irc = 0
+check_output "iperf3 --bidir: both directions reported" 'TX-C.*receiver|RX-C.*receiver' cat /tmp/iperf.out
+check "every sample: rx_posted >= 1 on every established QP" sh -c "! grep ' state=established ' /tmp/samples | grep -q ' rx_posted=0 '"
+check "every sample: the same QPN set as before the run (no reconnect)" sh -c "[ \$(sort -u /tmp/qpsets | wc -l) -eq 1 ] && grep -qx 'A $qa B $qb' /tmp/qpsets"
+check_delta "no RNR retry exceeded (softib0)" i ib:softib0 rnr_retry_exceeded -eq 0
+check_delta "no RNR retry exceeded (softib1)" i ib:softib1 rnr_retry_exceeded -eq 0
+check_delta "both directions rode RC: softib0 received >= 5 MB over RC" i ib:softib0 rc_rx_bytes -ge 5000000
+check_delta "... and softib1 too" i ib:softib1 rc_rx_bytes -ge 5000000
+check_delta "B sent over the connection it accepted" i B:icm1 rc_tx_packets -ge 1000
+diag "rx_posted seen: $(sed -n 's/.* rx_posted=\([0-9]*\) .*/\1/p' /tmp/samples | sort -n | uniq -c | tr '\n' ' ')"
+diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
+diag "$(ns_exec B ethtool -S icm1 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
+check "kernel log clean" dmesg_clean
+ns_delete_all
+exit $(tap_status)
