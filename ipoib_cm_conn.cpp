@@ -94,6 +94,15 @@ cm::Counters Connection::counters() const
 	return conn_.counters();
 }
 
+bool Connection::drain_overdue(u64 now, u64 ms)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (drain_reported_ || conn_.state() != cm::State::Draining || !draining_since_ || now - draining_since_ < ms)
+		return false;
+	drain_reported_ = true;
+	return true;
+}
+
 u32 Connection::rx_posted() const { return srq_ ? t_.srq_ring().posted() : rx_.posted(); }
 
 void Connection::touch(u64 now)
@@ -116,8 +125,13 @@ cm::Step Connection::feed(const cm::Event &e)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
 	cm::Step st = conn_.on(e);
+	if (conn_.state() == cm::State::Draining && !draining_since_)
+		draining_since_ = kapi_now_ms();
 	if (st.overflow)
 		t_.log().err("CM step overflow on event %u (a state-machine bug)", unsigned(e.kind));
+	if (st.ignored)	// counted by cm::Conn (cm_ignored_events)
+		t_.log().debug("QPN 0x%06x: event %u ignored in state %s", qpn_, unsigned(e.kind),
+			       cm::state_name(conn_.state()));
 	if (st.inline_ok()) {
 		// CmNotify alone: ib_cm_notify takes only spinlocks and COMM_EST must reach ib_cm
 		// promptly (docs/connected.md §1).

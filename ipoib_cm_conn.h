@@ -92,6 +92,9 @@ public:
 	u32 rx_posted() const;
 	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
+	// Draining for longer than ms and not reported yet: the caller feeds Ev::DrainTimeout
+	// (counted, logged; the connection keeps waiting for its fence, docs/connected.md §4).
+	bool drain_overdue(u64 now, u64 ms);
 	bool uses_srq() const { return srq_; }
 	// Counters (a consistent-enough copy for ethtool; retired ones are final).
 	cm::Counters counters() const;
@@ -127,6 +130,8 @@ private:
 	u32 peer_recv_mtu_ = 0;
 	u32 mtu_ = 0;			// RFC 4755 §5.1: min of both Receive MTUs - 4
 	u64 used_ms_ = 0;
+	u64 draining_since_ = 0;	// under lock_: when the state became draining
+	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only

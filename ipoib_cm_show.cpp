@@ -106,6 +106,11 @@ void CmTable::mode_changed(bool connected)
 void CmTable::housekeeping()
 {
 	free_dead();
+	if (__atomic_exchange_n(&srq_rearm_, false, __ATOMIC_ACQ_REL) && srq_.raw()) {
+		const u32 limit = recv_queue_ / kCmSrqLimitDiv ? recv_queue_ / kCmSrqLimitDiv : 1;
+		if (!kstd::ok(srq_.arm_limit(limit)))
+			log().warn("cannot re-arm the SRQ limit (%u)", limit);
+	}
 	const u64 now = kapi_now_ms();
 	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
 	kstd::List<CmPeer> gone;
@@ -114,6 +119,12 @@ void CmTable::housekeeping()
 		if (!open_)
 			return;
 		for (Connection &c : conns_) {
+			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
+				log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)",
+					   c.qpn(), kCmDrainTimeoutMs);
+				c.feed(cm::Event::of(cm::Ev::DrainTimeout));
+				continue;
+			}
 			if (c.state() != cm::State::Established)
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping

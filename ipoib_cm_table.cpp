@@ -19,7 +19,7 @@ extern "C" void ipoib_cm_house_work(kapi_ctx *c) noexcept
 } // namespace
 
 CmTable::CmTable(Interface &ifc)
-	: ifc_(ifc), lock_(KAPI_LOCK_IF_CM), srq_(ifc.log()),
+	: ifc_(ifc), lock_(KAPI_LOCK_IF_CM), srq_(ifc.log(), *this),
 	  srq_ring_(ifc.ib_, {&srq_st_.rc_rx_drop_nomem, &srq_st_.rc_rx_wc_errors, &srq_st_.rc_rx_flushed,
 			      &srq_st_.rc_rx_post_errors, &srq_st_.rc_rx_grown, &srq_st_.rc_rx_grow_failed})
 {
@@ -63,7 +63,8 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	const u32 qp_sge = sge.max_recv_sge < KAPI_RECV_SGE_MAX ? sge.max_recv_sge : KAPI_RECV_SGE_MAX;
 	// As the in-tree driver: SRQ mode when the device can create one, else a ring per QP.
 	const u32 srq_mtu = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
-	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), 0))) {
+	const u32 limit = recv_queue_size / kCmSrqLimitDiv ? recv_queue_size / kCmSrqLimitDiv : 1;
+	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), limit))) {
 		srq_ring_.bind(netdev(), RecvTarget{nullptr, srq_.raw()}, lkey());
 		if (kstd::ok(srq_ring_.alloc(recv_queue_size, srq_mtu)) && kstd::ok(srq_ring_.post_initial(recv_queue_size))) {
 			recv_mtu_ = srq_mtu;
@@ -367,10 +368,18 @@ void CmTable::after_poll()
 		srq_ring_.repost();
 }
 
+// SRQ_LIMIT_REACHED (atomic context): the backstop after failed reposts (issue 11 item 4).
+// NAPI reposts what the ring has queued; the limit is one-shot and re-armed by the
+// housekeeping work (ib_modify_srq may sleep).
 void CmTable::srq_event(kapi_qp_event_kind kind)
 {
-	if (kind == KAPI_QPEV_SRQ_LIMIT_REACHED)
-		count(ifs_.cm_srq_limit_events);
+	if (kind != KAPI_QPEV_SRQ_LIMIT_REACHED)
+		return;
+	count(ifs_.cm_srq_limit_events);
+	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);
+	kapi_napi_schedule(netdev());
+	if (house_)
+		kapi_dwork_schedule(house_, 0);
 }
 
 // ---- REQs (ib_cm's context; the new id carries the listener's context until we return)

@@ -38,6 +38,11 @@ inline constexpr u32 kCmAwaitOtherMs = 5000;
 inline constexpr u32 kCmStopWaitMs = 3000;
 // SRQ mode has no per-QP limit of its own; this bounds the drain WRs the CQ must hold.
 inline constexpr u32 kCmMaxSrqConns = 1024;
+// A teardown fence not complete after this long is counted (cm_drain_timeouts) and logged;
+// the connection keeps waiting (never destroyed without its fence but at interface stop).
+inline constexpr u32 kCmDrainTimeoutMs = 10000;
+// The SRQ limit (IBA 11.6.3.2 SRQ_LIMIT_REACHED): fewer than a quarter of its receives posted.
+inline constexpr u32 kCmSrqLimitDiv = 4;
 // Period of the housekeeping work (reaping, watchdog, deadlines).
 inline constexpr u32 kCmHousekeepMs = 1000;
 
@@ -68,6 +73,15 @@ struct CmIfStats {
 #define IPOIB_CM_IF_STAT_ONE(n) +1
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
+
+class CmTable;
+// The interface's SRQ: the only Srq the driver creates, so its event entry point reaches the
+// table through it (ipoib_entry.cpp).
+class CmSrq : public Srq {
+public:
+	CmSrq(kstd::Logger &log, CmTable &t) : Srq(log), table(t) {}
+	CmTable &table;
+};
 
 class CmTable : kstd::NonCopyable {
 public:
@@ -156,8 +170,9 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
-	Srq srq_;
+	CmSrq srq_;
 	RcStats srq_st_;
+	bool srq_rearm_ = false;	// SRQ_LIMIT_REACHED disarmed the limit (one-shot)
 	RcRecvRing srq_ring_;
 	u32 recv_mtu_ = 0;
 	u32 nsge_ = 1;
