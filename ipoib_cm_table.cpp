@@ -403,13 +403,13 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		count(ifs_.cm_req_no_memory);
 		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
 	}
-	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
-	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.gid_);
+	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
 	kstd::SpinIrqSaveGuard g(lock_);
-	if (!open_) {
+	if (!open_) {	// stopping: the listeners are going
 		delete c;
 		return nullptr;
 	}
+	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
 	const bool over = over_limit();
 	conns_.push_back(*c);
 	nconns_++;
