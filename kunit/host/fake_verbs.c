@@ -64,6 +64,36 @@ void kapi_skb_add_frag(struct kapi_skb *s, int i, struct kapi_page *pg, kapi_u32
 	s->truesize += KAPI_PAGE_SIZE;
 }
 kapi_u32 kapi_skb_nr_frags(const struct kapi_skb *s) { return s->nr_frags; }
+kapi_u32 kapi_skb_headlen(const struct kapi_skb *s)
+{
+	kapi_u32 l = s->len;
+	int i;
+
+	for (i = 0; i < s->nr_frags; i++)
+		l -= s->frag_len[i];
+	return l;
+}
+/* As skb_linearize: one linear buffer with the head's bytes then each fragment's. */
+int kapi_skb_linearize(struct kapi_skb *s)
+{
+	kapi_u32 head = kapi_skb_headlen(s), at;
+	kapi_u8 *buf = kapi_kmalloc(s->len + 64, KAPI_GFP_ATOMIC);
+	int i;
+
+	if (!buf)
+		return -KAPI_ENOMEM;
+	memcpy(buf + 32, s->buf + s->off, head);
+	for (at = head, i = 0; i < s->nr_frags; at += s->frag_len[i], i++) {
+		memcpy(buf + 32 + at, s->frag[i]->data, s->frag_len[i]);
+		kapi_page_put(s->frag[i]);
+	}
+	kapi_kfree(s->buf);
+	s->buf = buf;
+	s->size = s->len + 64;
+	s->off = 32;
+	s->nr_frags = 0;
+	return 0;
+}
 kapi_u32 fake_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *s, int i) { return s->frag_len[i]; }
 long fake_skbs_live(void) { return skbs_live; }
