@@ -36,6 +36,19 @@ Status RcRecvRing::alloc(u32 max_entries, u32 buf_size)
 	return queue_.alloc(max_entries);
 }
 
+Status RcRecvRing::activate(u32 idx, Gfp gfp)
+{
+	RcRxSlot *p = new (gfp) RcRxSlot;
+	if (!p)
+		return Status::NoMem;
+	if (!kstd::ok(alloc_buf(*p, npages_, gfp))) {
+		delete p;
+		return Status::NoMem;
+	}
+	slots_[idx].p = p;
+	return Status::Ok;
+}
+
 // A head skb and npages pages, each mapped; on failure nothing is left allocated in s.
 Status RcRecvRing::alloc_buf(RcRxSlot &s, u32 npages, Gfp gfp)
 {
@@ -94,7 +107,7 @@ Status RcRecvRing::post_initial(u32 n)
 	if (n > slots_.size() || n < active_)
 		return Status::Invalid;
 	for (; active_ < n; active_++) {
-		if (!kstd::ok(alloc_buf(slots_[active_], npages_, Gfp::Kernel))) {
+		if (!kstd::ok(activate(active_, Gfp::Kernel))) {
 			count_local(*c_.nomem);
 			return Status::NoMem;
 		}
@@ -113,7 +126,7 @@ kapi_skb *RcRecvRing::complete(const kapi_wc &wc)
 	set_posted(posted_ - 1);
 	if (posted_ < low_)
 		low_ = posted_;
-	RcRxSlot &slot = slots_[idx];
+	RcRxSlot &slot = *slots_[idx].p;
 	if (wc.status != KAPI_WC_SUCCESS) {
 		count_local(wc.status == KAPI_WC_WR_FLUSH_ERR ? *c_.flushed : *c_.wc_errors);
 		if (on_srq())
@@ -157,7 +170,7 @@ void RcRecvRing::repost()
 		const u32 n = queue_.size() < kRcPostBatch ? queue_.size() : kRcPostBatch;
 		for (u32 i = 0; i < n; i++) {
 			const u32 idx = queue_.at(i);
-			const RcRxSlot &s = slots_[idx];
+			const RcRxSlot &s = *slots_[idx].p;
 			r[i].wr_id = wrid(WrKind::RcRecv, idx);
 			r[i].nsge = 1 + npages_;
 			r[i].addr[0] = s.head_dma;
@@ -184,7 +197,7 @@ void RcRecvRing::grow_if_low()
 	if (!on_srq() && !stopped_ && active_ < slots_.size() && low * 4 < active_) {
 		const u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
 		while (active_ < want) {
-			if (!kstd::ok(alloc_buf(slots_[active_], npages_, Gfp::Atomic))) {
+			if (!kstd::ok(activate(active_, Gfp::Atomic))) {
 				count_local(*c_.grow_failed);
 				break;
 			}
@@ -198,8 +211,12 @@ void RcRecvRing::grow_if_low()
 
 void RcRecvRing::release()
 {
-	for (u32 i = 0; i < active_; i++)
-		free_buf(slots_[i], npages_);
+	for (u32 i = 0; i < active_; i++) {
+		if (RcRxSlot *p = kstd::exchange(slots_[i].p, static_cast<RcRxSlot *>(nullptr))) {
+			free_buf(*p, npages_);
+			delete p;
+		}
+	}
 	set_posted(0);
 	low_ = 0;
 	active_ = 0;

@@ -14,7 +14,7 @@
 // the teardown fence's RxEmpty (§4).
 //
 // Owner: the SRQ's owner (interface, connected mode) or one Connection (non-SRQ). Holds: per
-// slot a head skb and up to kFragPages pages, each DMA-mapped. Who may still reference a
+// active slot its RcRxSlot, a head skb and up to kFragPages pages, each DMA-mapped. Who may still reference a
 // slot: the HCA, for every posted buffer, until its completion is polled or the QP/SRQ is
 // destroyed; release() runs after that. Single consumer: NAPI (complete, repost,
 // grow_if_low); post_initial() runs in process context before NAPI can see the ring.
@@ -41,6 +41,14 @@ struct RcRxSlot {
 	u64 head_dma = 0;
 	kapi_page *page[kFragPages] = {};
 	u64 page_dma[kFragPages] = {};
+};
+
+// A slot of the ring: its buffer's bookkeeping (~260 bytes) is allocated when the slot is
+// first used (post_initial, grow_if_low), so a ring of recv_queue_size slots costs 8 bytes per
+// slot until then: an idle non-SRQ connection pins only its active buffers, and no ring needs
+// a high-order kmalloc for its slot table (8192 slots x 260 bytes would be 2 MiB).
+struct RcSlotRef {
+	RcRxSlot *p = nullptr;
 };
 
 // Receives posted per call (the shim converts them on its stack).
@@ -101,6 +109,7 @@ public:
 	bool on_srq() const { return target_.srq != nullptr; }
 
 private:
+	Status activate(u32 idx, Gfp gfp);	// slot idx gets its bookkeeping and a buffer
 	Status alloc_buf(RcRxSlot &s, u32 npages, Gfp gfp);
 	void free_buf(RcRxSlot &s, u32 npages);
 	void queue(u32 idx);
@@ -120,7 +129,7 @@ private:
 	u32 low_ = 0;		// fewest posted since the last grow_if_low()
 	u32 active_ = 0;	// slots [0, active_) hold a buffer
 	bool stopped_ = false;	// non-SRQ: an error completion was seen
-	Array<RcRxSlot> slots_;
+	Array<RcSlotRef> slots_;
 	SlotFifo queue_;
 };
 
