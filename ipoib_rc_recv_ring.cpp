@@ -50,6 +50,8 @@ Status RcRecvRing::activate(u32 idx, Gfp gfp)
 }
 
 // A head skb and npages pages, each mapped; on failure nothing is left allocated in s.
+// No extra headroom: the skb allocator's own (NET_SKB_PAD, at least 32) covers the 20-byte
+// pseudo header the receive path pushes after pulling the 4-octet IPoIB header.
 Status RcRecvRing::alloc_buf(RcRxSlot &s, u32 npages, Gfp gfp)
 {
 	if (!s.skb) {
