@@ -99,6 +99,7 @@ u64 CmTable::stat_value(u32 i) const
 void CmTable::mode_changed(bool connected)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
+	__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
 	for (Connection &c : conns_)
 		c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
 }

@@ -236,7 +236,7 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 	c.srq = srq_.raw() != nullptr;
 	c.local_bidir = p_.bidir;
 	c.send_accepted = false;
-	c.connected_mode = ifc_.connected_mode();
+	c.connected_mode = connected();
 	c.stale_retries = stale_retries;
 	return c;
 }

@@ -111,7 +111,8 @@ public:
 	kapi_ctx *on_req(kapi_cm_id *id, const kapi_cm_event &ev);	// ib_cm
 
 	// ---- control
-	void mode_changed(bool connected);	// rtnl held
+	void mode_changed(bool connected);	// rtnl held: the interface's admin mode changed
+	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }	// any context
 	void housekeeping();			// the delayed work
 	void show(kapi_seq *s);			// debugfs connections
 	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
@@ -180,7 +181,7 @@ private:
 	u32 recv_queue_ = 0;
 	u32 inflight_ = 0;		// RC sends posted, not completed (all connections)
 	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
-	bool connected_ = false;	// admin mode
+	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	cm::Counters retired_;		// of destroyed connections
 	RcStats retired_st_;

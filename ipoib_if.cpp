@@ -311,7 +311,7 @@ void Interface::xmit(kapi_skb *skb)
 	} else {
 		// Connected mode (RFC 4755): a peer announcing the RC flag is reached over an RC
 		// connection once there is one; until then, or after it failed, over UD.
-		if (connected_mode() && (dst.flags() & kFlagRc) &&
+		if (cm_.connected() && (dst.flags() & kFlagRc) &&
 		    cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
 			return;
 		send_unicast(skb, dst);
@@ -347,11 +347,12 @@ void Interface::poll_tx()
 	dispatch_cq(
 		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
 		[this](UdQp &qp, const kapi_wc &wc) {
-			if (!owns_wc(qp, wc))
-				return false;
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdSend)
+				return false;	// this CQ carries the UD QP's sends only
 			tx_.complete(wc);
 			return true;
 		},
+		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
 		[this, up](u32 n) { tx_.completed(n, up); });
 	warn_foreign(foreign);
 }
@@ -378,18 +379,24 @@ void Interface::tx_timeout()
 int Interface::poll_rx(int budget)
 {
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
+	const u64 now = kapi_now_ms();
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
 		[this, &me](UdQp &qp, const kapi_wc &wc) {
-			if (!owns_wc(qp, wc))
-				return false;
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdRecv)
+				return false;	// the UD QP's sends complete on the send CQ
 			if (kapi_skb *skb = rx_.complete(wc))
 				receive(skb, wc, me);
 			return true;
 		},
+		[this, now](RcQp &qp, const kapi_wc &wc) {
+			cm_.on_wc(qp, wc, now);	// every RC QP shares this CQ (docs/connected.md §4)
+			return true;
+		},
 		[this](u32) { rx_.repost(); });
 	rx_.repost();	// buffers a partial post left queued: retried on every poll
+	cm_.after_poll();	// the SRQ's buffers, likewise
 	warn_foreign(foreign);
 	return done;
 }
