@@ -15,7 +15,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 45
+plan 46
 
 srq=$(cat /sys/module/softib/parameters/srq)
 diag "softib srq=$srq"
@@ -91,8 +91,11 @@ snap i ib:softib0 ib:softib1 A:icm0
 check "iperf3 server in B" iperf3_server B 5201
 check_output "iperf3 TCP ours->in-tree" 'receiver' ns_exec A iperf3 -c 10.0.1.2 -t 5 -f m
 check_output "iperf3 TCP in-tree->ours (-R)" 'receiver' ns_exec A iperf3 -c 10.0.1.2 -t 5 -f m -R
-check_delta "iperf3 rode RC: softib1 received >= 10 MB over RC" i ib:softib1 rc_rx_bytes -ge 10000000
-check_delta "... and so did softib0" i ib:softib0 rc_rx_bytes -ge 10000000
+# Volumes, not rates (the debug kernel under TCG moves a few MB in 5 s): both directions
+# carried megabytes over RC and UD stayed at the size of the odd multicast.
+check_delta "iperf3 rode RC: softib1 received >= 1 MB over RC" i ib:softib1 rc_rx_bytes -ge 1000000
+check_delta "... and so did softib0" i ib:softib0 rc_rx_bytes -ge 1000000
+check_delta "... not UD (softib1: < 256 KB of UD)" i ib:softib1 ud_rx_bytes -lt 262144
 check_delta "no RNR retry exceeded on softib0" i ib:softib0 rnr_retry_exceeded -eq 0
 check_delta "no CQ overflow on softib0" i ib:softib0 cq_overflow -eq 0
 check "debugfs: still exactly two connections, both established" n_conns 2 established
