@@ -15,6 +15,7 @@
 	X(wrid)                \
 	X(rc_recv_ring)        \
 	X(rc_dispatch)         \
+	X(rc_tx_ring)          \
 	X(mcast_table)         \
 	X(seq_words)           \
 	X(path_cache)          \

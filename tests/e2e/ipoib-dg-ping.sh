@@ -16,7 +16,8 @@ plan 35
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check_output "type 32 (ARPHRD_INFINIBAND)" '^32$' cat /sys/class/net/ib0/type
-check_output "20-byte address, QPN in octets 1-3" '^00:[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}:fe:80(:[0-9a-f]{2}){14}$' cat /sys/class/net/ib0/address
+# flags 0x80 (RFC 4755 §3.1): the CM listener runs in both modes, so we accept connections
+check_output "20-byte address, RC flag, QPN in octets 1-3" '^80:[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}:fe:80(:[0-9a-f]{2}){14}$' cat /sys/class/net/ib0/address
 check_output "broadcast address carries the P_Key" '^00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff$' cat /sys/class/net/ib0/broadcast
 check "ib0 parent is softib0's parent device" test -e /sys/class/net/ib0/device/infiniband/softib0
 check_output "dev_port 0" '^0$' cat /sys/class/net/ib0/dev_port
