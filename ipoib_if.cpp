@@ -167,6 +167,7 @@ void Interface::teardown(bool rtnl_held)
 	if (nd_) {
 		// The last AH puts above may have scheduled the reaper again.
 		kapi_netdev_cancel_work(nd_);
+		drop_icmps();
 		kapi_netdev_free(kstd::exchange(nd_, static_cast<kapi_netdev *>(nullptr)));
 	}
 }
@@ -249,6 +250,7 @@ void Interface::stop()
 		kapi_msleep(10);
 	}
 	reap_ahs();
+	drop_icmps();	// the work is cancelled: nobody else sends them now
 }
 
 // ---- send path ----
@@ -572,6 +574,7 @@ void Interface::update_dev_addr()
 
 void Interface::work()
 {
+	send_icmps();	// queued by xmit (ipoib_if_mode.cpp)
 	if (!is_up())
 		return;
 	reap_ahs();

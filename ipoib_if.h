@@ -80,7 +80,7 @@ class Interface;
 	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
-	X(mode_changes)
+	X(tx_drop_icmp_queue_full) X(mode_changes)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -208,6 +208,8 @@ private:
 	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
 	void send_too_big(kapi_skb *skb, bool multicast);	// ipoib_if_mode.cpp
+	void send_icmps();	// the work: the ICMPs send_too_big queued
+	void drop_icmps();	// stop/teardown: the queue freed
 	void join_mtu();	// the work, rtnl held: the broadcast group's MTU (ipoib_if_mode.cpp)
 	u32 ud_mtu_limit() const { return mcast_mtu_ ? mcast_mtu_ : max_ud_mtu_; }
 	void poll_tx();
@@ -272,6 +274,11 @@ private:
 	bool umcast_ = false;
 	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
 	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)
+	// Packets whose sender gets an ICMP from the work, not from xmit: a reply of the kernel's
+	// own ICMP socket reaches xmit with that socket locked, and icmp(v6)_send's trylock of it
+	// would fail there (in-tree defers the same way, ipoib_cm_skb_too_long).
+	kstd::SpinLock icmp_lock_{KAPI_LOCK_IF_ICMP};
+	kstd::Ring<kapi_skb *, 16> icmp_q_;
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet

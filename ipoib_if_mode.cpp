@@ -62,19 +62,25 @@ void Interface::join_mtu()
 
 // xmit (netif tx lock held): skb data starts at the encapsulation header, linear. A path that
 // cannot take the packet tells the sender when the protocol has a way to (so its PMTU
-// follows), and drops it in every case.
+// follows; the ICMP itself goes out from the work, icmp_q_), and drops it in every case.
 void Interface::send_too_big(kapi_skb *skb, bool multicast)
 {
 	const u32 mtu = mcast_mtu_;
-	switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), multicast, mtu)) {
+	switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), multicast, kapi_icmp_skb_local(skb), mtu)) {
 	case Oversize::Fits:
-		return;	// not called for these
+		return drop(skb, stats_.tx_drop_too_big);	// not called for these
 	case Oversize::FragNeeded:
-		kapi_icmp_frag_needed(skb, mtu);
-		return drop(skb, stats_.tx_icmp_frag_needed);
-	case Oversize::PktTooBig:
-		kapi_icmpv6_pkt_too_big(skb, mtu);
-		return drop(skb, stats_.tx_icmp_pkt_too_big);
+	case Oversize::PktTooBig: {
+		bool queued;
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			queued = icmp_q_.push(skb);
+		}
+		if (!queued)
+			return drop(skb, stats_.tx_drop_icmp_queue_full);
+		schedule_work(nd_, 0);
+		return;
+	}
 	case Oversize::DropMcast:
 		if (!__atomic_exchange_n(&mcast_big_warned_, true, __ATOMIC_RELAXED))
 			log_.warn("multicast packet of %u octets above the UD MTU %u dropped (counted: tx_drop_mcast_too_big; logged once)",
@@ -84,6 +90,47 @@ void Interface::send_too_big(kapi_skb *skb, bool multicast)
 		break;
 	}
 	drop(skb, stats_.tx_drop_too_big);
+}
+
+// The work (process context). The verdict is taken again with the MTU of now: one that grew
+// meanwhile (a new broadcast join) makes the ICMP carry the right value, or none.
+void Interface::send_icmps()
+{
+	for (;;) {
+		kapi_skb *skb = nullptr;
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			if (!icmp_q_.pop(skb))
+				return;
+		}
+		const u32 mtu = mcast_mtu_;
+		switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), false, kapi_icmp_skb_local(skb), mtu)) {
+		case Oversize::FragNeeded:
+			kapi_icmp_frag_needed(skb, mtu);
+			drop(skb, stats_.tx_icmp_frag_needed);
+			break;
+		case Oversize::PktTooBig:
+			kapi_icmpv6_pkt_too_big(skb, mtu);
+			drop(skb, stats_.tx_icmp_pkt_too_big);
+			break;
+		default:
+			drop(skb, stats_.tx_drop_too_big);
+			break;
+		}
+	}
+}
+
+void Interface::drop_icmps()
+{
+	kapi_skb *skb = nullptr;
+	for (;;) {
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			if (!icmp_q_.pop(skb))
+				return;
+		}
+		drop(skb, stats_.tx_drop_not_up);
+	}
 }
 
 } // namespace ipoib

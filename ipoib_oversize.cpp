@@ -12,7 +12,7 @@ constexpr u8 kIpv4Df = 0x40;		// Don't Fragment, the top bits of octet 6
 constexpr u32 kIpv6Hdr = 40;		// RFC 8200 §3
 } // namespace
 
-Oversize oversize(const u8 *pkt, u32 len, bool multicast, u32 mtu)
+Oversize oversize(const u8 *pkt, u32 len, bool multicast, bool local, u32 mtu)
 {
 	if (len <= mtu + kEncapLen)
 		return Oversize::Fits;
@@ -26,7 +26,9 @@ Oversize oversize(const u8 *pkt, u32 len, bool multicast, u32 mtu)
 	if (type == kEthIpv4) {
 		if (iplen < kIpv4MinHdr || (ip[0] >> 4) != 4)
 			return Oversize::Drop;
-		return (ip[kIpv4FragOff] & kIpv4Df) ? Oversize::FragNeeded : Oversize::Drop;
+		// A forwarded packet without DF may be fragmented but never answered with
+		// frag-needed (RFC 1191 §4, RFC 1812 §5.2.6): not fragmenting, we drop it.
+		return (ip[kIpv4FragOff] & kIpv4Df) || local ? Oversize::FragNeeded : Oversize::Drop;
 	}
 	if (type == kEthIpv6) {
 		if (iplen < kIpv6Hdr || (ip[0] >> 4) != 6)

@@ -17,6 +17,8 @@ extern "C" {
 
 struct kapi_skb;
 
+/* 1 when the packet comes from a socket of this host (skb->sk), 0 when forwarded. */
+int kapi_icmp_skb_local(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* icmp_ndo_send(ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, mtu): an IPv4 packet with DF. */
 void kapi_icmp_frag_needed(struct kapi_skb *skb, kapi_u32 mtu) KAPI_NOEXCEPT;
 /* icmpv6_ndo_send(ICMPV6_PKT_TOOBIG, 0, mtu): an IPv6 packet (no-op without CONFIG_IPV6). */

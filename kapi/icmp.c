@@ -13,6 +13,11 @@
 #include <net/ipv6.h>
 #include "kapi.h"
 
+int kapi_icmp_skb_local(const struct kapi_skb *s)
+{
+	return ((const struct sk_buff *)s)->sk != NULL;
+}
+
 void kapi_icmp_frag_needed(struct kapi_skb *s, u32 mtu)
 {
 	struct sk_buff *skb = (struct sk_buff *)s;

@@ -196,12 +196,15 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	memcpy(dev->broadcast, s->broadcast, s->addr_len);
 	dev_addr_set(dev, s->dev_addr);
 	dev->sysfs_groups[0] = p->parent ? &kapi_nd_child_group : &kapi_nd_group;
-	if (p->parent) {
-		/* A child lives where its parent is; `ip link del` works on it when the kind is ours. */
-		if (!p->adopted) {
+	/*
+	 * Kind "ipoib" when it is ours: `ip -d link` shows P_Key and mode, `ip link set type ipoib
+	 * mode` changes it, on a port's own netdev as on a child (as in-tree); `ip link del` only
+	 * deletes children (link.c). A child lives where its parent is.
+	 */
+	if (!p->adopted) {
+		dev->rtnl_link_ops = kapi_link_ops_if_registered();
+		if (p->parent)
 			dev_net_set(dev, dev_net(p->parent));
-			dev->rtnl_link_ops = kapi_link_ops_if_registered();
-		}
 	}
 	SET_NETDEV_DEV(dev, ib->dev.parent);
 	netif_carrier_off(dev);

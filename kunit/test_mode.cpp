@@ -2,7 +2,7 @@
 // test_mode.cpp - the admin mode (ipoib_mode.cpp: spellings, MTU rule, offload rule, against
 // the in-tree ipoib_set_mode / ipoib_change_mtu / ipoib_fix_features semantics) and the
 // verdict for a packet above the UD path's MTU (ipoib_oversize.cpp: IPv4 with and without
-// DF, IPv6, ARP, multicast, sizes at the edges).
+// DF, forwarded or our own, IPv6, ARP, multicast, sizes at the edges).
 #include "ktest.h"
 #include "ipoib_addr.h"
 #include "ipoib_mode.h"
@@ -109,56 +109,62 @@ constexpr u32 kMax = kMtu + kEncapLen;	// the largest packet that fits
 KTEST(oversize_verdict, fits_at_the_edge)
 {
 	Pkt v4(kEthIpv4, 4, true);
-	EXPECT_EQ(oversize(v4.b, kMax, false, kMtu), Oversize::Fits);
-	EXPECT_EQ(oversize(v4.b, kMax, true, kMtu), Oversize::Fits);
-	EXPECT_EQ(oversize(v4.b, 60, false, kMtu), Oversize::Fits);
-	EXPECT_EQ(oversize(v4.b, kMax + 1, false, kMtu), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(v4.b, kMax, false, false, kMtu), Oversize::Fits);
+	EXPECT_EQ(oversize(v4.b, kMax, true, false, kMtu), Oversize::Fits);
+	EXPECT_EQ(oversize(v4.b, 60, false, false, kMtu), Oversize::Fits);
+	EXPECT_EQ(oversize(v4.b, kMax + 1, false, false, kMtu), Oversize::FragNeeded);
 }
 
 KTEST(oversize_verdict, ipv4_df)
 {
 	Pkt df(kEthIpv4, 4, true), nodf(kEthIpv4, 4, false);
-	EXPECT_EQ(oversize(df.b, 60004, false, kMtu), Oversize::FragNeeded);
-	EXPECT_EQ(oversize(nodf.b, 60004, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(df.b, 60004, false, false, kMtu), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(nodf.b, 60004, false, false, kMtu), Oversize::Drop);	// forwarded
+	EXPECT_EQ(oversize(nodf.b, 60004, false, true, kMtu), Oversize::FragNeeded);	// our own
+	EXPECT_EQ(oversize(df.b, 60004, false, true, kMtu), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(nodf.b, kMax, false, true, kMtu), Oversize::Fits);
 	// DF among the other flag/offset bits
 	df.b[kEncapLen + 6] = 0x40 | 0x1f;
 	df.b[kEncapLen + 7] = 0xff;
-	EXPECT_EQ(oversize(df.b, kMax + 1, false, kMtu), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(df.b, kMax + 1, false, false, kMtu), Oversize::FragNeeded);
 	nodf.b[kEncapLen + 6] = 0x20 | 0x1f;	// MF set, DF clear
-	EXPECT_EQ(oversize(nodf.b, kMax + 1, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(nodf.b, kMax + 1, false, false, kMtu), Oversize::Drop);
 	// a header that is no IPv4 header
 	Pkt bad(kEthIpv4, 6, true);
-	EXPECT_EQ(oversize(bad.b, kMax + 1, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(bad.b, kMax + 1, false, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(bad.b, kMax + 1, false, true, kMtu), Oversize::Drop);
 }
 
 KTEST(oversize_verdict, ipv6)
 {
 	Pkt v6(kEthIpv6, 6, false);
-	EXPECT_EQ(oversize(v6.b, 60004, false, kMtu), Oversize::PktTooBig);
-	EXPECT_EQ(oversize(v6.b, kMax + 1, false, kMtu), Oversize::PktTooBig);
+	EXPECT_EQ(oversize(v6.b, 60004, false, false, kMtu), Oversize::PktTooBig);
+	EXPECT_EQ(oversize(v6.b, kMax + 1, false, false, kMtu), Oversize::PktTooBig);
 	// RFC 8200 §5: no Packet Too Big below 1280
-	EXPECT_EQ(oversize(v6.b, 1280 + kEncapLen + 1, false, 1280), Oversize::PktTooBig);
-	EXPECT_EQ(oversize(v6.b, 1279 + kEncapLen + 1, false, 1279), Oversize::Drop);
-	EXPECT_EQ(oversize(v6.b, 2000, false, 1020), Oversize::Drop);	// IB MTU 1024
+	EXPECT_EQ(oversize(v6.b, 1280 + kEncapLen + 1, false, false, 1280), Oversize::PktTooBig);
+	EXPECT_EQ(oversize(v6.b, 1279 + kEncapLen + 1, false, false, 1279), Oversize::Drop);
+	EXPECT_EQ(oversize(v6.b, 2000, false, false, 1020), Oversize::Drop);	// IB MTU 1024
 	Pkt bad(kEthIpv6, 4, false);
-	EXPECT_EQ(oversize(bad.b, kMax + 1, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(bad.b, kMax + 1, false, false, kMtu), Oversize::Drop);
 }
 
 KTEST(oversize_verdict, other_and_multicast)
 {
 	Pkt arp(kEthArp, 0, false);
-	EXPECT_EQ(oversize(arp.b, kMax + 1, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(arp.b, kMax + 1, false, false, kMtu), Oversize::Drop);
+	EXPECT_EQ(oversize(arp.b, kMax + 1, false, true, kMtu), Oversize::Drop);	// local or not
 	Pkt v4(kEthIpv4, 4, true), v6(kEthIpv6, 6, false);
 	// multicast: never an ICMP, whatever the protocol
-	EXPECT_EQ(oversize(v4.b, kMax + 1, true, kMtu), Oversize::DropMcast);
-	EXPECT_EQ(oversize(v6.b, 60004, true, kMtu), Oversize::DropMcast);
-	EXPECT_EQ(oversize(arp.b, kMax + 1, true, kMtu), Oversize::DropMcast);
+	EXPECT_EQ(oversize(v4.b, kMax + 1, true, false, kMtu), Oversize::DropMcast);
+	EXPECT_EQ(oversize(v6.b, 60004, true, false, kMtu), Oversize::DropMcast);
+	EXPECT_EQ(oversize(v4.b, kMax + 1, true, true, kMtu), Oversize::DropMcast);	// our own too
+	EXPECT_EQ(oversize(arp.b, kMax + 1, true, false, kMtu), Oversize::DropMcast);
 	// no MTU yet (before the broadcast join): everything is too big
-	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, 0), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, false, 0), Oversize::FragNeeded);
 	// a packet shorter than the headers it claims (only above a tiny MTU)
-	EXPECT_EQ(oversize(v4.b, kEncapLen + 19, false, 8), Oversize::Drop);
-	EXPECT_EQ(oversize(v6.b, kEncapLen + 39, false, 8), Oversize::Drop);
-	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, 8), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(v4.b, kEncapLen + 19, false, false, 8), Oversize::Drop);
+	EXPECT_EQ(oversize(v6.b, kEncapLen + 39, false, false, 8), Oversize::Drop);
+	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, false, 8), Oversize::FragNeeded);
 }
 
 KTEST_SUITE(mode_spelling, KTEST_CASE(mode_spelling, parse), KTEST_CASE(mode_spelling, names_and_ifla));
