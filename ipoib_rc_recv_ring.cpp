@@ -115,6 +115,20 @@ void RcRecvRing::refuse()
 	}
 }
 
+// Copybreak: len bytes of the head into a fresh small skb; the head stays mapped and goes
+// back to the device. nullptr when no small skb could be had (the caller falls back).
+kapi_skb *RcRecvRing::copy_small(RcRxSlot &s, u32 len)
+{
+	kapi_skb *skb = kapi_skb_alloc(nd_, len, 0, unsigned(Gfp::Atomic));
+	if (!skb)
+		return nullptr;
+	kapi_dma_sync_for_cpu(ib_, s.head_dma, len, KAPI_DMA_FROM_DEVICE);
+	__builtin_memcpy(kapi_skb_put(skb, len), kapi_skb_data(s.skb), len);
+	kapi_dma_sync_for_device(ib_, s.head_dma, len, KAPI_DMA_FROM_DEVICE);
+	count_local(copied_);
+	return skb;
+}
+
 Status RcRecvRing::post_initial(u32 n)
 {
 	if (n > slots_.size() || n < active_ || stopped_)
@@ -157,6 +171,12 @@ kapi_skb *RcRecvRing::complete(const kapi_wc &wc)
 		refuse();
 		queue(idx);
 		return nullptr;
+	}
+	if (wc.byte_len <= kRcCopybreak) {
+		if (kapi_skb *small = copy_small(slot, wc.byte_len)) {
+			queue(idx);
+			return small;
+		}
 	}
 	const FragLayout l = frag_layout(wc.byte_len, head_len_, npages_);
 	// Replacement first: a fresh head and fresh pages for those the packet used.

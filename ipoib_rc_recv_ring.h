@@ -60,6 +60,11 @@ struct RcSlotRef {
 	RcRxSlot *p = nullptr;
 };
 
+// Copybreak: a packet of at most this many bytes is copied into a small skb and the same
+// buffer reposted (no replacement allocation, and the stack is charged a small truesize
+// instead of the 4 KiB head). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
+inline constexpr u32 kRcCopybreak = 256;
+
 // Receives posted per call (the shim converts them on its stack).
 inline constexpr u32 kRcPostBatch = KAPI_RECV_SG_BATCH_MAX;
 static_assert(1 + kFragPages <= KAPI_RECV_SGE_MAX, "a head and every page must fit one receive WR");
@@ -91,8 +96,10 @@ public:
 	// (n = its size). Ok only when all n are posted; otherwise the caller tears down.
 	Status post_initial(u32 n);
 
-	// NAPI: one receive completion of this ring (wr_id = wrid(RcRecv, slot)). Success: the
-	// filled skb (head + page frags, len = byte_len) after a fresh buffer took the slot;
+	// NAPI: one receive completion of this ring (wr_id = wrid(RcRecv, slot)). Success of at
+	// most kRcCopybreak bytes: a small skb with a copy, the same buffer queued (copied());
+	// otherwise (or when no small skb can be had) the filled skb (head + page frags, len =
+	// byte_len) after a fresh buffer took the slot;
 	// nullptr when none could be had (drop counted, the same buffer queued). Errors and
 	// flushes: nullptr; SRQ: queued again; non-SRQ: not reposted, the ring stops posting.
 	kapi_skb *complete(const kapi_wc &wc);
@@ -127,6 +134,8 @@ public:
 	bool stopped() const { return stopped_; }
 	// Completions refused (slot not posted, byte_len over buf_size); the owner may export it.
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
+	// Packets handed up as copies (copybreak); the owner may export it.
+	u64 copied() const { return __atomic_load_n(&copied_, __ATOMIC_RELAXED); }
 	u32 active() const { return active_; }	// slots holding a buffer
 	u32 size() const { return slots_.size(); }
 	u32 queued() const { return queue_.size(); }
@@ -140,6 +149,7 @@ private:
 	void free_buf(RcRxSlot &s, u32 npages);
 	void queue(u32 idx);
 	void refuse();
+	kapi_skb *copy_small(RcRxSlot &s, u32 len);
 	void set_posted(u32 n) { __atomic_store_n(&posted_, n, __ATOMIC_RELAXED); }
 	u32 page_len(u32 i) const { return i + 1 < npages_ ? u32(KAPI_PAGE_SIZE) : last_len_; }
 
@@ -156,6 +166,7 @@ private:
 	u32 consumed_ = 0;	// completions since the last grow_if_low()
 	u32 active_ = 0;	// slots [0, active_) hold a buffer
 	u64 refused_ = 0;
+	u64 copied_ = 0;
 	bool warned_ = false;	// refuse() warns once per ring
 	bool stopped_ = false;	// stop(), or a non-SRQ error completion
 	Array<RcSlotRef> slots_;

@@ -147,6 +147,10 @@ int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_d
 void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
 int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out) KAPI_NOEXCEPT;
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+/* Ownership of len bytes at a mapped buffer's start (ib_dma_sync_single_for_cpu/_device):
+ * the CPU reads a receive in place, then the buffer goes back to the device for a repost. */
+void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -118,6 +118,12 @@ int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi
 }
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) { dma_live--; }
 long fake_dma_live(void) { return dma_live; }
+/* Syncs (identity mapping: nothing to do), counted so a test sees the copy path pair them. */
+static long dma_syncs_cpu, dma_syncs_dev;
+void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_syncs_cpu++; }
+void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_syncs_dev++; }
+long fake_dma_syncs_cpu(void) { return dma_syncs_cpu; }
+long fake_dma_syncs_dev(void) { return dma_syncs_dev; }
 
 /* ---- QPs, SRQs: record posted receives ---- */
 struct kapi_qp {

@@ -82,6 +82,8 @@ void fake_qp_flush_recv(struct kapi_qp *qp) KAPI_NOEXCEPT;
 
 long fake_skbs_live(void) KAPI_NOEXCEPT;
 long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings (buffers and pages) not yet unmapped */
+long fake_dma_syncs_cpu(void) KAPI_NOEXCEPT;	/* kapi_dma_sync_for_cpu calls so far */
+long fake_dma_syncs_dev(void) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
 

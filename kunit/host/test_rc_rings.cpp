@@ -604,6 +604,59 @@ KTEST(rc_recv_ring, never_zero_with_refused_posts_and_errors)
 	(void)retries;
 }
 
+// Copybreak: a packet of at most kRcCopybreak bytes goes up as a small copy (synced for the
+// CPU, then back to the device), and the same buffer is reposted; one byte more takes the
+// head. No small skb: falls back to the replacement path, nothing lost.
+KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
+{
+	RcOn t(4, 4);
+	ASSERT_TRUE(t.ok);
+	const kapi_recv_sg first = t.rq().posted_sg[0];
+	u8 *head = reinterpret_cast<u8 *>(static_cast<unsigned long>(first.addr[0]));
+	for (u32 i = 0; i < kRcCopybreak; i++)
+		head[i] = u8(i * 7 + 1);		// what the HCA wrote
+	const long cpu = fake_dma_syncs_cpu(), dev = fake_dma_syncs_dev();
+	kapi_wc wc;
+	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak));
+	kapi_skb *skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(kapi_skb_len(skb), kRcCopybreak);
+	EXPECT_EQ(kapi_skb_nr_frags(skb), 0u);
+	EXPECT_NE(static_cast<void *>(kapi_skb_data(skb)), static_cast<void *>(head));
+	u32 same = 0;
+	for (u32 i = 0; i < kRcCopybreak; i++)
+		same += kapi_skb_data(skb)[i] == u8(i * 7 + 1);
+	EXPECT_EQ(same, kRcCopybreak);
+	EXPECT_LT(fake_skb_truesize(skb), 1024u);	// not the 4 KiB head
+	EXPECT_EQ(fake_dma_syncs_cpu(), cpu + 1);
+	EXPECT_EQ(fake_dma_syncs_dev(), dev + 1);
+	EXPECT_EQ(t.r.copied(), 1u);
+	kapi_skb_free(skb);
+	t.r.repost();
+	const kapi_recv_sg again = t.rq().posted_sg[4];
+	EXPECT_EQ(wrid_slot(again.wr_id), 0u);
+	for (u32 j = 0; j < again.nsge; j++)		// the very same buffer
+		EXPECT_EQ(again.addr[j], first.addr[j]);
+	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak + 1));	// slot 1: over the copybreak
+	skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[1].addr[0]);
+	kapi_skb_free(skb);
+	ASSERT_TRUE(t.next_wc(wc, 60));			// slot 2, no memory for the copy
+	ktest_alloc_fail_nth(0);
+	skb = t.r.complete(wc);
+	ktest_alloc_fail_nth(-1);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[2].addr[0]);
+	EXPECT_EQ(kapi_skb_len(skb), 60u);
+	kapi_skb_free(skb);
+	EXPECT_EQ(t.r.copied(), 1u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4 * 16);
+}
+
 KTEST(rc_recv_ring, a_completion_it_never_posted_is_refused)
 {
 	RcOn t(8, 2);
@@ -798,6 +851,7 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, more_sges_than_the_queue_has_are_refused),
 	    KTEST_CASE(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences),
 	    KTEST_CASE(rc_recv_ring, never_zero_with_refused_posts_and_errors),
+	    KTEST_CASE(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer),
 	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused));
 KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
 	    KTEST_CASE(rc_dispatch, foreign_contexts_are_counted_not_dispatched),
