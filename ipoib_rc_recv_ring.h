@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_rc_recv_ring.h - connected mode's receive buffers (docs/connected.md §5): one type
 // serving the interface's SRQ and each non-SRQ RC QP's own receive queue. A buffer is a
-// linear head (kFragHeadSize) plus order-0 pages, posted as one multi-SGE receive, so no
-// high-order allocation is needed for the 65524-byte Receive MTU (RFC 4755 §4: at most
-// 2^16 - 4 octets incl. the 4-octet IPoIB header; what Linux advertises, kMaxRecvMtu).
+// linear head (kFragHeadSize, whose skb fits one page: ipoib_frag.h) plus order-0 pages,
+// posted as one multi-SGE receive (17 SGEs), so no high-order allocation is needed for the
+// 65524-byte Receive MTU (RFC 4755 §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB
+// header; what Linux advertises, kMaxRecvMtu). A device with 16 SGEs gets 65152 bytes
+// (receive_mtu). The slot bookkeeping is a separate small object (RcSlotRef).
 //
 // Never zero (issue 11 item 4): complete() hands a filled buffer up only once a fresh one
 // took its slot; when none can be had, the packet is dropped (counted) and the same buffer

@@ -245,6 +245,11 @@ static int kapi_post_recv_sg_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lke
 	int i, rc;
 	u32 j;
 
+	/* The order-0 head (kapi_verbs.h): with NET_SKB_PAD added, __netdev_alloc_skb keeps it
+	 * and skb_shared_info within one page, and it is not much less. (NET_SKB_PAD is a
+	 * max(), not usable in a file-scope static_assert.) */
+	BUILD_BUG_ON(KAPI_RECV_HEAD_MAX + NET_SKB_PAD > SKB_WITH_OVERHEAD(PAGE_SIZE));
+	BUILD_BUG_ON(KAPI_RECV_HEAD_MAX + NET_SKB_PAD + 64 <= SKB_WITH_OVERHEAD(PAGE_SIZE));
 	if (n <= 0 || n > KAPI_RECV_SG_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
