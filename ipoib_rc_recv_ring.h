@@ -125,7 +125,9 @@ public:
 	void grow_if_low();
 	// The owner's QpToErr (non-SRQ) or SRQ teardown: no post from now on (queued buffers
 	// stay the ring's until release()); empty() reports when the last posted one completed.
-	// Any context that excludes NAPI's use of the ring (or NAPI itself).
+	// When nothing was posted at stop() (refused posts), empty() is true at once and no
+	// completion will say so: the owner checks empty() right after stop() as well as after
+	// each receive completion. Any context that excludes NAPI's use of the ring (or NAPI).
 	void stop() { stopped_ = true; }
 	// Teardown, after the QP/SRQ is destroyed (or every posted buffer's completion polled).
 	void release();

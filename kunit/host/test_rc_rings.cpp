@@ -659,6 +659,22 @@ KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
 	EXPECT_EQ(fake_dma_live(), 4 * 17);
 }
 
+// Nothing posted at stop() (a refused post): empty() at once, with no completion to come.
+KTEST(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once)
+{
+	RcOn t(8, 1);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100));
+	t.rq().fail_next_post = 1;
+	EXPECT_EQ(t.poll(), 1);
+	EXPECT_TRUE(t.r.needs_retry());
+	EXPECT_FALSE(t.r.empty());
+	t.r.stop();
+	EXPECT_TRUE(t.r.empty());
+	EXPECT_FALSE(t.r.needs_retry());
+	EXPECT_EQ(fake_cq_pending(t.cq), 0);
+}
+
 KTEST(rc_recv_ring, a_completion_it_never_posted_is_refused)
 {
 	RcOn t(8, 2);
@@ -853,6 +869,7 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, more_sges_than_the_queue_has_are_refused),
 	    KTEST_CASE(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences),
 	    KTEST_CASE(rc_recv_ring, never_zero_with_refused_posts_and_errors),
+	    KTEST_CASE(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once),
 	    KTEST_CASE(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer),
 	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused));
 KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
