@@ -38,12 +38,15 @@ u32 CmTable::ud_qpn() const { return ifc_.qpn_; }
 kstd::Logger &CmTable::log() { return ifc_.log(); }
 
 // docs/connected.md §4: UD receives are the interface's; connected mode adds the SRQ (or
-// every non-SRQ ring at its maximum), the RC send bound, and one drain WR per connection.
-u32 CmTable::cq_entries(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
+// every non-SRQ ring at its maximum: recv_queue_size x max_nonsrq_conn_qp, as in-tree's
+// non-SRQ CQ), the RC send bound, and one drain WR per connection.
+u32 CmTable::cq_entries() const
 {
-	const u32 rx = recv_queue_size * p.max_nonsrq_conn_qp;	// >= the SRQ's recv_queue_size
-	const u32 conns = p.max_nonsrq_conn_qp > kCmMaxSrqConns ? p.max_nonsrq_conn_qp : kCmMaxSrqConns;
-	return rx + send_queue_size + conns;
+	if (!recv_mtu_)
+		return 0;
+	const u32 rx = srq_.raw() ? recv_queue_ : recv_queue_ * p_.max_nonsrq_conn_qp;
+	const u32 conns = srq_.raw() ? kCmMaxSrqConns : p_.max_nonsrq_conn_qp;
+	return rx + send_ring_ + conns;
 }
 
 Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
@@ -84,12 +87,14 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 		recv_mtu_ = 0;
 		return Status::Ok;
 	}
-	if (srq_.raw())
-		log().info("connected mode: SRQ of %u receives, Receive MTU %u", recv_queue_size, recv_mtu_);
-	else
-		log().info("connected mode: no SRQ, %u..%u receives per QP, at most %u QPs, Receive MTU %u",
-			   p_.nonsrq_min_recv, recv_queue_size, p_.max_nonsrq_conn_qp, recv_mtu_);
-	return Status::Ok;
+	return Status::Ok;	// the interface's bring-up line says which (summary())
+}
+
+const char *CmTable::summary() const
+{
+	if (!recv_mtu_)
+		return "connected mode unavailable";
+	return srq_.raw() ? "connected mode with SRQ" : "connected mode without SRQ";
 }
 
 // Both service IDs (RFC 4755 §3.5 and the Linux value), in both admin modes (protocol.md

@@ -89,13 +89,14 @@ public:
 	~CmTable();
 
 	// ---- lifetime (process context)
-	// After the UD QP exists (its QPN names the service IDs): workqueue, SRQ + ring.
+	// After the PD, before the CQs: workqueue, SRQ + ring (the CQ's size depends on them).
 	Status start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size);
-	// Receive CQ entries connected mode adds (docs/connected.md §4): SRQ size (or every
-	// non-SRQ ring's maximum), the RC send bound, one drain WR per connection.
-	static u32 cq_entries(const CmParams &p, u32 send_queue_size, u32 recv_queue_size);
+	// Receive CQ entries connected mode adds (docs/connected.md §4): the SRQ's size (or every
+	// non-SRQ ring's maximum), the RC send bound, one drain WR per connection. After start().
+	u32 cq_entries() const;
 	Status open();		// the listeners (both admin modes)
 	bool available() const { return recv_mtu_ != 0; }	// start() found what CM needs
+	const char *summary() const;	// for the interface's one bring-up log line
 	void stop_begin();	// NAPI still on: listeners off, Close all, bounded wait
 	void stop_end();	// NAPI off: ForceDestroy the rest, free them
 	void teardown();	// after stop: SRQ, ring, workqueue

@@ -94,15 +94,16 @@ Status Interface::start(const IfConfig &cfg)
 	if (!pd_)
 		return Status::NoMem;
 	lkey_ = kapi_pd_lkey(pd_.get());
+	// Connected mode's SRQ (if the device has them) first: the receive CQ's size depends on it.
+	KSTD_TRY(cm_.start(cfg.cm, tx_.size(), rx_.size()));
 	send_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(tx_.size())));
 	// One receive CQ for UD receives and every RC QP's receives, sends and drain WR
 	// (docs/connected.md §4), sized for all of them.
-	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size() + CmTable::cq_entries(cfg.cm, tx_.size(), rx_.size()))));
+	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size() + cm_.cq_entries())));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
 	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
-	KSTD_TRY(cm_.start(cfg.cm, tx_.size(), rx_.size()));
 	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
 	tx_.bind(nd_, qp_.raw(), lkey_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
@@ -121,9 +122,9 @@ Status Interface::start(const IfConfig &cfg)
 	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
 	add_debugfs();	// optional: no debugfs is fine
-	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries", qpn_, pkey_,
-		  pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_, rx_.size(),
-		  tx_.size());
+	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries, %s (Receive MTU %u)", qpn_,
+		  pkey_, pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_,
+		  rx_.size(), tx_.size(), cm_.summary(), cm_.recv_mtu());
 	return Status::Ok;
 }
 

@@ -53,7 +53,7 @@ check "route to B with MTU 2100 (above the device's)" ip -n A route add 10.0.0.2
 check_rc "ping A->B 2017 B with DF over that route: no reply" 1 ns_ping A 10.0.0.2 1 -s 2017 -M do
 check_delta "... dropped in our xmit, the sender told by ICMP frag-needed (counted)" df A:ib0 tx_icmp_frag_needed -eq 1
 ip -n A route del 10.0.0.2/32 dev ib0
-check_output "ARP entry has a 20-byte hw address" 'lladdr 00(:[0-9a-f]{2}){19}' ip -n A neigh show 10.0.0.2
+check_output "ARP entry has a 20-byte hw address (with the RC flag)" 'lladdr 80(:[0-9a-f]{2}){19}' ip -n A neigh show 10.0.0.2
 check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ll_b=$(ip -n B -6 addr show dev ib1 scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/64.*/\1/p' | head -n1)
 diag "B link-local: $ll_b"
