@@ -227,18 +227,27 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 			feed(cm::Event::wc_error(wc_cause(wc.status)));
 		// Non-SRQ: an error completion is never reposted, so the count only falls; at 0
 		// no receive completion of this QP can still come (docs/connected.md §4, §5).
-		if (!srq_ && r.empty())
+		if (!srq_ && r.empty()) {
+			// The fence may now complete and the work item destroy us: off the poll's list
+			// first (RxEmpty is what a non-SRQ Destroy waits for; ForceDestroy runs with NAPI off).
+			t_.rx_untouch(*this);
 			feed(cm::Event::of(cm::Ev::RxEmpty));
+		}
 		return;
 	}
-	if (!srq_) {
-		r.grow_if_low();
-		r.repost();
-	}
+	if (!srq_)
+		t_.rx_touched(*this);	// grow_if_low + repost once per poll (rx_batch)
 	if (!skb)
 		return;	// no replacement buffer: dropped and counted by the ring
 	touch(now);
 	t_.ifc().receive_rc(skb, peer_, st_);
+}
+
+bool Connection::rx_batch()
+{
+	rx_.grow_if_low();
+	rx_.repost();
+	return rx_.needs_retry();
 }
 
 // ---- xmit (netif tx lock held)

@@ -78,6 +78,12 @@ public:
 	void cm_event(const kapi_cm_event &ev);		// ib_cm's context
 	void qp_event(kapi_qp_event_kind kind);		// the provider's (atomic)
 	void on_wc(const kapi_wc &wc, u64 now_ms);	// NAPI
+	// NAPI, once per poll for a connection whose own ring completed receives in it: growth
+	// and reposts are per batch (ipoib_rc_recv_ring.h). True when a refused post left
+	// nothing posted (needs_retry): the caller brings NAPI back later.
+	bool rx_batch();
+	Connection *napi_next = nullptr;	// NAPI only: the table's list of connections to batch
+	bool napi_listed = false;		// NAPI only
 	// xmit (netif tx lock held): skb at the encapsulation header. Consumes it.
 	void send(kapi_skb *skb, u64 now_ms);
 

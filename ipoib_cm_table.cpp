@@ -367,10 +367,47 @@ void CmTable::on_wc(RcQp &qp, const kapi_wc &wc, u64 now)
 	static_cast<Connection &>(qp).on_wc(wc, now);
 }
 
+void CmTable::rx_touched(Connection &c)
+{
+	if (c.napi_listed)
+		return;
+	c.napi_listed = true;
+	c.napi_next = napi_touched_;
+	napi_touched_ = &c;
+}
+
+void CmTable::rx_untouch(Connection &c)
+{
+	if (!c.napi_listed)
+		return;
+	for (Connection **p = &napi_touched_; *p; p = &(*p)->napi_next) {
+		if (*p == &c) {
+			*p = c.napi_next;
+			break;
+		}
+	}
+	c.napi_next = nullptr;
+	c.napi_listed = false;
+}
+
+// NAPI, after each poll: the receive rings' batch duties (ipoib_rc_recv_ring.h). Every
+// connection listed completed a receive in this poll and has not reported RxEmpty since
+// (rx_untouch), so its non-SRQ fence has not completed and it is alive. A ring that could post nothing gets another pass from the housekeeping work.
 void CmTable::after_poll()
 {
 	if (srq_.raw())
 		srq_ring_.repost();
+	bool retry = false;
+	while (Connection *c = napi_touched_) {
+		napi_touched_ = c->napi_next;
+		c->napi_next = nullptr;
+		c->napi_listed = false;
+		retry |= c->rx_batch();
+	}
+	if (srq_.raw() && srq_ring_.needs_retry())
+		retry = true;
+	if (retry && !__atomic_exchange_n(&rx_retry_, true, __ATOMIC_ACQ_REL) && house_)
+		kapi_dwork_schedule(house_, 10);
 }
 
 // SRQ_LIMIT_REACHED (atomic context): the backstop after failed reposts (issue 11 item 4).

@@ -152,6 +152,8 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	void rx_touched(Connection &c);	// NAPI: c's own ring completed a receive in this poll
+	void rx_untouch(Connection &c);	// NAPI: c reports RxEmpty (may be destroyed after it)
 
 private:
 	CmPeer *find(const HwAddr &a);
@@ -181,6 +183,8 @@ private:
 	u32 send_ring_ = 0;
 	u32 recv_queue_ = 0;
 	u32 inflight_ = 0;		// RC sends posted, not completed (all connections)
+	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll()
+	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
 	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
