@@ -24,9 +24,11 @@
 //   The multicast and path locks are never held together. The neighbour lock is taken alone
 //   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
-//   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
-//   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
-//   grace period after it was unlinked). None is held across a call that sleeps or
+//   xmit's fast paths take no lock: unicast, an RCU lookup of the Neigh, then its Path's
+//   published AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh
+//   until a grace period after it was unlinked); multicast, an RCU walk of the groups and
+//   a joined group's published AH (McGroup::publish; the group freed a grace period after
+//   it left the list). Only a group not joined yet takes the McastTable lock. None is held across a call that sleeps or
 //   re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking); RCU callbacks
 //   (Neigh free -> Path put -> Ah put) take only the reaper's lock.
 #pragma once

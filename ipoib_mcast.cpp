@@ -19,6 +19,7 @@ constexpr u8 kJoinSendOnlyFull = 0x8;	// SendOnlyFullMember (IBA 1.3)
 void mark_failed(McGroup &g)
 {
 	g.state = McGroup::State::Failed;
+	g.publish();
 	u32 next = g.backoff_ms * 2;
 	g.backoff_ms = !g.backoff_ms ? kMinBackoffMs : (next > kMaxBackoffMs ? kMaxBackoffMs : next);
 	g.retry_at = kapi_now_ms() + g.backoff_ms;
@@ -141,10 +142,11 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			kstd::SpinIrqSaveGuard l(mcast_.lock());
 			g.attached = !g.sendonly && attach_ok;
 			g.mlid = rec.mlid;
-			g.qkey = rec.qkey;
+			__atomic_store_n(&g.qkey, rec.qkey, __ATOMIC_RELAXED);	// xmit reads it lockless
 			old_ah = kstd::move(g.ah);
 			g.ah = AhRef::adopt(ah);
 			g.state = McGroup::State::Joined;
+			g.publish();	// after the AH and Q_Key: xmit may send on it from here
 			g.backoff_ms = 0;
 			move_queue(g.queue, pending);
 		}
@@ -185,6 +187,7 @@ void Interface::leave(McGroup &g)
 		kapi_sa_leave(kstd::exchange(g.mc, static_cast<kapi_mcast *>(nullptr)));
 		count(stats_.mcast_leaves);
 	}
+	mcast_.unpublish(g);	// before the put: see McGroup::publish
 	g.ah.reset();
 	kapi_skb *skb;
 	while (g.queue.pop(skb)) {
@@ -198,7 +201,7 @@ void Interface::mcast_flush()
 	mcast_.forget_broadcast();
 	while (McGroup *g = mcast_.pop()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -228,7 +231,7 @@ void Interface::mcast_restart(bool keep_carrier)
 	mcast_.put_back(back, dups);
 	while (McGroup *g = dups.pop_front()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -262,7 +265,7 @@ void Interface::mcast_sync_list()
 	delete[] addrs;
 	while (McGroup *g = old.pop_front()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -272,21 +275,24 @@ void Interface::mcast_work()
 	if (!b)
 		return;
 	u64 now = kapi_now_ms();
-	const McGroup::State bs = mcast_.state(*b);
-	if (bs == McGroup::State::Idle || (bs == McGroup::State::Failed && now >= b->retry_at)) {
+	// The SA callback (join_done) writes these under the table lock: copies, never reads
+	// of the live fields.
+	const McastTable::Snapshot bs = mcast_.snapshot(*b);
+	if (bs.state == McGroup::State::Idle || (bs.state == McGroup::State::Failed && now >= bs.retry_at)) {
 		mcast_.set_state(*b, McGroup::State::Joining);
 		join(*b);
 		// join_done may already have run (and changed the state) from inside join.
-		if (mcast_.state(*b) == McGroup::State::Failed)
-			schedule_work(nd_, b->backoff_ms);
+		const McastTable::Snapshot after = mcast_.snapshot(*b);
+		if (after.state == McGroup::State::Failed)
+			schedule_work(nd_, after.backoff_ms);
 		return;
 	}
-	if (bs == McGroup::State::Failed) {
+	if (bs.state == McGroup::State::Failed) {
 		// Woken early by someone else: keep the broadcast retry armed.
-		schedule_work(nd_, unsigned(b->retry_at - now));
+		schedule_work(nd_, unsigned(bs.retry_at - now));
 		return;
 	}
-	if (bs != McGroup::State::Joined)
+	if (bs.state != McGroup::State::Joined)
 		return;
 	if (mtu_pending_) {
 		int rc = kapi_netdev_set_mtu_trylock(nd_, mcast_mtu_);
@@ -314,7 +320,7 @@ void Interface::mcast_work()
 			break;
 		if (do_leave) {
 			leave(*act);
-			delete act;
+			McastTable::retire(*act);
 		} else {
 			join(*act);
 		}

@@ -15,4 +15,5 @@
 	X(mcast_table)         \
 	X(seq_words)           \
 	X(path_cache)          \
-	X(ah_reaper)
+	X(ah_reaper)           \
+	X(mcast_rcu)
