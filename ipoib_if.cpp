@@ -223,31 +223,36 @@ Status Interface::open()
 	return Status::Ok;
 }
 
+// ndo_stop (rtnl held; the stack no longer calls xmit). Who may still hold a reference when
+// it returns: nobody but the next open() - the work, the GC, the SA (joins left, queries
+// cancelled), the neighbours' RCU callbacks and NAPI are all done with this interface's
+// groups, paths and sends.
 void Interface::stop()
 {
+	constexpr unsigned kDrainMs = 2000;
+	// 1. unpublish: no carrier, no new sends, no work or GC runs from here on.
 	__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 	carrier_ = false;
 	kapi_netdev_carrier(nd_, 0);
 	kapi_netdev_stop_queue(nd_);
 	kapi_netdev_cancel_work(nd_);
 	neigh_stop();
+	// 2. quiesce: every group left, every neighbour and path gone (their callbacks ran,
+	// putting their AHs), then the sends posted before stop: each still owns an skb
+	// (socket memory) and pins an AH. UD sends are unacknowledged, so they complete as
+	// soon as the port sent them; NAPI, still enabled, reaps them and wakes us when the
+	// ring is empty.
 	mcast_flush();
 	path_flush();		// every neighbour and path
-	kapi_rcu_barrier();	// the neighbours' callbacks put their paths (and AHs)
-	kapi_napi_disable(nd_);
-	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
-	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
-	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
-	for (int i = 0; tx_.outstanding(); i++) {
-		poll_tx();
-		if (!tx_.outstanding())
-			break;
-		if (i == 200) {
-			log_.warn("%u sends still outstanding after stop", tx_.outstanding());
-			break;
-		}
-		kapi_msleep(10);
+	kapi_rcu_barrier();	// the groups' and neighbours' callbacks (paths and AHs put)
+	if (!tx_.wait_empty(kDrainMs)) {
+		count(stats_.tx_stop_timeouts);
+		log_.warn("%u sends still outstanding %u ms after stop: left for the next open or teardown",
+			  tx_.outstanding(), kDrainMs);
 	}
+	kapi_napi_disable(nd_);
+	poll_tx();	// completions that arrived between the wake-up and the disable
+	// 3. release: AHs whose sends all completed.
 	reap_ahs();
 }
 

@@ -80,7 +80,7 @@ class Interface;
 	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) \
 	X(gid_changes) X(neigh_created) X(neigh_reaped) X(neigh_flushed)               \
 	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
-	X(wc_foreign_ctx)
+	X(wc_foreign_ctx) X(tx_stop_timeouts)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;

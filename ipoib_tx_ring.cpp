@@ -74,6 +74,9 @@ void TxRing::completed(u32 n, bool up)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (kapi_netdev_queue_stopped(nd_) && up && __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - tail_ <= slots_.size() / 2)
 		kapi_netdev_wake_queue(nd_);
+	// The fence above orders the tail store before this load of the waiter's flag.
+	if (empty_.armed() && outstanding() == 0)
+		empty_.signal();
 }
 
 void TxRing::drain()
