@@ -16,4 +16,5 @@
 	X(seq_words)           \
 	X(path_cache)          \
 	X(ah_reaper)           \
-	X(mcast_rcu)
+	X(mcast_rcu)           \
+	X(tx_ring)
