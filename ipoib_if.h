@@ -97,6 +97,9 @@ inline constexpr u32 kQpEventStats = KAPI_QPEV_KIND_COUNT;
 inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats;
 const char *stat_name(u32 i);
 
+// A counter several contexts write (the work, SA callbacks, timers): an atomic add. One
+// written by a single context (NAPI; xmit under the netif tx lock; or only under one lock)
+// uses count_local (ipoib_rings.h) instead, and says which context at the call.
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
 
@@ -136,7 +139,7 @@ public:
 		: ib_(ib), port_(port)
 	{
 	}
-	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
+	~Interface() { KSTD_WARN_ON(bool(netdev_)); }	// teardown() ran (it frees the netdev)
 
 	Status start(const IfConfig &cfg);
 	void teardown(bool rtnl_held = false);
@@ -146,7 +149,7 @@ public:
 	void stop();
 	void xmit(kapi_skb *skb);
 	void tx_timeout();
-	void rx_mode() { schedule_work(nd_, 0); }
+	void rx_mode() { schedule_work(nd(), 0); }
 	Status change_mtu(u32 mtu);
 	// attributes (ipoib_if_attrs.cpp): sysfs mode/umcast, rtnl changelink, ethtool -S
 	int store_mode(StrView v);
@@ -167,10 +170,10 @@ public:
 	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
-	kapi_netdev *netdev() const { return nd_; }
+	kapi_netdev *netdev() const { return netdev_.get(); }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
-	const char *name() const { return kapi_netdev_name(nd_); }
+	const char *name() const { return kapi_netdev_name(nd()); }
 	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
 
@@ -206,10 +209,10 @@ private:
 	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
 	void warn_foreign(u64 before);			// NAPI
 	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
-	void drop(kapi_skb *skb, u64 &counter);
+	void drop(kapi_skb *skb, u64 &counter);		// xmit only (single writer)
+	void drop_shared(kapi_skb *skb, u64 &counter);	// any context (atomic)
 	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
 	static void requeue(SkbQueue &q);
-	static void drain(SkbQueue &q);
 	// multicast (ipoib_mcast.cpp)
 	void mcast_work();
 	void join(McGroup &g);
@@ -240,7 +243,11 @@ private:
 	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;
 	u32 port_;
-	kapi_netdev *nd_ = nullptr;
+	// The net_device: allocated in start(), freed last in teardown() (after unregister and
+	// quiesce). Declared before the members that hold a copy of its pointer (rings), so the
+	// backstop destructor also frees it after them.
+	NetdevHandle netdev_;
+	kapi_netdev *nd() const { return netdev_.get(); }
 	PdHandle pd_;
 	CqHandle send_cq_;
 	CqHandle recv_cq_;

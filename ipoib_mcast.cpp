@@ -37,7 +37,7 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 	case McastTable::Lookup::Send:
 		return send(skb, *ah, kMulticastQpn, qkey);
 	case McastTable::Lookup::NewGroup:
-		schedule_work(nd_, 0);	// join it (send-only)
+		schedule_work(nd(), 0);	// join it (send-only)
 		return;
 	case McastTable::Lookup::Queued:
 		return;
@@ -100,7 +100,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// the carrier and the back-off stay as they are.
 		count(stats_.mcast_resets);
 		mcast_.set_state(g, McGroup::State::Idle);
-		schedule_work(nd_, 0);
+		schedule_work(nd(), 0);
 		return 0;
 	}
 	if (status == 0) {
@@ -116,7 +116,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2). NAPI, the ring's one
 				// consumer, posts them (and retries what a failed fill left empty).
 				rx_.want_fill(ib_mtu_bytes(rec.mtu) + kGrhLen);
-				kapi_napi_schedule(nd_);
+				kapi_napi_schedule(nd());
 			}
 			u32 m = ud_mtu(rec.mtu);
 			if (rx_.buf_size() && m > rx_.buf_size() - kGrhLen - kEncapLen)
@@ -168,12 +168,12 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// flush) a transient failure (-EAGAIN while ib_sa refreshes its SM handle after a
 		// re-registration) must not bounce the link; the back-off retries, as in-tree.
 		log_.warn("%s join failed: %d, retry in %u ms", g.broadcast ? "broadcast" : "multicast", status, delay);
-		schedule_work(nd_, delay);
+		schedule_work(nd(), delay);
 		return 0;
 	}
 	requeue(pending);
 	if (g.broadcast)
-		schedule_work(nd_, 0);
+		schedule_work(nd(), 0);
 	return 0;
 }
 
@@ -212,7 +212,7 @@ void Interface::mcast_restart(bool keep_carrier)
 {
 	if (!keep_carrier) {
 		carrier_ = false;
-		kapi_netdev_carrier(nd_, 0);
+		kapi_netdev_carrier(nd(), 0);
 	}
 	kstd::List<McGroup> all;
 	mcast_.take_all(all);
@@ -241,7 +241,7 @@ void Interface::mcast_sync_list()
 	u8 *addrs = new (Gfp::Kernel) u8[kMaxMcList * kHwAddrLen];
 	if (!addrs)
 		return;
-	int n = kapi_netdev_mc_list(nd_, addrs, kMaxMcList, int(kHwAddrLen));
+	int n = kapi_netdev_mc_list(nd(), addrs, kMaxMcList, int(kHwAddrLen));
 	kstd::List<McGroup> old;
 	mcast_.unmark_full_members();
 	HwAddr bcast = make_broadcast_addr(pkey_, 2);
@@ -284,30 +284,30 @@ void Interface::mcast_work()
 		// join_done may already have run (and changed the state) from inside join.
 		const McastTable::Snapshot after = mcast_.snapshot(*b);
 		if (after.state == McGroup::State::Failed)
-			schedule_work(nd_, after.backoff_ms);
+			schedule_work(nd(), after.backoff_ms);
 		return;
 	}
 	if (bs.state == McGroup::State::Failed) {
 		// Woken early by someone else: keep the broadcast retry armed.
-		schedule_work(nd_, unsigned(bs.retry_at - now));
+		schedule_work(nd(), unsigned(bs.retry_at - now));
 		return;
 	}
 	if (bs.state != McGroup::State::Joined)
 		return;
 	if (mtu_pending_) {
-		int rc = kapi_netdev_set_mtu_trylock(nd_, mcast_mtu_);
+		int rc = kapi_netdev_set_mtu_trylock(nd(), mcast_mtu_);
 		if (rc == -KAPI_EAGAIN) {
-			schedule_work(nd_, 10);
+			schedule_work(nd(), 10);
 			return;
 		}
 		if (rc)
 			log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
-		kapi_netdev_set_max_mtu(nd_, mcast_mtu_);
+		kapi_netdev_set_max_mtu(nd(), mcast_mtu_);
 		mtu_pending_ = false;
 	}
 	if (!carrier_) {
 		carrier_ = true;
-		kapi_netdev_carrier(nd_, 1);
+		kapi_netdev_carrier(nd(), 1);
 		log_.info("joined the broadcast group: Q_Key 0x%x, MTU %u, carrier on", qkey_, mcast_mtu_);
 	}
 	mcast_sync_list();
@@ -326,7 +326,7 @@ void Interface::mcast_work()
 		}
 	}
 	if (next_retry)
-		schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
+		schedule_work(nd(), unsigned(next_retry > now ? next_retry - now : 1));
 }
 
 } // namespace ipoib

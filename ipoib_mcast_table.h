@@ -19,6 +19,7 @@
 #include "ipoib_addr.h"
 #include "ipoib_ah.h"
 #include "ipoib_ctx.h"
+#include "ipoib_handles.h"
 #include "ipoib_neigh_policy.h"
 #include "kstd/list.h"
 #include "kstd/new.h"
@@ -30,7 +31,7 @@ namespace ipoib {
 
 class Interface;
 using AhRef = kstd::Ref<Ah>;
-using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
+using SkbQueue = SkbFifo<kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
 
 // A multicast group; its tagged context is the SA join's (ipoib_core_join_done). Linked on
 // the table (RCU list, its own link) and, while the work handles it, on private lists (the

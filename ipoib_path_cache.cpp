@@ -9,10 +9,7 @@ void Path::put()
 	if (!ref.put())
 		return;
 	ah.reset();
-	kapi_skb *skb;
-	while (queue.pop(skb))
-		kapi_skb_free(skb);
-	delete this;
+	delete this;	// the queue frees what it still holds (SkbQueue owns its skbs)
 }
 
 Path *PathCache::find(const u8 *gid)

@@ -3,7 +3,8 @@
 // the AH reference that keeps the address handle alive until the send completed), the
 // producer/consumer indices, and the netdev queue stop/wake around a full ring.
 //
-// Owner: Interface (a member). Holds: per posted send one skb and one DMA mapping; the AH
+// Owner: Interface (a member). Holds: per posted send one skb and one DMA mapping (handles in
+// its TxSlot); the AH
 // is kept alive by the last-send rule instead of a reference per send (ipoib_ah.h).
 // Who may still reference a slot: the HCA, from post() until its completion is polled
 // (sends complete in order on one QP, IBA 10.8.3); drain() runs after the QP is in ERROR
@@ -12,6 +13,7 @@
 // (wait_empty: signalled from completed(), no polling).
 #pragma once
 
+#include "ipoib_handles.h"
 #include "ipoib_rings.h"
 #include "kstd/inflight.h"
 #include "kstd/log.h"
@@ -21,10 +23,11 @@ namespace ipoib {
 
 class Ah;
 
+// A posted send's skb and its mapping, owned by the slot until the send completed (or the
+// ring is drained); a slot destroyed still holding them releases them (backstop).
 struct TxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-	u32 len = 0;
+	SkbHandle skb;
+	DmaMap dma;	// its len() is the send's length
 };
 
 // The counters a send ring updates: post-side ones by the producer, completion-side ones by

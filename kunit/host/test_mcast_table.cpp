@@ -181,11 +181,35 @@ KTEST(mcast_table, work_leaves_unwanted_then_joins_due)
 	empty(t);
 }
 
+// SkbQueue owns what it holds: a full queue leaves the skb to the caller, pop hands one
+// back, and whatever is left when the queue goes is freed with it.
+KTEST(mcast_table, queued_skbs_belong_to_the_queue)
+{
+	const long live = fake_skbs_live();
+	kapi_skb *over = skb();
+	ASSERT_NOT_NULL(over);
+	{
+		SkbQueue q;
+		for (u32 i = 0; i < kPendingQueue; i++)
+			EXPECT_TRUE(q.push(skb()));
+		EXPECT_FALSE(q.push(over));	// full: still ours
+		EXPECT_EQ(q.size(), kPendingQueue);
+		kapi_skb *first = nullptr;
+		EXPECT_TRUE(q.pop(first));
+		ASSERT_NOT_NULL(first);
+		kapi_skb_free(first);
+		EXPECT_EQ(fake_skbs_live(), live + long(kPendingQueue));	// kPendingQueue - 1 queued + over
+	}
+	EXPECT_EQ(fake_skbs_live(), live + 1);	// the queue freed its own; `over` is ours
+	kapi_skb_free(over);
+}
+
 KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_group),
 	    KTEST_CASE(mcast_table, no_memory_leaves_the_skb_to_the_caller),
 	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
 	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
-	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due));
+	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due),
+	    KTEST_CASE(mcast_table, queued_skbs_belong_to_the_queue));
 
 // ---- path_cache ----
 // A Path keeps a reference to its Interface, which these cases never touch: any storage
