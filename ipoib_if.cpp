@@ -225,7 +225,7 @@ Status Interface::open()
 // send of this interface: the work, GC, SA (left, cancelled), RCU callbacks and NAPI are done.
 void Interface::stop()
 {
-	constexpr unsigned kDrainMs = 2000;
+	constexpr unsigned kDrainMs = 5000;	// the in-tree driver's bound (ipoib_ib_dev_stop_default)
 	// 1. unpublish: no carrier, no new sends, no work or GC runs from here on.
 	__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 	carrier_ = false;
