@@ -335,11 +335,12 @@ void Interface::poll_tx()
 	dispatch_cq(
 		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
 		[this](UdQp &qp, const kapi_wc &wc) {
-			if (!owns_wc(qp, wc))
-				return false;
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdSend)
+				return false;	// this CQ carries the UD QP's sends only
 			tx_.complete(wc);
 			return true;
 		},
+		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
 		[this, up](u32 n) { tx_.completed(n, up); });
 	warn_foreign(foreign);
 }
@@ -370,12 +371,13 @@ int Interface::poll_rx(int budget)
 	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
 		[this, &me](UdQp &qp, const kapi_wc &wc) {
-			if (!owns_wc(qp, wc))
-				return false;
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdRecv)
+				return false;	// the UD QP's sends complete on the send CQ
 			if (kapi_skb *skb = rx_.complete(wc))
 				receive(skb, wc, me);
 			return true;
 		},
+		[](RcQp &, const kapi_wc &) { return false; },	// datagram mode: no RC QP yet
 		[this](u32) { rx_.repost(); });
 	rx_.repost();	// buffers a partial post left queued: retried on every poll
 	warn_foreign(foreign);

@@ -49,17 +49,15 @@ void RecvRing::want_fill(u32 buf_size)
 
 void RecvRing::queue(u32 idx)
 {
-	const u32 mask = slots_.size() - 1;
-	if (KSTD_WARN_ON(nqueued_ >= slots_.size()))
+	if (KSTD_WARN_ON(!queue_.push(idx)))
 		return;	// cannot happen: a slot is queued at most once
-	queue_[(qhead_ + nqueued_++) & mask] = idx;
-	if (nqueued_ >= kPollBatch)
+	if (queue_.size() >= kPollBatch)
 		repost();
 }
 
 kapi_skb *RecvRing::complete(const kapi_wc &wc)
 {
-	const u32 idx = u32(wc.wr_id) & (slots_.size() - 1);
+	const u32 idx = wrid_slot(wc.wr_id) & (slots_.size() - 1);
 	RxSlot &slot = slots_[idx];
 	posted_--;
 	if (wc.status != KAPI_WC_SUCCESS) {
@@ -87,19 +85,17 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 
 void RecvRing::repost()
 {
-	const u32 mask = slots_.size() - 1;
-	while (nqueued_) {
+	while (queue_.size()) {
 		kapi_recv r[kPollBatch];
-		const u32 n = nqueued_ < kPollBatch ? nqueued_ : kPollBatch;
+		const u32 n = queue_.size() < kPollBatch ? queue_.size() : kPollBatch;
 		for (u32 i = 0; i < n; i++) {
-			const u32 idx = queue_[(qhead_ + i) & mask];
-			r[i] = {idx, slots_[idx].dma, buf_size_};
+			const u32 idx = queue_.at(i);
+			r[i] = {wrid(WrKind::UdRecv, idx), slots_[idx].dma, buf_size_};
 		}
 		const int rc = target_.post(lkey_, r, int(n));
 		const u32 took = rc > 0 ? u32(rc) : 0;
 		posted_ += took;
-		qhead_ = (qhead_ + took) & mask;
-		nqueued_ -= took;
+		queue_.pop(took);
 		if (took < n) {
 			count_local(*c_.post_errors);	// the rest stays queued for the next repost
 			return;
@@ -117,8 +113,7 @@ void RecvRing::release()
 		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
 	}
 	posted_ = 0;
-	nqueued_ = 0;
-	qhead_ = 0;
+	queue_.clear();
 }
 
 } // namespace ipoib

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "ipoib_rings.h"
+#include "ipoib_wrid.h"
 
 namespace ipoib {
 
@@ -29,6 +30,10 @@ struct RecvTarget {
 	int post(u32 lkey, const kapi_recv *r, int n) const
 	{
 		return srq ? kapi_post_srq_recv(srq, lkey, r, n) : kapi_post_recv(qp, lkey, r, n);
+	}
+	int post(u32 lkey, const kapi_recv_sg *r, int n) const
+	{
+		return srq ? kapi_post_srq_recv_sg(srq, lkey, r, n) : kapi_post_recv_sg(qp, lkey, r, n);
 	}
 };
 
@@ -69,14 +74,14 @@ public:
 	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
 	u32 posted() const { return posted_; }
 
-	// One receive completion of this ring. Returns the filled skb (its slot already holds
+	// One receive completion of this ring (wr_id = wrid(UdRecv, slot)). Returns the filled skb (its slot already holds
 	// a fresh buffer, queued for repost) or nullptr: a flush, an error, or no replacement
 	// (the same buffer queued for repost; counted).
 	kapi_skb *complete(const kapi_wc &wc);
 	// Posts what complete() (or fill()) queued, in chains of kPollBatch. What the provider
 	// refuses (a partial post) stays queued, in order, for the next repost; counted.
 	void repost();
-	u32 queued() const { return nqueued_; }
+	u32 queued() const { return queue_.size(); }
 	// Teardown, after the queue is flushed or destroyed: every buffer unmapped and freed.
 	void release();
 
@@ -93,11 +98,7 @@ private:
 	u32 posted_ = 0;
 	bool filled_ = false;
 	Array<RxSlot> slots_;
-	// Slots whose buffer is the ring's, waiting to be posted: a FIFO of slot indices with room
-	// for every slot (a slot is posted, queued, or held after a flush; never two of these).
-	Array<u32> queue_;
-	u32 qhead_ = 0;
-	u32 nqueued_ = 0;
+	SlotFifo queue_;	// slots waiting to be posted (a slot held after a flush is in neither)
 };
 
 } // namespace ipoib

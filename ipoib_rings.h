@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_rings.h - what the send and receive rings share: the completion batch size, the
-// slot-array owner, and the counters they update.
+// slot-array owner, the FIFO of slots waiting for a post, and the counters they update.
 #pragma once
 
 #include "kstd/base.h"
@@ -38,6 +38,35 @@ public:
 
 private:
 	T *p_ = nullptr;
+	u32 n_ = 0;
+};
+
+// The slots whose buffer is the ring's and waits to be posted, in order: a FIFO of slot
+// indices with room for every slot (a ring queues a slot at most once; a slot is posted,
+// queued, or held, never two of these). Shared by the UD and RC receive rings.
+class SlotFifo : kstd::NonCopyable {
+public:
+	Status alloc(u32 n) { return q_.alloc(n); }
+	bool push(u32 idx)
+	{
+		if (n_ >= q_.size())
+			return false;
+		q_[wrap(head_ + n_++)] = idx;
+		return true;
+	}
+	u32 size() const { return n_; }
+	u32 at(u32 i) const { return q_[wrap(head_ + i)]; }	// i < size()
+	void pop(u32 k)						// k <= size()
+	{
+		head_ = wrap(head_ + k);
+		n_ -= k;
+	}
+	void clear() { head_ = n_ = 0; }
+
+private:
+	u32 wrap(u32 i) const { return i >= q_.size() ? i - q_.size() : i; }
+	Array<u32> q_;
+	u32 head_ = 0;
 	u32 n_ = 0;
 };
 

@@ -17,9 +17,10 @@ public:
 	~Srq() { destroy(); }
 
 	// limit: arm SRQ_LIMIT_REACHED for when fewer than limit buffers remain (0: not armed).
-	Status create(kapi_pd *pd, u32 max_wr, u32 limit)
+	// max_sge: RcRecvRing::sges_for() of its buffers.
+	Status create(kapi_pd *pd, u32 max_wr, u32 max_sge, u32 limit)
 	{
-		srq_ = kapi_srq_create(pd, max_wr, limit, ctx());
+		srq_ = kapi_srq_create(pd, max_wr, max_sge, limit, ctx());
 		return srq_ ? Status::Ok : Status::NoMem;
 	}
 	Status arm_limit(u32 limit) { return kstd::from_errno(kapi_srq_arm_limit(srq_, limit)); }

@@ -2,6 +2,7 @@
 // ipoib_tx_ring.cpp - the UD send ring (ipoib_tx_ring.h).
 #include "ipoib_tx_ring.h"
 #include "ipoib_if.h"
+#include "ipoib_wrid.h"
 
 namespace ipoib {
 
@@ -18,7 +19,7 @@ PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
 		return PostResult::Dma;
 	}
 	kapi_ud_send wr{};
-	wr.wr_id = head_ & (size - 1);
+	wr.wr_id = wrid(WrKind::UdSend, head_ & (size - 1));
 	wr.addr = slot.dma.addr();
 	wr.len = len;
 	wr.remote_qpn = qpn;
@@ -48,7 +49,7 @@ PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
 void TxRing::complete(const kapi_wc &wc)
 {
 	// Sends complete in order on one UD QP; the slot is the tail's.
-	TxSlot &s = slots_[u32(wc.wr_id) & (slots_.size() - 1)];
+	TxSlot &s = slots_[wrid_slot(wc.wr_id) & (slots_.size() - 1)];
 	if (wc.status != KAPI_WC_SUCCESS) {
 		count_local(*c_.wc_errors);
 		if (wc.status != KAPI_WC_WR_FLUSH_ERR)

@@ -59,7 +59,7 @@ public:
 	// but Posted the skb is the caller's again (and the failure counted). Stops the netdev
 	// queue when the ring became full.
 	PostResult post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey);
-	// One send completion (in order): the skb is consumed or freed.
+	// One send completion (in order; wr_id = wrid(UdSend, slot)): the skb is consumed or freed.
 	void complete(const kapi_wc &wc);
 	// After a batch of completions: publishes the tail, wakes a stopped queue at half, and
 	// a wait_empty() sleeper once nothing is outstanding.

@@ -51,6 +51,8 @@ struct kapi_wc {
 	kapi_u32 slid;
 	kapi_u32 vendor_err;
 	kapi_u8 grh;		/* IB_WC_GRH */
+	/* opcode & IB_WC_RECV: undefined in an error completion (IBA 11.4.2.1), so nothing
+	 * dispatches on it; the wr_id's kind (ipoib_wrid.h) says recv/send/drain. */
 	kapi_u8 is_recv;
 	kapi_u8 pad[2];
 };
@@ -61,11 +63,19 @@ int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *wc, int n) KAPI_NOEXCEPT;
 struct kapi_qp_init {
 	struct kapi_ctx *ctx;
 	kapi_u32 send_wr;
-	kapi_u32 recv_wr;
-	kapi_u8 signal_all;	/* IB_SIGNAL_ALL_WR, else per request (kapi_ud_send.signaled) */
+	kapi_u32 recv_wr;	/* ignored with an SRQ */
+	kapi_u32 recv_sge;	/* max_recv_sge, RC only (0: 1); ignored with an SRQ */
+	kapi_u32 send_sge;	/* max_send_sge, RC only (0: 1) */
+	kapi_u8 signal_all;	/* IB_SIGNAL_ALL_WR, else per request (kapi_ud_send.signaled); UD only */
 };
 struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
 				  const struct kapi_qp_init *init) KAPI_NOEXCEPT;	/* NULL on failure */
+/* A connected-mode QP (IB_QPT_RC, IB_SIGNAL_ALL_WR): cq serves both its sends and its
+ * receives (docs/connected.md §4: one CQ, so one poll sees a QP's last completions); srq
+ * NULL for a QP with its own receive queue. Events -> ipoib_core_qp_event(init->ctx). Its
+ * state transitions go through ib_cm (kapi_cm.h), not here. NULL on failure. */
+struct kapi_qp *kapi_rc_qp_create(struct kapi_pd *pd, struct kapi_cq *cq, struct kapi_srq *srq,
+				  const struct kapi_qp_init *init) KAPI_NOEXCEPT;
 void kapi_qp_destroy(struct kapi_qp *qp) KAPI_NOEXCEPT;
 kapi_u32 kapi_qp_num(const struct kapi_qp *qp) KAPI_NOEXCEPT;
 int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) KAPI_NOEXCEPT;
@@ -75,9 +85,11 @@ int kapi_qp_to_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
 int kapi_qp_attach_mcast(struct kapi_qp *qp, const kapi_u8 mgid[16], kapi_u16 mlid) KAPI_NOEXCEPT;
 int kapi_qp_detach_mcast(struct kapi_qp *qp, const kapi_u8 mgid[16], kapi_u16 mlid) KAPI_NOEXCEPT;
 
-/* A basic SRQ (ib_create_srq): max_wr receives of one SGE; events -> ipoib_core_srq_event(ctx).
- * limit: srq_limit (0: not armed). NULL on failure. */
-struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 limit, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
+/* A basic SRQ (ib_create_srq): max_wr receives of up to max_sge SGEs (1 <= max_sge <=
+ * KAPI_RECV_SGE_MAX); events -> ipoib_core_srq_event(ctx). limit: srq_limit (0: not armed).
+ * NULL on failure. */
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 max_sge, kapi_u32 limit,
+				 struct kapi_ctx *ctx) KAPI_NOEXCEPT;
 void kapi_srq_destroy(struct kapi_srq *srq) KAPI_NOEXCEPT;
 /* ib_modify_srq(IB_SRQ_LIMIT): arm SRQ_LIMIT_REACHED for when fewer than limit are posted. */
 int kapi_srq_arm_limit(struct kapi_srq *srq, kapi_u32 limit) KAPI_NOEXCEPT;
@@ -92,6 +104,19 @@ struct kapi_recv {
  * are posted, the rest not); -EINVAL for a bad n. */
 int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
 int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
+/* A receive of several SGEs (connected mode's head + order-0 pages, ipoib_frag.h), all with
+ * the same lkey. At most KAPI_RECV_SG_BATCH_MAX per call (the shim converts them on its
+ * stack: 4 x 16 SGEs is 1 KiB); same return rule as kapi_post_recv. */
+#define KAPI_RECV_SGE_MAX 16
+#define KAPI_RECV_SG_BATCH_MAX 4
+struct kapi_recv_sg {
+	kapi_u64 wr_id;
+	kapi_u32 nsge;		/* 1..KAPI_RECV_SGE_MAX, else -EINVAL */
+	kapi_u64 addr[KAPI_RECV_SGE_MAX];
+	kapi_u32 len[KAPI_RECV_SGE_MAX];
+};
+int kapi_post_recv_sg(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv_sg *r, int n) KAPI_NOEXCEPT;
+int kapi_post_srq_recv_sg(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv_sg *r, int n) KAPI_NOEXCEPT;
 struct kapi_ud_send {
 	kapi_u64 wr_id;
 	kapi_u64 addr;
@@ -104,6 +129,12 @@ struct kapi_ud_send {
 /* n <= KAPI_WR_BATCH_MAX, one chain; 0 or -errno (on an error the WRs before the refused
  * one may have been posted: the core posts one at a time). */
 int kapi_post_send_ud(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_ud_send *s, int n) KAPI_NOEXCEPT;
+
+/* RC sends: one signalled IB_WR_SEND of one linear buffer; 0 or -errno. */
+int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, kapi_u64 addr, kapi_u32 len) KAPI_NOEXCEPT;
+/* The teardown fence's drain WR (docs/connected.md §4): a signalled zero-length IB_WR_SEND,
+ * posted on a QP in ERROR, so it completes (flushed) behind every WR before it. 0 or -errno. */
+int kapi_post_drain_wr(struct kapi_qp *qp, kapi_u64 wr_id) KAPI_NOEXCEPT;
 
 /* AHs: from a joined group's record, or from a path record (only inside the path callback). */
 struct kapi_ah *kapi_ah_create_mcast(struct kapi_pd *pd, kapi_u32 port, struct kapi_mcast *mc) KAPI_NOEXCEPT;

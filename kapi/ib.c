@@ -116,6 +116,14 @@ int kapi_ib_find_pkey(struct kapi_ib_device *dev, u32 port, u16 pkey, u16 *index
 	return ib_find_pkey(to_ib(dev), port, pkey, index);
 }
 
+void kapi_ib_query_sge(const struct kapi_ib_device *dev, struct kapi_dev_sge *out)
+{
+	const struct ib_device *d = (const struct ib_device *)dev;
+
+	out->max_recv_sge = d->attrs.max_recv_sge > 0 ? d->attrs.max_recv_sge : 0;
+	out->max_srq_sge = d->attrs.max_srq_sge > 0 ? d->attrs.max_srq_sge : 0;
+}
+
 int kapi_ib_query_gid(struct kapi_ib_device *dev, u32 port, int index, u8 gid[16])
 {
 	union ib_gid g;

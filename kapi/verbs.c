@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Shim: verbs - PD, CQs that schedule a netdev's NAPI, the UD QP and its state transitions,
- * multicast attach, an SRQ, batched post/poll, AHs, DMA of buffers and pages. QPs and SRQs
- * carry the core's tagged context (completions return it, events.c hands it to the core).
+ * multicast attach, RC QPs (created here; ib_cm moves them), an SRQ, batched post/poll
+ * (one- and multi-SGE receives, RC sends and the drain WR), AHs, DMA of buffers and
+ * pages. QPs and SRQs carry the core's tagged context (completions return it, events.c hands it to the core).
  * One kernel call per function (post and poll take arrays so the hot path crosses the
  * boundary once per batch, of the core's size); no policy.
  */
@@ -104,6 +105,26 @@ struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, s
 			 .max_recv_sge = 1 },
 		.sq_sig_type = init->signal_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_UD,
+	};
+	struct ib_qp *qp = ib_create_qp((struct ib_pd *)pd, &a);
+
+	return IS_ERR(qp) ? NULL : (struct kapi_qp *)qp;
+}
+
+struct kapi_qp *kapi_rc_qp_create(struct kapi_pd *pd, struct kapi_cq *cq, struct kapi_srq *srq,
+				  const struct kapi_qp_init *init)
+{
+	struct ib_qp_init_attr a = {
+		.event_handler = kapi_qp_event,
+		.qp_context = init->ctx,
+		.send_cq = (struct ib_cq *)cq,
+		.recv_cq = (struct ib_cq *)cq,
+		.srq = (struct ib_srq *)srq,
+		.cap = { .max_send_wr = init->send_wr, .max_recv_wr = srq ? 0 : init->recv_wr,
+			 .max_send_sge = init->send_sge ? init->send_sge : 1,
+			 .max_recv_sge = srq ? 0 : (init->recv_sge ? init->recv_sge : 1) },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
 	};
 	struct ib_qp *qp = ib_create_qp((struct ib_pd *)pd, &a);
 
@@ -215,6 +236,75 @@ int kapi_post_srq_recv(struct kapi_srq *srq, u32 lkey, const struct kapi_recv *r
 	return kapi_post_recv_chain(NULL, (struct ib_srq *)srq, lkey, r, n);
 }
 
+/* As kapi_post_recv_chain, with r[i].nsge SGEs per WR. */
+static int kapi_post_recv_sg_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lkey, const struct kapi_recv_sg *r, int n)
+{
+	struct ib_sge sge[KAPI_RECV_SG_BATCH_MAX][KAPI_RECV_SGE_MAX];
+	struct ib_recv_wr wr[KAPI_RECV_SG_BATCH_MAX];
+	const struct ib_recv_wr *bad = wr;
+	int i, rc;
+	u32 j;
+
+	if (n <= 0 || n > KAPI_RECV_SG_BATCH_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (r[i].nsge < 1 || r[i].nsge > KAPI_RECV_SGE_MAX)
+			return -EINVAL;
+		for (j = 0; j < r[i].nsge; j++) {
+			sge[i][j].addr = r[i].addr[j];
+			sge[i][j].length = r[i].len[j];
+			sge[i][j].lkey = lkey;
+		}
+		wr[i].wr_id = r[i].wr_id;
+		wr[i].sg_list = sge[i];
+		wr[i].num_sge = r[i].nsge;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	rc = srq ? ib_post_srq_recv(srq, wr, &bad) : ib_post_recv(qp, wr, &bad);
+	if (!rc)
+		return n;
+	if (bad < wr || bad >= wr + n)
+		return 0;
+	return (int)(bad - wr);
+}
+
+int kapi_post_recv_sg(struct kapi_qp *qp, u32 lkey, const struct kapi_recv_sg *r, int n)
+{
+	return kapi_post_recv_sg_chain((struct ib_qp *)qp, NULL, lkey, r, n);
+}
+
+int kapi_post_srq_recv_sg(struct kapi_srq *srq, u32 lkey, const struct kapi_recv_sg *r, int n)
+{
+	return kapi_post_recv_sg_chain(NULL, (struct ib_srq *)srq, lkey, r, n);
+}
+
+int kapi_post_send_rc(struct kapi_qp *qp, u32 lkey, kapi_u64 wr_id, kapi_u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send((struct ib_qp *)qp, &wr, &bad);
+}
+
+int kapi_post_drain_wr(struct kapi_qp *qp, kapi_u64 wr_id)
+{
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send((struct ib_qp *)qp, &wr, &bad);
+}
+
 int kapi_post_send_ud(struct kapi_qp *qp, u32 lkey, const struct kapi_ud_send *s, int n)
 {
 	struct ib_sge sge[KAPI_WR_BATCH_MAX];
@@ -243,12 +333,12 @@ int kapi_post_send_ud(struct kapi_qp *qp, u32 lkey, const struct kapi_ud_send *s
 }
 
 /* ---- SRQ ---- */
-struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, u32 max_wr, u32 limit, struct kapi_ctx *ctx)
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, u32 max_wr, u32 max_sge, u32 limit, struct kapi_ctx *ctx)
 {
 	struct ib_srq_init_attr a = {
 		.event_handler = kapi_srq_event,
 		.srq_context = ctx,
-		.attr = { .max_wr = max_wr, .max_sge = 1, .srq_limit = limit },
+		.attr = { .max_wr = max_wr, .max_sge = max_sge, .srq_limit = limit },
 		.srq_type = IB_SRQT_BASIC,
 	};
 	struct ib_srq *srq = ib_create_srq((struct ib_pd *)pd, &a);

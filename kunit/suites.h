@@ -44,4 +44,5 @@
 	X(neigh_ageing)       \
 	X(path_backoff)       \
 	X(path_queue)         \
-	X(kapi_sizes)
+	X(kapi_sizes)          \
+	X(frag_shim)

@@ -64,6 +64,36 @@ void kapi_skb_add_frag(struct kapi_skb *s, int i, struct kapi_page *pg, kapi_u32
 	s->truesize += KAPI_PAGE_SIZE;
 }
 kapi_u32 kapi_skb_nr_frags(const struct kapi_skb *s) { return s->nr_frags; }
+kapi_u32 kapi_skb_headlen(const struct kapi_skb *s)
+{
+	kapi_u32 l = s->len;
+	int i;
+
+	for (i = 0; i < s->nr_frags; i++)
+		l -= s->frag_len[i];
+	return l;
+}
+/* As skb_linearize: one linear buffer with the head's bytes then each fragment's. */
+int kapi_skb_linearize(struct kapi_skb *s)
+{
+	kapi_u32 head = kapi_skb_headlen(s), at;
+	kapi_u8 *buf = kapi_kmalloc(s->len + 64, KAPI_GFP_ATOMIC);
+	int i;
+
+	if (!buf)
+		return -KAPI_ENOMEM;
+	memcpy(buf + 32, s->buf + s->off, head);
+	for (at = head, i = 0; i < s->nr_frags; at += s->frag_len[i], i++) {
+		memcpy(buf + 32 + at, s->frag[i]->data, s->frag_len[i]);
+		kapi_page_put(s->frag[i]);
+	}
+	kapi_kfree(s->buf);
+	s->buf = buf;
+	s->size = s->len + 64;
+	s->off = 32;
+	s->nr_frags = 0;
+	return 0;
+}
 kapi_u32 fake_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *s, int i) { return s->frag_len[i]; }
 long fake_skbs_live(void) { return skbs_live; }
@@ -80,23 +110,30 @@ int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_d
 	return 0;
 }
 void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_live--; }
+int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out)
+{
+	*out = (kapi_u64)(unsigned long)pg->data;
+	dma_live++;
+	return 0;
+}
+void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) { dma_live--; }
 long fake_dma_live(void) { return dma_live; }
 
 /* ---- QPs, SRQs: record posted receives ---- */
 struct kapi_qp {
 	struct kapi_ctx *ctx;
 	struct fake_rq rq;
+	struct fake_rc_info rc;
 };
 struct kapi_srq {
 	struct fake_rq rq;
 };
 
-static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
-{
-	int i;
+static void cq_push_wc(struct kapi_cq *cq, struct kapi_ctx *ctx, kapi_u64 wr_id, kapi_u32 status, kapi_u32 len);
 
-	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
-		return -KAPI_EINVAL;	/* as the shim */
+/* How many of n WRs this post takes (the injected refusals), counted as one call. */
+static int rq_take(struct fake_rq *q, int n)
+{
 	int take = n;
 
 	q->post_calls++;
@@ -107,11 +144,69 @@ static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
 		take = q->partial_next;
 		q->partial_next = 0;
 	}
-	for (i = 0; i < take && q->nposted < FAKE_POSTED_MAX; i++)
-		q->posted[q->nposted++] = r[i];
 	if (take > q->max_chain)
 		q->max_chain = take;
+	return take;
+}
+
+static void rq_note(struct fake_rq *q, kapi_u64 wr_id)
+{
+	q->wr[q->nposted % FAKE_POSTED_MAX] = wr_id;
+	q->nposted++;
+}
+
+/* A post to an RC QP in ERROR is flushed at once (IBA 10.8.3.3, 11.4.1.1). */
+static void rq_flush_if_error(struct kapi_qp *qp)
+{
+	if (qp && qp->rc.error)
+		while (fake_rq_consume(&qp->rq, qp->rc.cq, qp->ctx, KAPI_WC_WR_FLUSH_ERR, 0))
+			;
+}
+
+static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
+{
+	int i;
+
+	if (n <= 0 || n > KAPI_WR_BATCH_MAX)
+		return -KAPI_EINVAL;	/* as the shim */
+	int take = rq_take(q, n);
+
+	for (i = 0; i < take; i++) {
+		if (q->nposted < FAKE_POSTED_MAX)
+			q->posted[q->nposted] = r[i];
+		rq_note(q, r[i].wr_id);
+	}
 	return take;	/* as the shim: how many were posted */
+}
+
+static int rq_post_sg(struct fake_rq *q, const struct kapi_recv_sg *r, int n)
+{
+	int i;
+
+	if (n <= 0 || n > KAPI_RECV_SG_BATCH_MAX)
+		return -KAPI_EINVAL;	/* as the shim */
+	for (i = 0; i < n; i++)
+		if (r[i].nsge < 1 || r[i].nsge > KAPI_RECV_SGE_MAX)
+			return -KAPI_EINVAL;
+	int take = rq_take(q, n);
+
+	for (i = 0; i < take; i++) {
+		if (q->nposted_sg < FAKE_POSTED_SG_MAX)
+			q->posted_sg[q->nposted_sg] = r[i];
+		q->nposted_sg++;
+		rq_note(q, r[i].wr_id);
+	}
+	return take;
+}
+
+int fake_rq_outstanding(const struct fake_rq *q) { return q->nposted - q->nconsumed; }
+
+int fake_rq_consume(struct fake_rq *q, struct kapi_cq *cq, struct kapi_ctx *qp_ctx, kapi_u32 status, kapi_u32 len)
+{
+	if (q->nconsumed == q->nposted)
+		return 0;
+	cq_push_wc(cq, qp_ctx, q->wr[q->nconsumed++ % FAKE_POSTED_MAX], status, len);
+	return 1;
 }
 
 struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx)
@@ -128,11 +223,65 @@ struct kapi_srq *fake_srq_new(void) { return kapi_kmalloc(sizeof(struct kapi_srq
 void fake_srq_free(struct kapi_srq *srq) { kapi_kfree(srq); }
 struct fake_rq *fake_srq_rq(struct kapi_srq *srq) { return &srq->rq; }
 
-int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n) { return rq_post(&qp->rq, r, n); }
+int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r, int n)
+{
+	int took = rq_post(&qp->rq, r, n);
+
+	rq_flush_if_error(qp);
+	return took;
+}
 int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n)
 {
 	return rq_post(&srq->rq, r, n);
 }
+int kapi_post_recv_sg(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv_sg *r, int n)
+{
+	int took = rq_post_sg(&qp->rq, r, n);
+
+	rq_flush_if_error(qp);
+	return took;
+}
+int kapi_post_srq_recv_sg(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv_sg *r, int n)
+{
+	return rq_post_sg(&srq->rq, r, n);
+}
+
+/* ---- RC QPs ---- */
+struct kapi_qp *kapi_rc_qp_create(struct kapi_pd *pd, struct kapi_cq *cq, struct kapi_srq *srq,
+				  const struct kapi_qp_init *init)
+{
+	struct kapi_qp *qp = fake_qp_new(init->ctx);
+
+	if (qp) {
+		qp->rc.cq = cq;
+		qp->rc.srq = srq;
+		qp->rc.init = *init;
+	}
+	return qp;
+}
+struct fake_rc_info *fake_qp_rc(struct kapi_qp *qp) { return &qp->rc; }
+
+void fake_qp_set_error(struct kapi_qp *qp)
+{
+	qp->rc.error = 1;
+	if (!qp->rc.srq)
+		rq_flush_if_error(qp);
+}
+
+static int rc_send(struct kapi_qp *qp, kapi_u64 wr_id, kapi_u32 len)
+{
+	qp->rc.sends++;
+	qp->rc.last_send_wr_id = wr_id;
+	qp->rc.last_send_len = len;
+	if (qp->rc.error)
+		cq_push_wc(qp->rc.cq, qp->ctx, wr_id, KAPI_WC_WR_FLUSH_ERR, 0);
+	return 0;
+}
+int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, kapi_u64 addr, kapi_u32 len)
+{
+	return rc_send(qp, wr_id, len);
+}
+int kapi_post_drain_wr(struct kapi_qp *qp, kapi_u64 wr_id) { return rc_send(qp, wr_id, 0); }
 
 /* The UD QP owner's calls: a fake QP carrying the context, as ib_create_qp's qp_context. */
 struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, struct kapi_cq *recv_cq,
@@ -157,6 +306,18 @@ void fake_cq_push(struct kapi_cq *cq, const struct kapi_wc *wc) { cq->q[cq->tail
 int fake_cq_pending(struct kapi_cq *cq) { return cq->tail - cq->head; }
 int fake_cq_poll_calls(struct kapi_cq *cq) { return cq->polls; }
 int fake_cq_max_poll(struct kapi_cq *cq) { return cq->max_poll; }
+static void cq_push_wc(struct kapi_cq *cq, struct kapi_ctx *ctx, kapi_u64 wr_id, kapi_u32 status, kapi_u32 len)
+{
+	struct kapi_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.qp_ctx = ctx;
+	wc.wr_id = wr_id;
+	wc.status = status;
+	wc.byte_len = len;
+	wc.is_recv = 0x5a;	/* an HCA's opcode in an error completion is junk (IBA 11.4.2.1) */
+	fake_cq_push(cq, &wc);
+}
 int kapi_cq_poll(struct kapi_cq *cq, struct kapi_wc *wc, int n)
 {
 	int got = 0;
@@ -201,7 +362,8 @@ int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms)
 }
 
 /* The SRQ owner's calls (Srq::create/destroy/arm_limit). */
-struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 limit, struct kapi_ctx *ctx)
+struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 max_sge, kapi_u32 limit,
+				 struct kapi_ctx *ctx)
 {
 	return fake_srq_new();
 }

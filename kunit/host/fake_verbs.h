@@ -15,8 +15,9 @@
 extern "C" {
 #endif
 
-#define FAKE_CQ_DEPTH 256
+#define FAKE_CQ_DEPTH 1024
 #define FAKE_POSTED_MAX 1024
+#define FAKE_POSTED_SG_MAX 128
 
 struct kapi_cq *fake_cq_new(void) KAPI_NOEXCEPT;
 void fake_cq_free(struct kapi_cq *cq) KAPI_NOEXCEPT;
@@ -25,15 +26,26 @@ int fake_cq_pending(struct kapi_cq *cq) KAPI_NOEXCEPT;
 int fake_cq_poll_calls(struct kapi_cq *cq) KAPI_NOEXCEPT;
 int fake_cq_max_poll(struct kapi_cq *cq) KAPI_NOEXCEPT;	/* largest n asked for */
 
-/* A receive queue (QP or SRQ): the receives posted so far, in order. */
+/* A receive queue (QP or SRQ): the receives posted so far, in order, and the HCA's view of
+ * them: posted and not yet consumed (fake_rq_outstanding), oldest first. */
 struct fake_rq {
-	struct kapi_recv posted[FAKE_POSTED_MAX];
-	int nposted;		/* total posted */
+	struct kapi_recv posted[FAKE_POSTED_MAX];	/* the first FAKE_POSTED_MAX one-SGE posts */
+	struct kapi_recv_sg posted_sg[FAKE_POSTED_SG_MAX];	/* the first multi-SGE posts */
+	int nposted;		/* total posted (both kinds) */
+	int nposted_sg;
 	int post_calls;
 	int fail_next_post;	/* the next post fails at its first WR */
 	int partial_next;	/* > 0: the next post takes only this many WRs, then fails (as mlx5) */
 	int max_chain;		/* longest chain posted in one call */
+	kapi_u64 wr[FAKE_POSTED_MAX];	/* outstanding wr_ids: a ring, [nconsumed, nposted) */
+	int nconsumed;
 };
+int fake_rq_outstanding(const struct fake_rq *q) KAPI_NOEXCEPT;
+/* The HCA consumes the oldest outstanding receive: a completion for qp_ctx on cq with
+ * status and byte_len. 0 when nothing was outstanding. */
+int fake_rq_consume(struct fake_rq *q, struct kapi_cq *cq, struct kapi_ctx *qp_ctx, kapi_u32 status,
+		    kapi_u32 len) KAPI_NOEXCEPT;
+
 struct kapi_qp *fake_qp_new(struct kapi_ctx *ctx) KAPI_NOEXCEPT;
 void fake_qp_free(struct kapi_qp *qp) KAPI_NOEXCEPT;
 struct fake_rq *fake_qp_rq(struct kapi_qp *qp) KAPI_NOEXCEPT;
@@ -41,8 +53,23 @@ struct kapi_srq *fake_srq_new(void) KAPI_NOEXCEPT;
 void fake_srq_free(struct kapi_srq *srq) KAPI_NOEXCEPT;
 struct fake_rq *fake_srq_rq(struct kapi_srq *srq) KAPI_NOEXCEPT;
 
+/* RC QPs (kapi_rc_qp_create): what they were created with, and ERROR as IBA 10.3.1 has it:
+ * every outstanding receive of the QP's own queue (none with an SRQ) and every send is
+ * completed with a flush on its CQ, in order; a WR posted afterwards is flushed at once. */
+struct fake_rc_info {
+	struct kapi_cq *cq;
+	struct kapi_srq *srq;
+	struct kapi_qp_init init;
+	int error;
+	int sends;		/* sends posted (kapi_post_send_rc + kapi_post_drain_wr) */
+	kapi_u64 last_send_wr_id;
+	kapi_u32 last_send_len;
+};
+struct fake_rc_info *fake_qp_rc(struct kapi_qp *qp) KAPI_NOEXCEPT;
+void fake_qp_set_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
+
 long fake_skbs_live(void) KAPI_NOEXCEPT;
-long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings not yet unmapped */
+long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings (buffers and pages) not yet unmapped */
 kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
 

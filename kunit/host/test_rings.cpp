@@ -8,6 +8,7 @@
 #include "ipoib_recv_ring.h"
 #include "ipoib_srq.h"
 #include "ipoib_work.h"
+#include "ipoib_wrid.h"
 #include "kstd/seqlock.h"
 #include "ktest.h"
 
@@ -55,11 +56,12 @@ struct RingOn {
 	bool ok = false;
 };
 
-kapi_wc recv_wc(kapi_ctx *qp, u64 wr_id, u32 status = KAPI_WC_SUCCESS, u32 len = 100)
+// A UD receive completion of slot `slot` (wr_id tagged as the ring posts it).
+kapi_wc recv_wc(kapi_ctx *qp, u64 slot, u32 status = KAPI_WC_SUCCESS, u32 len = 100)
 {
 	kapi_wc wc{};
 	wc.qp_ctx = qp;
-	wc.wr_id = wr_id;
+	wc.wr_id = wrid(WrKind::UdRecv, u32(slot));
 	wc.status = status;
 	wc.byte_len = len;
 	wc.is_recv = 1;
@@ -144,7 +146,7 @@ KTEST(recv_ring, replacement_first_hands_up_the_filled_buffer)
 	t.r.repost();
 	EXPECT_EQ(t.r.posted(), 4u);
 	EXPECT_NE(t.rq().posted[4].addr, old_addr);	// a fresh buffer in slot 2
-	EXPECT_EQ(t.rq().posted[4].wr_id, 2u);
+	EXPECT_EQ(t.rq().posted[4].wr_id, wrid(WrKind::UdRecv, 2));
 	EXPECT_EQ(fake_skbs_live(), 5);
 	kapi_skb_free(skb);
 }
@@ -196,7 +198,7 @@ KTEST(recv_ring, partial_post_keeps_the_rest_queued)
 	EXPECT_EQ(t.r.posted(), 8u);		// was 0: they had been dropped from the queue
 	EXPECT_EQ(t.rq().nposted, 8 + 8);
 	for (int i = 0; i < 8; i++)		// each slot once, in order
-		EXPECT_EQ(t.rq().posted[8 + i].wr_id, u64(i));
+		EXPECT_EQ(t.rq().posted[8 + i].wr_id, wrid(WrKind::UdRecv, u32(i)));
 	EXPECT_EQ(fake_skbs_live(), 8);
 }
 
@@ -222,7 +224,7 @@ KTEST(recv_ring, failed_first_fill_resumes)
 		EXPECT_EQ(r.posted(), 8u);	// was 11: slots 0-2 posted again over their buffers
 		EXPECT_EQ(fake_qp_rq(qp)->nposted, 8);
 		for (int i = 0; i < fake_qp_rq(qp)->nposted && i < 8; i++)
-			EXPECT_EQ(fake_qp_rq(qp)->posted[i].wr_id, u64(i));
+			EXPECT_EQ(fake_qp_rq(qp)->posted[i].wr_id, wrid(WrKind::UdRecv, u32(i)));
 		EXPECT_EQ(fake_skbs_live(), 8);	// was 11: three leaked
 		EXPECT_EQ(fake_dma_live(), 8);
 	}
@@ -249,12 +251,13 @@ KTEST(dispatch, completions_go_to_the_tagged_qp)
 	int n = dispatch_cq(
 		cq, 64, foreign,
 		[&](UdQp &qp, const kapi_wc &wc) {
-			if (&qp == &a && wc.wr_id % 2 == 1)
+			if (&qp == &a && wrid_slot(wc.wr_id) % 2 == 1)
 				to_a++;
-			if (&qp == &b && wc.wr_id % 2 == 0)
+			if (&qp == &b && wrid_slot(wc.wr_id) % 2 == 0)
 				to_b++;
 			return true;
 		},
+		[](RcQp &, const kapi_wc &) { return true; },
 		[&](u32) { batches++; });
 	EXPECT_EQ(n, 42);
 	EXPECT_EQ(to_a, 20);
@@ -265,8 +268,8 @@ KTEST(dispatch, completions_go_to_the_tagged_qp)
 	fake_cq_free(cq);
 }
 
-// on_batch(n) is what the send ring advances its tail by: only completions an owner took
-// may count, or the tail passes sends still in flight (and their skb/DMA are never freed).
+// on_batch(n) is what the send ring advances its tail by: only UD send completions an owner
+// took may count, or the tail passes sends still in flight (and their skb/DMA are never freed).
 KTEST(dispatch, batch_counts_only_what_was_dispatched)
 {
 	UdQp mine(g_log), other_qp(g_log);
@@ -275,7 +278,9 @@ KTEST(dispatch, batch_counts_only_what_was_dispatched)
 	TestObj other;
 	for (u64 i = 0; i < 20; i++) {
 		kapi_ctx *c = i % 4 == 1 ? other_qp.ctx() : i % 4 == 3 ? other.ctx() : mine.ctx();
-		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(c, i)));
+		kapi_wc wc = recv_wc(c, i);
+		wc.wr_id = wrid(WrKind::UdSend, u32(i));
+		fake_cq_push(cq, &wc);
 	}
 	u64 foreign = 0;
 	u32 batched = 0;
@@ -288,6 +293,7 @@ KTEST(dispatch, batch_counts_only_what_was_dispatched)
 			taken++;
 			return true;
 		},
+		[](RcQp &, const kapi_wc &) { return true; },
 		[&](u32 k) { batched += k; });
 	EXPECT_EQ(n, 20);		// all polled (the NAPI budget counts them)
 	EXPECT_EQ(taken, 10);
@@ -305,7 +311,10 @@ KTEST(dispatch, budget_bounds_the_poll)
 		fake_cq_push(cq, &static_cast<const kapi_wc &>(recv_wc(a.ctx(), i)));
 	u64 foreign = 0;
 	int seen = 0;
-	EXPECT_EQ(dispatch_cq(cq, 20, foreign, [&](UdQp &, const kapi_wc &) { seen++; return true; }, [](u32) {}), 20);
+	EXPECT_EQ(dispatch_cq(
+			  cq, 20, foreign, [&](UdQp &, const kapi_wc &) { seen++; return true; },
+			  [](RcQp &, const kapi_wc &) { return true; }, [](u32) {}),
+		  20);
 	EXPECT_EQ(seen, 20);
 	EXPECT_EQ(fake_cq_pending(cq), 10);
 	fake_cq_free(cq);

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+// test_rc_rings.cpp (host only, over kunit/host/fake_verbs.c): wr_id tags, connected mode's
+// multi-SGE receive ring (RcRecvRing: replacement first, the never-zero invariant, error
+// and flush handling on the SRQ and on a QP's own queue, growth) and the dispatcher's
+// routing by wr_id kind and tagged context (docs/connected.md §4, §5, §7).
+#include "fake_verbs.h"
+#include "ipoib_cm_wire.h"
+#include "ipoib_dispatch.h"
+#include "ipoib_rc_recv_ring.h"
+#include "ipoib_wrid.h"
+#include "ktest.h"
+
+using namespace ipoib;
+using ipoib::cm::kMaxRecvMtu;
+
+namespace {
+
+kstd::Logger g_log{"test"};
+
+struct Conn : RcQp {
+	int id = 0;
+};
+struct Other : Tagged<KAPI_CTX_TEST> {};
+
+struct RcCounters {
+	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0;
+	RcRecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed}; }
+};
+
+// An RC QP (own receive queue, or attached to an SRQ) on one CQ, with its ring.
+struct RcOn {
+	RcCounters c;
+	Conn conn;
+	kapi_cq *cq = fake_cq_new();
+	kapi_srq *srq = nullptr;
+	kapi_qp *qp = nullptr;
+	RcRecvRing r{nullptr, c.refs()};
+	bool ok = false;
+	RcOn(u32 max_entries, u32 initial, bool on_srq = false, u32 buf = kMaxRecvMtu)
+	{
+		if (on_srq)
+			srq = kapi_srq_create(nullptr, max_entries, RcRecvRing::sges_for(buf), 0, nullptr);
+		kapi_qp_init init{};
+		init.ctx = conn.ctx();
+		init.recv_wr = max_entries;
+		init.recv_sge = RcRecvRing::sges_for(buf);
+		qp = kapi_rc_qp_create(nullptr, cq, srq, &init);
+		if (!cq || !qp || (on_srq && !srq) || !kstd::ok(r.alloc(max_entries, buf)))
+			return;
+		r.bind(nullptr, RecvTarget{srq ? nullptr : qp, srq}, 0);
+		ok = kstd::ok(r.post_initial(initial));
+	}
+	~RcOn()
+	{
+		r.release();
+		if (qp)
+			kapi_qp_destroy(qp);
+		if (srq)
+			kapi_srq_destroy(srq);
+		fake_cq_free(cq);
+	}
+	fake_rq &rq() { return *(srq ? fake_srq_rq(srq) : fake_qp_rq(qp)); }
+	// The HCA fills the oldest posted receive (a completion on the CQ).
+	bool consume(u32 len, u32 status = KAPI_WC_SUCCESS)
+	{
+		return fake_rq_consume(&rq(), cq, conn.ctx(), status, len) == 1;
+	}
+	// NAPI: every queued completion through the ring; filled skbs are freed (as the stack
+	// would), their lengths summed. Returns the skbs handed up.
+	int poll(u64 *bytes = nullptr, bool grow = false)
+	{
+		kapi_wc wc[kPollBatch];
+		int up = 0, n;
+		while ((n = kapi_cq_poll(cq, wc, int(kPollBatch))) > 0) {
+			for (int i = 0; i < n; i++) {
+				if (kapi_skb *skb = r.complete(wc[i])) {
+					if (bytes)
+						*bytes += kapi_skb_len(skb);
+					kapi_skb_free(skb);
+					up++;
+				}
+			}
+		}
+		if (grow)
+			r.grow_if_low();
+		r.repost();
+		return up;
+	}
+};
+
+// A deterministic generator for the random sequences (xorshift32).
+struct Rng {
+	u32 s;
+	u32 next()
+	{
+		s ^= s << 13;
+		s ^= s >> 17;
+		s ^= s << 5;
+		return s;
+	}
+	u32 below(u32 n) { return next() % n; }
+};
+
+kapi_wc wc_of(kapi_ctx *ctx, u64 wr_id, u32 status, u8 is_recv)
+{
+	kapi_wc wc{};
+	wc.qp_ctx = ctx;
+	wc.wr_id = wr_id;
+	wc.status = status;
+	wc.is_recv = is_recv;
+	return wc;
+}
+
+} // namespace
+
+// ---- wrid ----
+KTEST(wrid, round_trip)
+{
+	const WrKind kinds[] = {WrKind::UdRecv, WrKind::UdSend, WrKind::RcRecv, WrKind::RcSend, WrKind::Drain};
+	const u32 slots[] = {0, 1, 255, 0x7fffffffu, 0xffffffffu};
+	for (WrKind k : kinds)
+		for (u32 s : slots) {
+			EXPECT_TRUE(wrid_kind(wrid(k, s)) == k);
+			EXPECT_EQ(wrid_slot(wrid(k, s)), s);
+		}
+	EXPECT_EQ(wrid(WrKind::RcRecv, 5) >> 60, 3u);	// the contract's bit layout
+	EXPECT_TRUE(wrid_kind(5) == WrKind::None);	// an untagged id (the old UD slot numbers)
+	EXPECT_TRUE(wrid_kind(u64(6) << 60) == WrKind::None);
+	EXPECT_TRUE(wrid_kind(u64(15) << 60 | 3) == WrKind::None);
+	EXPECT_TRUE(wrid_is_recv(WrKind::RcRecv) && wrid_is_recv(WrKind::UdRecv));
+	EXPECT_FALSE(wrid_is_recv(WrKind::Drain) || wrid_is_recv(WrKind::RcSend) || wrid_is_recv(WrKind::UdSend));
+}
+
+// ---- rc_recv_ring ----
+KTEST(rc_recv_ring, sges_and_receive_mtu)
+{
+	EXPECT_EQ(RcRecvRing::sges_for(kMaxRecvMtu), 16u);
+	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize), 1u);
+	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize + 1), 2u);
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 16), kMaxRecvMtu);
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
+	EXPECT_EQ(RcRecvRing::receive_mtu(2000, 1), 2000u);
+	// whatever the device offers, the result fits its SGEs and a ring takes it
+	for (u32 m = 1; m <= 20; m++) {
+		const u32 mtu = RcRecvRing::receive_mtu(kMaxRecvMtu, m);
+		EXPECT_LE(RcRecvRing::sges_for(mtu), m);
+		RcCounters c;
+		RcRecvRing r{nullptr, c.refs()};
+		EXPECT_OK(r.alloc(2, mtu));
+	}
+	RcCounters c;
+	RcRecvRing r{nullptr, c.refs()};
+	EXPECT_EQ(r.alloc(2, 0), Status::Invalid);
+	EXPECT_EQ(r.alloc(2, kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
+}
+
+KTEST(rc_recv_ring, srq_posts_multi_sge_buffers)
+{
+	RcOn t(8, 8, true);
+	ASSERT_TRUE(t.ok);
+	EXPECT_EQ(t.r.posted(), 8u);
+	EXPECT_EQ(t.rq().nposted_sg, 8);
+	EXPECT_EQ(fake_rq_outstanding(&t.rq()), 8);
+	EXPECT_LE(t.rq().max_chain, int(KAPI_RECV_SG_BATCH_MAX));
+	for (int i = 0; i < 8; i++) {
+		const kapi_recv_sg &p = t.rq().posted_sg[i];
+		EXPECT_TRUE(wrid_kind(p.wr_id) == WrKind::RcRecv);
+		EXPECT_EQ(wrid_slot(p.wr_id), u32(i));
+		EXPECT_EQ(p.nsge, 16u);
+		u32 sum = 0;
+		for (u32 j = 0; j < p.nsge; j++)
+			sum += p.len[j];
+		EXPECT_EQ(sum, kMaxRecvMtu);
+		EXPECT_EQ(p.len[0], kFragHeadSize);
+	}
+	EXPECT_EQ(fake_skbs_live(), 8);
+	EXPECT_EQ(fake_dma_live(), 8 * 16);
+	t.r.release();
+	EXPECT_EQ(fake_skbs_live(), 0);
+	EXPECT_EQ(fake_dma_live(), 0);
+}
+
+KTEST(rc_recv_ring, replacement_first_keeps_unused_pages)
+{
+	RcOn t(4, 4);
+	ASSERT_TRUE(t.ok);
+	const kapi_recv_sg before = t.rq().posted_sg[0];
+	const u32 len = kFragHeadSize + 5000;	// the head and two pages
+	ASSERT_TRUE(t.consume(len));
+	kapi_wc wc;
+	ASSERT_EQ(kapi_cq_poll(t.cq, &wc, 1), 1);
+	kapi_skb *skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(t.r.posted(), 3u);	// the replacement is queued, not yet posted
+	EXPECT_EQ(kapi_skb_len(skb), len);
+	EXPECT_EQ(kapi_skb_nr_frags(skb), 2u);
+	EXPECT_EQ(fake_skb_frag_len(skb, 1), 5000u - u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), before.addr[0]);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	const kapi_recv_sg &after = t.rq().posted_sg[4];
+	EXPECT_EQ(wrid_slot(after.wr_id), 0u);
+	EXPECT_NE(after.addr[0], before.addr[0]);	// a fresh head
+	EXPECT_NE(after.addr[1], before.addr[1]);	// fresh pages for the two the packet took
+	EXPECT_NE(after.addr[2], before.addr[2]);
+	for (u32 j = 3; j < after.nsge; j++)		// the others stayed in the slot
+		EXPECT_EQ(after.addr[j], before.addr[j]);
+	kapi_skb_free(skb);
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4 * 16);
+}
+
+// The never-zero invariant (issue 11 item 4): a random sequence of receives of random sizes,
+// with allocation failing at random (all of it, or one allocation at random), growth asked
+// for on every poll: after every poll what the HCA holds is exactly what the ring counts,
+// and it is never lowered by a failure (only growth changes it, upwards).
+KTEST(rc_recv_ring, never_zero_under_random_allocation_failure)
+{
+	RcOn t(16, 2);
+	ASSERT_TRUE(t.ok);
+	Rng rng{0x1b0bca7e};
+	u32 active = t.r.active();
+	int handed_up = 0;
+	for (int step = 0; step < 400; step++) {
+		const u32 k = 1 + rng.below(u32(fake_rq_outstanding(&t.rq())));
+		for (u32 i = 0; i < k; i++)
+			ASSERT_TRUE(t.consume(1 + rng.below(kMaxRecvMtu)));
+		const u32 mode = rng.below(4);
+		if (mode == 0)
+			ktest_alloc_fail_all(1);
+		else if (mode == 1)
+			ktest_alloc_fail_nth(long(rng.below(20)));
+		handed_up += t.poll(nullptr, true);
+		ktest_alloc_fail_all(0);
+		ktest_alloc_fail_nth(-1);
+		EXPECT_GE(t.r.active(), active);	// growth only
+		active = t.r.active();
+		EXPECT_EQ(t.r.posted(), active);	// was lowered by a failure: the invariant broken
+		EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), t.r.posted());
+		EXPECT_GE(t.r.posted(), 1u);
+		if (t.r.posted() != active)
+			break;
+	}
+	EXPECT_GT(t.c.nomem, 0u);	// the failure path really ran
+	EXPECT_GT(handed_up, 0);
+	EXPECT_GT(t.c.grown, 0u);
+	EXPECT_EQ(t.c.post_errors, 0u);
+	EXPECT_EQ(long(fake_skbs_live()), long(t.r.active()));
+}
+
+// A non-SRQ QP in ERROR: its receives come back flushed (the first error may be another
+// status), none is posted again, and empty() turns true exactly with the last one.
+KTEST(rc_recv_ring, nonsrq_errors_are_not_reposted)
+{
+	RcOn t(8, 4);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100));		// a packet, its replacement queued when polled
+	ASSERT_TRUE(t.consume(0, 4));		// a local protection error: the QP goes to ERROR
+	kapi_wc wc[2];
+	ASSERT_EQ(kapi_cq_poll(t.cq, wc, 2), 2);
+	kapi_skb *skb = t.r.complete(wc[0]);
+	ASSERT_NOT_NULL(skb);
+	kapi_skb_free(skb);
+	EXPECT_NULL(t.r.complete(wc[1]));
+	fake_qp_set_error(t.qp);		// the rest is flushed
+	const int posts = t.rq().nposted;
+	t.r.repost();				// the queued replacement stays the ring's
+	EXPECT_EQ(t.rq().nposted, posts);
+	EXPECT_EQ(t.r.queued(), 1u);
+	EXPECT_EQ(t.r.posted(), 2u);
+	int left = int(t.r.posted());
+	while (kapi_cq_poll(t.cq, wc, 1) == 1) {
+		EXPECT_FALSE(t.r.empty());
+		EXPECT_NULL(t.r.complete(wc[0]));
+		EXPECT_EQ(t.r.empty(), --left == 0);
+	}
+	EXPECT_EQ(left, 0);
+	EXPECT_TRUE(t.r.empty());
+	t.r.grow_if_low();			// nothing grows on a dead queue
+	t.r.repost();
+	EXPECT_EQ(t.rq().nposted, posts);
+	EXPECT_EQ(t.r.active(), 4u);
+	EXPECT_EQ(t.c.wc_errors, 1u);
+	EXPECT_EQ(t.c.flushed, 2u);
+	EXPECT_EQ(fake_skbs_live(), 4);		// every buffer still in its slot until release()
+}
+
+// The SRQ outlives any one QP: a receive flushed by a QP's teardown, or failed, goes back.
+KTEST(rc_recv_ring, srq_errors_are_reposted)
+{
+	RcOn t(4, 4, true);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(0, KAPI_WC_WR_FLUSH_ERR));
+	ASSERT_TRUE(t.consume(0, 4));
+	EXPECT_EQ(t.poll(), 0);
+	EXPECT_EQ(t.c.flushed, 1u);
+	EXPECT_EQ(t.c.wc_errors, 1u);
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(t.rq().nposted, 6);
+	EXPECT_EQ(wrid_slot(t.rq().posted_sg[4].wr_id), 0u);	// the same slots, again
+	EXPECT_EQ(t.rq().posted_sg[4].addr[0], t.rq().posted_sg[0].addr[0]);
+}
+
+KTEST(rc_recv_ring, grow_if_low)
+{
+	RcOn t(8, 2);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100));
+	ASSERT_TRUE(t.consume(100));		// the queue ran dry between two polls
+	EXPECT_EQ(t.poll(nullptr, true), 2);
+	EXPECT_EQ(t.r.active(), 4u);
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(t.c.grown, 2u);
+	ASSERT_TRUE(t.consume(100));		// 3 of 4 left: not low
+	t.poll(nullptr, true);
+	EXPECT_EQ(t.r.active(), 4u);
+	for (int i = 0; i < 4; i++)
+		ASSERT_TRUE(t.consume(100));
+	{
+		kapi_wc wc[4];
+		ASSERT_EQ(kapi_cq_poll(t.cq, wc, 4), 4);
+		for (auto &w : wc)
+			kapi_skb_free(t.r.complete(w));
+		ktest::AllocFailAll fail;
+		t.r.grow_if_low();		// no memory: stays at 4, counted
+	}
+	EXPECT_EQ(t.c.grow_failed, 1u);
+	EXPECT_EQ(t.r.active(), 4u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	for (int round = 0; round < 3; round++) {	// 4 -> 8, then capped at size()
+		while (t.consume(100))
+			;
+		t.poll(nullptr, true);
+	}
+	EXPECT_EQ(t.r.active(), 8u);
+	EXPECT_EQ(t.r.posted(), 8u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 8u);
+}
+
+KTEST(rc_recv_ring, srq_does_not_grow)
+{
+	RcOn t(8, 2, true);
+	ASSERT_TRUE(t.ok);
+	while (t.consume(100))
+		;
+	t.poll(nullptr, true);
+	EXPECT_EQ(t.r.active(), 2u);
+	EXPECT_EQ(t.c.grown, 0u);
+}
+
+KTEST(rc_recv_ring, post_initial_fails_whole)
+{
+	RcCounters c;
+	kapi_qp_init init{};
+	kapi_qp *qp = kapi_rc_qp_create(nullptr, nullptr, nullptr, &init);
+	ASSERT_NOT_NULL(qp);
+	{
+		RcRecvRing r{nullptr, c.refs()};
+		ASSERT_OK(r.alloc(8, kMaxRecvMtu));
+		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
+		ktest_alloc_fail_nth(20);	// part-way through the third buffer
+		EXPECT_EQ(r.post_initial(4), Status::NoMem);
+		ktest_alloc_fail_nth(-1);
+		EXPECT_EQ(c.nomem, 1u);
+		EXPECT_EQ(r.post_initial(9), Status::Invalid);	// more than the ring holds
+		fake_qp_rq(qp)->fail_next_post = 1;
+		RcRecvRing r2{nullptr, c.refs()};
+		ASSERT_OK(r2.alloc(4, kMaxRecvMtu));
+		r2.bind(nullptr, RecvTarget{qp, nullptr}, 0);
+		EXPECT_EQ(r2.post_initial(2), Status::Io);	// the provider refused: not all posted
+		EXPECT_EQ(c.post_errors, 1u);
+	}
+	kapi_qp_destroy(qp);
+	EXPECT_EQ(fake_skbs_live(), 0);
+	EXPECT_EQ(fake_dma_live(), 0);
+}
+
+KTEST(rc_recv_ring, a_completion_it_never_posted_is_refused)
+{
+	RcOn t(8, 2);
+	ASSERT_TRUE(t.ok);
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(wc_of(t.conn.ctx(), wrid(WrKind::RcRecv, 5), KAPI_WC_SUCCESS, 1)));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(t.r.posted(), 2u);
+}
+
+// ---- rc_dispatch ----
+// One CQ carrying everything connected mode puts on it, with is_recv lying in every entry
+// (its opcode is undefined in error completions): the kind in wr_id alone routes them.
+KTEST(rc_dispatch, by_kind_not_by_opcode)
+{
+	UdQp ud(g_log);
+	Conn a, b;
+	a.id = 1;
+	b.id = 2;
+	kapi_cq *cq = fake_cq_new();
+	ASSERT_NOT_NULL(cq);
+	const u32 st[] = {KAPI_WC_SUCCESS, KAPI_WC_WR_FLUSH_ERR, 12 /* retry exceeded */};
+	for (u32 i = 0; i < 30; i++) {
+		const u32 s = st[i % 3];
+		kapi_wc w[] = {
+			wc_of(ud.ctx(), wrid(WrKind::UdRecv, i), s, 0),
+			wc_of(ud.ctx(), wrid(WrKind::UdSend, i), s, 1),
+			wc_of((i % 2 ? a : b).ctx(), wrid(WrKind::RcRecv, i), s, 0),
+			wc_of((i % 2 ? a : b).ctx(), wrid(WrKind::RcSend, i), s, 1),
+			wc_of(a.ctx(), wrid(WrKind::Drain, i), s, 1),
+		};
+		for (auto &x : w)
+			fake_cq_push(cq, &x);
+	}
+	int ud_recv = 0, ud_send = 0, rc_recv_a = 0, rc_recv_b = 0, rc_send = 0, drain = 0, wrong = 0;
+	u32 batched = 0;
+	u64 foreign = 0;
+	const int n = dispatch_cq(
+		cq, 1000, foreign,
+		[&](UdQp &qp, const kapi_wc &wc) {
+			wrong += &qp != &ud;
+			switch (wrid_kind(wc.wr_id)) {
+			case WrKind::UdRecv: ud_recv++; break;
+			case WrKind::UdSend: ud_send++; break;
+			default: wrong++;
+			}
+			return true;
+		},
+		[&](RcQp &qp, const kapi_wc &wc) {
+			Conn &c = static_cast<Conn &>(qp);
+			switch (wrid_kind(wc.wr_id)) {
+			case WrKind::RcRecv:
+				(c.id == 1 ? rc_recv_a : rc_recv_b)++;
+				wrong += c.id != (wrid_slot(wc.wr_id) % 2 ? 1 : 2);
+				break;
+			case WrKind::RcSend: rc_send++; break;
+			case WrKind::Drain: drain++; wrong += c.id != 1; break;
+			default: wrong++;
+			}
+			return true;
+		},
+		[&](u32 k) { batched += k; });
+	EXPECT_EQ(n, 150);
+	EXPECT_EQ(wrong, 0);
+	EXPECT_EQ(ud_recv, 30);
+	EXPECT_EQ(ud_send, 30);
+	EXPECT_EQ(rc_recv_a, 15);
+	EXPECT_EQ(rc_recv_b, 15);
+	EXPECT_EQ(rc_send, 30);
+	EXPECT_EQ(drain, 30);
+	EXPECT_EQ(batched, 30u);	// the UD send ring's tail moves by its own completions only
+	EXPECT_EQ(foreign, 0u);
+	fake_cq_free(cq);
+}
+
+// Completions that must reach nobody: a kind the context's type does not serve, an id the
+// core never gave out, a destroyed connection (canary cleared), a context that is no QP, no
+// context, and one its owner refuses. Each counted, none dispatched.
+KTEST(rc_dispatch, foreign_contexts_are_counted_not_dispatched)
+{
+	UdQp ud(g_log);
+	Conn live, dead;
+	Other other;
+	dead.canary = 0;	// as ~Tagged leaves it
+	kapi_cq *cq = fake_cq_new();
+	ASSERT_NOT_NULL(cq);
+	kapi_wc w[] = {
+		wc_of(ud.ctx(), wrid(WrKind::RcRecv, 1), KAPI_WC_SUCCESS, 1),	// RC kind on the UD QP
+		wc_of(ud.ctx(), wrid(WrKind::Drain, 1), KAPI_WC_WR_FLUSH_ERR, 0),
+		wc_of(live.ctx(), wrid(WrKind::UdRecv, 1), KAPI_WC_SUCCESS, 1),	// UD kind on an RC QP
+		wc_of(live.ctx(), wrid(WrKind::UdSend, 1), KAPI_WC_SUCCESS, 0),
+		wc_of(live.ctx(), 7, KAPI_WC_SUCCESS, 1),			// untagged
+		wc_of(live.ctx(), u64(9) << 60, KAPI_WC_WR_FLUSH_ERR, 1),	// unknown kind
+		wc_of(dead.ctx(), wrid(WrKind::RcRecv, 0), KAPI_WC_WR_FLUSH_ERR, 1),
+		wc_of(other.ctx(), wrid(WrKind::RcRecv, 0), KAPI_WC_SUCCESS, 1),
+		wc_of(nullptr, wrid(WrKind::RcSend, 0), KAPI_WC_SUCCESS, 0),
+		wc_of(live.ctx(), wrid(WrKind::RcSend, 3), KAPI_WC_SUCCESS, 0),	// refused by its owner
+		wc_of(live.ctx(), wrid(WrKind::RcRecv, 4), KAPI_WC_SUCCESS, 1),	// the one taken
+	};
+	for (auto &x : w)
+		fake_cq_push(cq, &x);
+	int to_ud = 0, to_rc = 0, rc_calls = 0;
+	u32 batched = 0;
+	u64 foreign = 0;
+	const int n = dispatch_cq(
+		cq, 64, foreign, [&](UdQp &, const kapi_wc &) { return ++to_ud, true; },
+		[&](RcQp &qp, const kapi_wc &wc) {
+			rc_calls++;	// only the live connection's two may get here
+			if (&qp != &live || wrid_kind(wc.wr_id) != WrKind::RcRecv)
+				return false;
+			to_rc++;
+			return true;
+		},
+		[&](u32 k) { batched += k; });
+	EXPECT_EQ(n, 11);
+	EXPECT_EQ(to_ud, 0);
+	EXPECT_EQ(to_rc, 1);
+	EXPECT_EQ(rc_calls, 2);		// was 5: the UD QP and the test object handed over as RcQp
+	EXPECT_EQ(foreign, 10u);
+	EXPECT_EQ(batched, 0u);
+	dead.canary = KAPI_CTX_CANARY;
+	fake_cq_free(cq);
+}
+
+// The non-SRQ teardown fence through the dispatcher (docs/connected.md §4): QP in ERROR, the
+// drain WR posted; both RxEmpty (the ring's last flush) and the drain WR's completion are
+// seen, each once, from the completions alone.
+KTEST(rc_dispatch, nonsrq_fence_from_completions)
+{
+	RcOn t(8, 3);
+	ASSERT_TRUE(t.ok);
+	fake_qp_set_error(t.qp);
+	ASSERT_EQ(kapi_post_drain_wr(t.qp, wrid(WrKind::Drain, 0)), 0);
+	int drains = 0, rx_empty = 0, handed_up = 0;
+	u64 foreign = 0;
+	dispatch_cq(
+		t.cq, 64, foreign, [](UdQp &, const kapi_wc &) { return false; },
+		[&](RcQp &qp, const kapi_wc &wc) {
+			if (&qp != &t.conn)
+				return false;
+			if (wrid_kind(wc.wr_id) == WrKind::Drain) {
+				drains++;
+				return true;
+			}
+			if (wrid_kind(wc.wr_id) != WrKind::RcRecv)
+				return false;
+			const bool was_empty = t.r.empty();
+			handed_up += t.r.complete(wc) != nullptr;
+			rx_empty += !was_empty && t.r.empty();
+			return true;
+		},
+		[&](u32) { t.r.repost(); });
+	EXPECT_EQ(drains, 1);
+	EXPECT_EQ(rx_empty, 1);
+	EXPECT_EQ(handed_up, 0);
+	EXPECT_EQ(foreign, 0u);
+	EXPECT_EQ(t.c.flushed, 3u);
+	EXPECT_EQ(t.rq().nposted, 3);	// nothing posted on the error QP
+}
+
+KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
+KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
+	    KTEST_CASE(rc_recv_ring, srq_posts_multi_sge_buffers),
+	    KTEST_CASE(rc_recv_ring, replacement_first_keeps_unused_pages),
+	    KTEST_CASE(rc_recv_ring, never_zero_under_random_allocation_failure),
+	    KTEST_CASE(rc_recv_ring, nonsrq_errors_are_not_reposted), KTEST_CASE(rc_recv_ring, srq_errors_are_reposted),
+	    KTEST_CASE(rc_recv_ring, grow_if_low), KTEST_CASE(rc_recv_ring, srq_does_not_grow),
+	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
+	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused));
+KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
+	    KTEST_CASE(rc_dispatch, foreign_contexts_are_counted_not_dispatched),
+	    KTEST_CASE(rc_dispatch, nonsrq_fence_from_completions));
