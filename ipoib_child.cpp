@@ -187,6 +187,8 @@ Status Port::newlink(kapi_netdev *dev, bool parent_is_child, const LinkArgs &arg
 	KSTD_TRY(add_child(pkey, false, nullptr, dev, ifc));
 	if (args.has_umcast)
 		ifc->set_umcast(args.umcast != 0);
+	if (args.has_mode)	// registered by now, rtnl held: as `ip link set type ipoib mode`
+		ifc->apply_mode(args.mode == kLinkModeConnected);
 	return Status::Ok;
 }
 
@@ -208,8 +210,8 @@ void Port::dellink(Interface *ifc)
 		destroy_child(victim, true);
 }
 
-// rtnl changelink on an interface: only umcast may change (a child's P_Key is fixed at
-// creation and ignored, like in-tree; the mode is validated).
+// rtnl changelink on an interface: umcast and the mode may change (a child's P_Key is fixed
+// at creation and ignored, like in-tree).
 int Interface::changelink(LinkArgs l)
 {
 	l.has_pkey = false;
@@ -220,6 +222,8 @@ int Interface::changelink(LinkArgs l)
 	}
 	if (l.has_umcast)
 		set_umcast(l.umcast != 0);
+	if (l.has_mode)
+		apply_mode(l.mode == kLinkModeConnected);
 	return 0;
 }
 

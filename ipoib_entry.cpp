@@ -88,6 +88,11 @@ extern "C" int ipoib_core_if_change_mtu(kapi_ctx *c, u32 mtu) noexcept
 	Interface *i = ifc(c);
 	return i ? kstd::to_errno(i->change_mtu(mtu)) : -KAPI_ENODEV;
 }
+extern "C" u32 ipoib_core_if_fix_features(kapi_ctx *c, u32 features) noexcept
+{
+	Interface *i = ifc(c);
+	return i ? i->fix_features(features) : features;
+}
 extern "C" int ipoib_core_if_poll(kapi_ctx *c, int budget) noexcept
 {
 	Interface *i = ifc(c);

@@ -165,6 +165,7 @@ void Interface::teardown(bool rtnl_held)
 	if (nd()) {
 		// The last AH puts above may have scheduled the reaper again.
 		kapi_netdev_cancel_work(nd());
+		drop_icmps();
 		netdev_.reset();
 	}
 }
@@ -248,6 +249,7 @@ void Interface::stop()
 	poll_tx();	// completions that arrived between the wake-up and the disable
 	// 3. release: AHs whose sends all completed.
 	reap_ahs();
+	drop_icmps();	// the work is cancelled: nobody else sends them now
 }
 
 // ---- send path ----
@@ -315,7 +317,7 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 	u32 len = kapi_skb_len(skb);
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
 	if (len > mcast_mtu_ + kEncapLen)
-		return drop(skb, stats_.tx_drop_too_big);
+		return send_too_big(skb, qpn == kMulticastQpn);
 	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
 		kapi_skb_free(skb);	// counted by the ring
 }
@@ -439,16 +441,6 @@ int Interface::poll(int budget)
 			kapi_napi_schedule(nd());
 	}
 	return done;
-}
-
-Status Interface::change_mtu(u32 mtu)
-{
-	u32 limit = mcast_mtu_ ? mcast_mtu_ : max_ud_mtu_;
-	if (mtu > limit) {
-		log_.warn("MTU %u exceeds the UD MTU %u", mtu, limit);
-		return Status::Invalid;
-	}
-	return Status::Ok;
 }
 
 // Receive CQ moderation; a provider without it (-EOPNOTSUPP) still records the values,
@@ -584,6 +576,7 @@ void Interface::update_dev_addr()
 
 void Interface::work()
 {
+	send_icmps();	// queued by xmit (ipoib_if_mode.cpp)
 	if (!is_up())
 		return;
 	reap_ahs();

@@ -80,7 +80,9 @@ class Interface;
 	X(mcast_ah_errors) X(mcast_resets) X(flush_light) X(flush_normal) X(flush_heavy) \
 	X(gid_changes) X(neigh_created) X(neigh_reaped) X(neigh_flushed)               \
 	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
-	X(wc_foreign_ctx) X(tx_stop_timeouts)
+	X(wc_foreign_ctx)                                                                \
+	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
+	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -150,9 +152,15 @@ public:
 	void xmit(kapi_skb *skb);
 	void tx_timeout();
 	void rx_mode() { schedule_work(nd(), 0); }
+	// admin mode, MTU, offloads (ipoib_if_mode.cpp)
 	Status change_mtu(u32 mtu);
-	// attributes (ipoib_if_attrs.cpp): sysfs mode/umcast, rtnl changelink, ethtool -S
-	int store_mode(StrView v);
+	u32 fix_features(u32 features) const;
+	// The admin mode (sysfs mode, IFLA_IPOIB_MODE); any context.
+	bool connected_mode() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }
+	// The one place a mode change takes effect (rtnl held): MTU, max MTU, offloads.
+	void apply_mode(bool connected);
+	int store_mode(StrView v);	// rtnl held
+	// attributes (ipoib_if_attrs.cpp): sysfs umcast, rtnl changelink, ethtool -S
 	int store_umcast(StrView v);
 	int changelink(LinkArgs l);
 	void stats64(kapi_stats64 &out) const;
@@ -204,6 +212,11 @@ private:
 	void send_unicast(kapi_skb *skb, const HwAddr &dst);
 	void send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now);
 	void send_multicast(kapi_skb *skb, const u8 *mgid);
+	void send_too_big(kapi_skb *skb, bool multicast);	// ipoib_if_mode.cpp
+	void send_icmps();	// the work: the ICMPs send_too_big queued
+	void drop_icmps();	// stop/teardown: the queue freed
+	void join_mtu();	// the work, rtnl held: the broadcast group's MTU (ipoib_if_mode.cpp)
+	u32 ud_mtu_limit() const { return mcast_mtu_ ? mcast_mtu_ : max_ud_mtu_; }
 	void poll_tx();
 	int poll_rx(int budget);
 	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
@@ -268,6 +281,13 @@ private:
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
 	bool umcast_ = false;
+	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
+	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)
+	// Packets whose sender gets an ICMP from the work, not from xmit: a reply of the kernel's
+	// own ICMP socket reaches xmit with that socket locked, and icmp(v6)_send's trylock of it
+	// would fail there (in-tree defers the same way, ipoib_cm_skb_too_long).
+	kstd::SpinLock icmp_lock_{KAPI_LOCK_IF_ICMP};
+	kstd::Ring<kapi_skb *, 16> icmp_q_;
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet

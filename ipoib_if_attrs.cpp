@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_if_attrs.cpp - what an interface shows and accepts outside the datapath: the
 // rtnl_link_stats64 roll-up and the ethtool -S names, the sysfs mode and umcast values
-// (parsing and messages), the mode's name and IFLA value.
+// (parsing and messages; the mode's spellings are ipoib_mode.h's), the mode's name and IFLA value.
 #include "ipoib_if.h"
+#include "ipoib_mode.h"
 
 namespace ipoib {
 
@@ -66,24 +67,25 @@ void Interface::stats64(kapi_stats64 &o) const
 			read_stat(s.tx_drop_path_queue_full) + read_stat(s.tx_drop_path_failed) +
 			read_stat(s.tx_drop_path_nomem) + read_stat(s.tx_drop_mcast_queue_full) +
 			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
-			read_stat(s.tx_drop_path_backoff);
+			read_stat(s.tx_drop_path_backoff) + read_stat(s.tx_icmp_frag_needed) +
+			read_stat(s.tx_icmp_pkt_too_big) + read_stat(s.tx_drop_mcast_too_big) +
+			read_stat(s.tx_drop_icmp_queue_full);
 }
 
-// Datagram mode only, until connected mode exists (RFC 4755).
-const char *Interface::mode_name() const { return "datagram"; }
-u16 Interface::mode() const { return KAPI_IPOIB_MODE_DATAGRAM; }
+const char *Interface::mode_name() const { return mode::name(connected_mode()); }
+u16 Interface::mode() const { return mode::ifla(connected_mode()); }
 
+// rtnl held (kapi/sysfs.c).
 int Interface::store_mode(StrView raw)
 {
 	StrView v = sysfs_value(raw);
-	if (v == StrView("datagram"))
-		return 0;
-	if (v == StrView("connected")) {
-		log_.warn("connected mode is not implemented yet; staying in datagram mode");
+	bool cm = false;
+	if (!mode::parse(v, cm)) {
+		log_.warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
 		return -KAPI_EINVAL;
 	}
-	log_.warn("invalid mode \"%.*s\": datagram or connected", logged_len(v), v.data());
-	return -KAPI_EINVAL;
+	apply_mode(cm);
+	return 0;
 }
 
 int Interface::store_umcast(StrView raw)

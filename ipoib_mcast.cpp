@@ -295,14 +295,13 @@ void Interface::mcast_work()
 	if (bs.state != McGroup::State::Joined)
 		return;
 	if (mtu_pending_) {
-		int rc = kapi_netdev_set_mtu_trylock(nd(), mcast_mtu_);
-		if (rc == -KAPI_EAGAIN) {
+		// Under rtnl, so the admin mode cannot change between the decision and the MTU.
+		if (!kapi_rtnl_trylock()) {
 			schedule_work(nd(), 10);
 			return;
 		}
-		if (rc)
-			log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
-		kapi_netdev_set_max_mtu(nd(), mcast_mtu_);
+		join_mtu();
+		kapi_rtnl_unlock();
 		mtu_pending_ = false;
 	}
 	if (!carrier_) {

@@ -74,8 +74,6 @@ Status validate_link_args(const LinkArgs &a, ParseError &err)
 		KSTD_TRY(validate_link_pkey(a.pkey, err));
 	if (a.has_mode && a.mode > kLinkModeConnected)
 		return fail(err, "mode must be 0 (datagram) or 1 (connected)", 0);
-	if (a.has_mode && a.mode == kLinkModeConnected)
-		return fail(err, "connected mode is not implemented yet", 0);
 	if (a.has_umcast && a.umcast > 1)
 		return fail(err, "umcast must be 0 or 1", 0);
 	return Status::Ok;

@@ -39,7 +39,7 @@ struct LinkArgs {
 };
 inline constexpr u16 kLinkModeDatagram = 0;
 inline constexpr u16 kLinkModeConnected = 1;
-// Invalid for an out-of-range mode/umcast and, until connected mode exists, for connected.
+// Invalid for an out-of-range mode/umcast.
 Status validate_link_args(const LinkArgs &a, ParseError &err);
 
 // "<parent>.<pkey as 4 lower-case hex digits>", the parent cut to 10 bytes so the name fits

@@ -104,9 +104,34 @@ void RcRecvRing::queue(u32 idx)
 		repost();
 }
 
+// A completion this ring cannot take: counted, warned once (it means a provider or driver
+// bug, and a CQE storm must not become a log storm), never handed up.
+void RcRecvRing::refuse()
+{
+	count_local(refused_);
+	if (!warned_) {
+		warned_ = true;
+		KSTD_WARN_ON(true);
+	}
+}
+
+// Copybreak: len bytes of the head into a fresh small skb; the head stays mapped and goes
+// back to the device. nullptr when no small skb could be had (the caller falls back).
+kapi_skb *RcRecvRing::copy_small(RcRxSlot &s, u32 len)
+{
+	kapi_skb *skb = kapi_skb_alloc(nd_, len, 0, unsigned(Gfp::Atomic));
+	if (!skb)
+		return nullptr;
+	kapi_dma_sync_for_cpu(ib_, s.head_dma, len, KAPI_DMA_FROM_DEVICE);
+	__builtin_memcpy(kapi_skb_put(skb, len), kapi_skb_data(s.skb), len);
+	kapi_dma_sync_for_device(ib_, s.head_dma, len, KAPI_DMA_FROM_DEVICE);
+	count_local(copied_);
+	return skb;
+}
+
 Status RcRecvRing::post_initial(u32 n)
 {
-	if (n > slots_.size() || n < active_)
+	if (n > slots_.size() || n < active_ || stopped_)
 		return Status::Invalid;
 	for (; active_ < n; active_++) {
 		if (!kstd::ok(activate(active_, Gfp::Kernel))) {
@@ -116,19 +141,22 @@ Status RcRecvRing::post_initial(u32 n)
 		queue(active_);
 	}
 	repost();
-	low_ = posted_;
+	consumed_ = 0;
 	return posted_ == n && !queue_.size() ? Status::Ok : Status::Io;
 }
 
 kapi_skb *RcRecvRing::complete(const kapi_wc &wc)
 {
 	const u32 idx = wrid_slot(wc.wr_id);
-	if (KSTD_WARN_ON(idx >= active_ || !posted_))
-		return nullptr;	// not a receive this ring posted
+	RcRxSlot *sp = idx < active_ ? slots_[idx].p : nullptr;
+	if (!sp || !sp->posted || !posted_) {
+		refuse();	// not a receive this ring has posted: a duplicate or stale CQE
+		return nullptr;
+	}
+	RcRxSlot &slot = *sp;
+	slot.posted = false;
 	set_posted(posted_ - 1);
-	if (posted_ < low_)
-		low_ = posted_;
-	RcRxSlot &slot = *slots_[idx].p;
+	consumed_++;
 	if (wc.status != KAPI_WC_SUCCESS) {
 		count_local(wc.status == KAPI_WC_WR_FLUSH_ERR ? *c_.flushed : *c_.wc_errors);
 		if (on_srq())
@@ -137,12 +165,20 @@ kapi_skb *RcRecvRing::complete(const kapi_wc &wc)
 			stopped_ = true;	// QP in ERROR: the buffer stays in its slot until release()
 		return nullptr;
 	}
-	const FragLayout l = frag_layout(wc.byte_len, head_len_, npages_);
-	if (KSTD_WARN_ON(!l.fits)) {	// the HCA wrote more than the SGEs hold: cannot happen
-		count_local(*c_.wc_errors);
+	// More than the SGEs' sum (buf_size_) cannot be a correct receive: the HCA must have
+	// failed it with a local length error (IBA 11.4.2.1). The buffer goes back.
+	if (wc.byte_len > buf_size_) {
+		refuse();
 		queue(idx);
 		return nullptr;
 	}
+	if (wc.byte_len <= kRcCopybreak) {
+		if (kapi_skb *small = copy_small(slot, wc.byte_len)) {
+			queue(idx);
+			return small;
+		}
+	}
+	const FragLayout l = frag_layout(wc.byte_len, head_len_, npages_);
 	// Replacement first: a fresh head and fresh pages for those the packet used.
 	RcRxSlot fresh;
 	if (!kstd::ok(alloc_buf(fresh, l.pages, Gfp::Atomic))) {
@@ -184,6 +220,8 @@ void RcRecvRing::repost()
 		}
 		const int rc = target_.post(lkey_, r, int(n));
 		const u32 took = rc > 0 ? u32(rc) : 0;
+		for (u32 i = 0; i < took; i++)
+			slots_[queue_.at(i)].p->posted = true;
 		set_posted(posted_ + took);
 		queue_.pop(took);
 		if (took < n) {
@@ -195,9 +233,11 @@ void RcRecvRing::repost()
 
 void RcRecvRing::grow_if_low()
 {
-	const u32 low = low_;
-	if (!on_srq() && !stopped_ && active_ < slots_.size() && low * 4 < active_) {
-		const u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
+	const u32 consumed = kstd::exchange(consumed_, 0u);
+	if (!on_srq() && !stopped_ && active_ < slots_.size() && consumed * 4 >= active_ * 3) {
+		u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
+		if (want > active_ + kPollBatch)
+			want = active_ + kPollBatch;	// bounded work per NAPI pass
 		while (active_ < want) {
 			if (!kstd::ok(activate(active_, Gfp::Atomic))) {
 				count_local(*c_.grow_failed);
@@ -207,8 +247,6 @@ void RcRecvRing::grow_if_low()
 			count_local(*c_.grown);
 		}
 	}
-	// The next window starts from what the HCA will hold after this batch's repost.
-	low_ = posted_ + queue_.size();
 }
 
 void RcRecvRing::release()
@@ -220,7 +258,7 @@ void RcRecvRing::release()
 		}
 	}
 	set_posted(0);
-	low_ = 0;
+	consumed_ = 0;
 	active_ = 0;
 	stopped_ = false;
 	queue_.clear();

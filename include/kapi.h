@@ -64,6 +64,7 @@ kapi_u64 kapi_now_ms(void) KAPI_NOEXCEPT;	/* jiffies in ms, monotonic */
 #include "kapi_link.h"
 #include "kapi_rcu.h"
 #include "kapi_lookup.h"
+#include "kapi_icmp.h"
 #include "kapi_entry.h"
 
 #endif /* KAPI_H */

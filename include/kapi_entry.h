@@ -44,6 +44,8 @@ int ipoib_core_if_xmit(struct kapi_ctx *core, struct kapi_skb *skb) KAPI_NOEXCEP
 void ipoib_core_if_tx_timeout(struct kapi_ctx *core) KAPI_NOEXCEPT;
 void ipoib_core_if_rx_mode(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* atomic context */
 int ipoib_core_if_change_mtu(struct kapi_ctx *core, kapi_u32 mtu) KAPI_NOEXCEPT;
+/* ndo_fix_features: the KAPI_FEAT_* offloads the admin mode allows out of those wanted. */
+kapi_u32 ipoib_core_if_fix_features(struct kapi_ctx *core, kapi_u32 features) KAPI_NOEXCEPT;
 int ipoib_core_if_poll(struct kapi_ctx *core, int budget) KAPI_NOEXCEPT;
 void ipoib_core_if_work(struct kapi_ctx *core) KAPI_NOEXCEPT;
 int ipoib_core_if_header_create(struct kapi_ctx *core, struct kapi_skb *skb, kapi_u16 type,

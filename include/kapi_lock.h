@@ -28,6 +28,7 @@ enum kapi_lock_role {
 	KAPI_LOCK_PORT_CHILDREN,	/* mutex: a Port's P_Key child interfaces (taken under rtnl) */
 	KAPI_LOCK_IF_NEIGH,		/* spinlock (irqsave): an interface's neighbour hash (writers; readers use RCU) */
 	KAPI_LOCK_IF_AH_REAPER,		/* spinlock (irqsave): an interface's dead AHs (innermost, any context) */
+	KAPI_LOCK_IF_ICMP,		/* spinlock (irqsave): packets waiting for their ICMP (xmit -> work) */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT

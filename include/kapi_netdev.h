@@ -48,9 +48,23 @@ void kapi_netdev_set_dev_addr(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_
 /* For the work item (ndo_stop cancels it under rtnl): -EAGAIN when rtnl is busy. */
 int kapi_netdev_set_dev_addr_trylock(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
 void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const kapi_u8 *addr) KAPI_NOEXCEPT;
-/* dev_set_mtu under rtnl_trylock: -EAGAIN when rtnl is busy (the caller retries later). */
-int kapi_netdev_set_mtu_trylock(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;
 void kapi_netdev_set_max_mtu(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;
+/* rtnl held by the caller: dev_set_mtu (notifiers, ndo_change_mtu) and the current MTU. */
+int kapi_netdev_set_mtu_locked(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCEPT;
+kapi_u32 kapi_netdev_mtu(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* rtnl_trylock / rtnl_unlock, for the work item (ndo_stop cancels it under rtnl). */
+int kapi_rtnl_trylock(void) KAPI_NOEXCEPT;
+void kapi_rtnl_unlock(void) KAPI_NOEXCEPT;
+/* Offloads, in the shim's own bits (netdev.c maps them to NETIF_F_*); which ones a mode
+ * allows is the core's (ndo_fix_features -> ipoib_core_if_fix_features). */
+#define KAPI_FEAT_IP_CSUM	0x01u
+#define KAPI_FEAT_IPV6_CSUM	0x02u
+#define KAPI_FEAT_HW_CSUM	0x04u
+#define KAPI_FEAT_RXCSUM	0x08u
+#define KAPI_FEAT_TSO		0x10u
+#define KAPI_FEAT_TSO6		0x20u
+/* netdev_update_features (rtnl held): recompute features through ndo_fix_features. */
+void kapi_netdev_update_features(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_carrier(struct kapi_netdev *nd, int on) KAPI_NOEXCEPT;
 void kapi_netdev_start_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_stop_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;

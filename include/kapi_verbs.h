@@ -106,9 +106,14 @@ int kapi_post_recv(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_recv *r,
 int kapi_post_srq_recv(struct kapi_srq *srq, kapi_u32 lkey, const struct kapi_recv *r, int n) KAPI_NOEXCEPT;
 /* A receive of several SGEs (connected mode's head + order-0 pages, ipoib_frag.h), all with
  * the same lkey. At most KAPI_RECV_SG_BATCH_MAX per call (the shim converts them on its
- * stack: 4 x 16 SGEs is 1 KiB); same return rule as kapi_post_recv. */
-#define KAPI_RECV_SGE_MAX 16
+ * stack: 4 x 17 SGEs is 1.1 KiB); same return rule as kapi_post_recv. 17: a head of
+ * KAPI_RECV_HEAD_MAX plus 16 pages hold the 65524-byte RFC 4755 Receive MTU. */
+#define KAPI_RECV_SGE_MAX 17
 #define KAPI_RECV_SG_BATCH_MAX 4
+/* The largest linear area that kapi_skb_alloc serves without a high-order allocation:
+ * SKB_WITH_OVERHEAD(PAGE_SIZE) - NET_SKB_PAD, so __netdev_alloc_skb takes a page fragment
+ * (GFP_ATOMIC) or a kmalloc-4k object (GFP_KERNEL), never kmalloc-8k. Checked in verbs.c. */
+#define KAPI_RECV_HEAD_MAX 3712
 struct kapi_recv_sg {
 	kapi_u64 wr_id;
 	kapi_u32 nsge;		/* 1..KAPI_RECV_SGE_MAX, else -EINVAL */
@@ -147,6 +152,10 @@ int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_d
 void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
 int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out) KAPI_NOEXCEPT;
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+/* Ownership of len bytes at a mapped buffer's start (ib_dma_sync_single_for_cpu/_device):
+ * the CPU reads a receive in place, then the buffer goes back to the device for a repost. */
+void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

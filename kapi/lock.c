@@ -24,6 +24,7 @@ static const char *const kapi_lock_names[] = {
 	[KAPI_LOCK_PORT_CHILDREN] = "ib_ipoib_cm:port_children",
 	[KAPI_LOCK_IF_NEIGH] = "ib_ipoib_cm:if_neigh",
 	[KAPI_LOCK_IF_AH_REAPER] = "ib_ipoib_cm:if_ah_reaper",
+	[KAPI_LOCK_IF_ICMP] = "ib_ipoib_cm:if_icmp",
 	[KAPI_LOCK_SELFTEST_A] = "ib_ipoib_cm:selftest_a",
 	[KAPI_LOCK_SELFTEST_B] = "ib_ipoib_cm:selftest_b",
 };

@@ -69,6 +69,28 @@ static void kapi_nd_get_stats64(struct net_device *dev, struct rtnl_link_stats64
 	st->multicast = s.multicast;
 }
 
+/* The offloads the core rules on (kapi_netdev.h), in NETIF_F_* and in the shim's bits. */
+static const struct { netdev_features_t nf; u32 kf; } kapi_feat_map[] = {
+	{ NETIF_F_IP_CSUM, KAPI_FEAT_IP_CSUM },	{ NETIF_F_IPV6_CSUM, KAPI_FEAT_IPV6_CSUM },
+	{ NETIF_F_HW_CSUM, KAPI_FEAT_HW_CSUM },	{ NETIF_F_RXCSUM, KAPI_FEAT_RXCSUM },
+	{ NETIF_F_TSO, KAPI_FEAT_TSO },		{ NETIF_F_TSO6, KAPI_FEAT_TSO6 },
+};
+
+static netdev_features_t kapi_nd_fix_features(struct net_device *dev, netdev_features_t features)
+{
+	u32 in = 0, out;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kapi_feat_map); i++)
+		if (features & kapi_feat_map[i].nf)
+			in |= kapi_feat_map[i].kf;
+	out = ipoib_core_if_fix_features(core_of(dev), in);
+	for (i = 0; i < ARRAY_SIZE(kapi_feat_map); i++)
+		if (!(out & kapi_feat_map[i].kf))
+			features &= ~kapi_feat_map[i].nf;
+	return features;
+}
+
 const struct net_device_ops kapi_nd_ops = {
 	.ndo_open = kapi_nd_open,
 	.ndo_stop = kapi_nd_stop,
@@ -76,6 +98,7 @@ const struct net_device_ops kapi_nd_ops = {
 	.ndo_tx_timeout = kapi_nd_tx_timeout,
 	.ndo_set_rx_mode = kapi_nd_set_rx_mode,
 	.ndo_change_mtu = kapi_nd_change_mtu,
+	.ndo_fix_features = kapi_nd_fix_features,
 	.ndo_get_stats64 = kapi_nd_get_stats64,
 };
 
@@ -173,12 +196,15 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	memcpy(dev->broadcast, s->broadcast, s->addr_len);
 	dev_addr_set(dev, s->dev_addr);
 	dev->sysfs_groups[0] = p->parent ? &kapi_nd_child_group : &kapi_nd_group;
-	if (p->parent) {
-		/* A child lives where its parent is; `ip link del` works on it when the kind is ours. */
-		if (!p->adopted) {
+	/*
+	 * Kind "ipoib" when it is ours: `ip -d link` shows P_Key and mode, `ip link set type ipoib
+	 * mode` changes it, on a port's own netdev as on a child (as in-tree); `ip link del` only
+	 * deletes children (link.c). A child lives where its parent is.
+	 */
+	if (!p->adopted) {
+		dev->rtnl_link_ops = kapi_link_ops_if_registered();
+		if (p->parent)
 			dev_net_set(dev, dev_net(p->parent));
-			dev->rtnl_link_ops = kapi_link_ops_if_registered();
-		}
 	}
 	SET_NETDEV_DEV(dev, ib->dev.parent);
 	netif_carrier_off(dev);
@@ -262,20 +288,36 @@ void kapi_netdev_set_broadcast(struct kapi_netdev *nd, const u8 *addr)
 	netif_addr_unlock_bh(to_nd(nd));
 }
 
-int kapi_netdev_set_mtu_trylock(struct kapi_netdev *nd, u32 mtu)
-{
-	int ret;
-
-	if (!rtnl_trylock())
-		return -EAGAIN;
-	ret = dev_set_mtu(to_nd(nd), mtu);
-	rtnl_unlock();
-	return ret;
-}
-
 void kapi_netdev_set_max_mtu(struct kapi_netdev *nd, u32 mtu)
 {
 	to_nd(nd)->max_mtu = mtu;
+}
+
+int kapi_netdev_set_mtu_locked(struct kapi_netdev *nd, u32 mtu)
+{
+	ASSERT_RTNL();
+	return dev_set_mtu(to_nd(nd), mtu);
+}
+
+u32 kapi_netdev_mtu(const struct kapi_netdev *nd)
+{
+	return READ_ONCE(to_nd(nd)->mtu);
+}
+
+int kapi_rtnl_trylock(void)
+{
+	return rtnl_trylock();
+}
+
+void kapi_rtnl_unlock(void)
+{
+	rtnl_unlock();
+}
+
+void kapi_netdev_update_features(struct kapi_netdev *nd)
+{
+	ASSERT_RTNL();
+	netdev_update_features(to_nd(nd));
 }
 
 void kapi_netdev_carrier(struct kapi_netdev *nd, int on)

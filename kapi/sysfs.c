@@ -6,6 +6,7 @@
  */
 #include <linux/device.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include "kapi.h"
 #include "netdev_priv.h"
@@ -15,10 +16,23 @@ static ssize_t mode_show(struct device *d, struct device_attribute *attr, char *
 	return sysfs_emit(buf, "%s\n", ipoib_core_if_mode_name(core_of(to_net_dev(d))));
 }
 
+/*
+ * The mode changes the MTU and the features: rtnl, as every netdev change. Not blocking on it
+ * (unregistering holds rtnl while it waits for running stores, link.c), and a device no
+ * longer registered (being torn down) refuses the write before the core sees it.
+ */
 static ssize_t mode_store(struct device *d, struct device_attribute *attr, const char *buf, size_t len)
 {
-	int ret = ipoib_core_if_mode_store(core_of(to_net_dev(d)), buf, len);
+	struct net_device *dev = to_net_dev(d);
+	int ret;
 
+	if (!rtnl_trylock())
+		return restart_syscall();
+	if (dev->reg_state != NETREG_REGISTERED)
+		ret = -ENODEV;
+	else
+		ret = ipoib_core_if_mode_store(core_of(dev), buf, len);
+	rtnl_unlock();
 	return ret ? ret : len;
 }
 static DEVICE_ATTR_RW(mode);

@@ -245,6 +245,11 @@ static int kapi_post_recv_sg_chain(struct ib_qp *qp, struct ib_srq *srq, u32 lke
 	int i, rc;
 	u32 j;
 
+	/* The order-0 head (kapi_verbs.h): with NET_SKB_PAD added, __netdev_alloc_skb keeps it
+	 * and skb_shared_info within one page, and it is not much less. (NET_SKB_PAD is a
+	 * max(), not usable in a file-scope static_assert.) */
+	BUILD_BUG_ON(KAPI_RECV_HEAD_MAX + NET_SKB_PAD > SKB_WITH_OVERHEAD(PAGE_SIZE));
+	BUILD_BUG_ON(KAPI_RECV_HEAD_MAX + NET_SKB_PAD + 64 <= SKB_WITH_OVERHEAD(PAGE_SIZE));
 	if (n <= 0 || n > KAPI_RECV_SG_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
@@ -422,4 +427,14 @@ int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir)
 {
 	ib_dma_unmap_page(to_ib(ib), addr, PAGE_SIZE, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
+
+void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
+{
+	ib_dma_sync_single_for_cpu(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
+
+void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
+{
+	ib_dma_sync_single_for_device(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 }

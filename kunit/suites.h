@@ -39,6 +39,10 @@
 	X(pkey_parse)         \
 	X(pkey_link_args)     \
 	X(pkey_child_name)    \
+	X(mode_spelling)      \
+	X(mode_mtu)           \
+	X(mode_features)      \
+	X(oversize_verdict)   \
 	X(neigh_buckets)      \
 	X(neigh_hash)         \
 	X(neigh_ageing)       \

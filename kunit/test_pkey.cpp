@@ -114,6 +114,8 @@ KTEST(pkey_link_args, accepted)
 	a.pkey = 0x0002;
 	a.umcast = 0;
 	EXPECT_OK(check(a));
+	a.mode = ipoib::kLinkModeConnected;
+	EXPECT_OK(check(a));
 }
 
 KTEST(pkey_link_args, rejected)
@@ -126,8 +128,6 @@ KTEST(pkey_link_args, rejected)
 	EXPECT_EQ(check(a), Status::Invalid);
 	a.pkey = 0x8001;
 	a.has_mode = true;
-	a.mode = ipoib::kLinkModeConnected;	// not implemented yet
-	EXPECT_EQ(check(a), Status::Invalid);
 	a.mode = 2;
 	EXPECT_EQ(check(a), Status::Invalid);
 	a.mode = 0;

@@ -118,6 +118,12 @@ int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi
 }
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) { dma_live--; }
 long fake_dma_live(void) { return dma_live; }
+/* Syncs (identity mapping: nothing to do), counted so a test sees the copy path pair them. */
+static long dma_syncs_cpu, dma_syncs_dev;
+void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_syncs_cpu++; }
+void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) { dma_syncs_dev++; }
+long fake_dma_syncs_cpu(void) { return dma_syncs_cpu; }
+long fake_dma_syncs_dev(void) { return dma_syncs_dev; }
 
 /* ---- QPs, SRQs: record posted receives ---- */
 struct kapi_qp {
@@ -149,16 +155,17 @@ static int rq_take(struct fake_rq *q, int n)
 	return take;
 }
 
-static void rq_note(struct fake_rq *q, kapi_u64 wr_id)
+static void rq_note(struct fake_rq *q, kapi_u64 wr_id, kapi_u32 cap)
 {
 	q->wr[q->nposted % FAKE_POSTED_MAX] = wr_id;
+	q->cap[q->nposted % FAKE_POSTED_MAX] = cap;
 	q->nposted++;
 }
 
 /* A post to an RC QP in ERROR is flushed at once (IBA 10.8.3.3, 11.4.1.1). */
 static void rq_flush_if_error(struct kapi_qp *qp)
 {
-	if (qp && qp->rc.error)
+	if (qp && qp->rc.error && !qp->rc.defer_recv_flush)
 		while (fake_rq_consume(&qp->rq, qp->rc.cq, qp->ctx, KAPI_WC_WR_FLUSH_ERR, 0))
 			;
 }
@@ -174,7 +181,7 @@ static int rq_post(struct fake_rq *q, const struct kapi_recv *r, int n)
 	for (i = 0; i < take; i++) {
 		if (q->nposted < FAKE_POSTED_MAX)
 			q->posted[q->nposted] = r[i];
-		rq_note(q, r[i].wr_id);
+		rq_note(q, r[i].wr_id, r[i].len);
 	}
 	return take;	/* as the shim: how many were posted */
 }
@@ -186,15 +193,19 @@ static int rq_post_sg(struct fake_rq *q, const struct kapi_recv_sg *r, int n)
 	if (n <= 0 || n > KAPI_RECV_SG_BATCH_MAX)
 		return -KAPI_EINVAL;	/* as the shim */
 	for (i = 0; i < n; i++)
-		if (r[i].nsge < 1 || r[i].nsge > KAPI_RECV_SGE_MAX)
+		if (r[i].nsge < 1 || r[i].nsge > KAPI_RECV_SGE_MAX || (q->max_sge && r[i].nsge > q->max_sge))
 			return -KAPI_EINVAL;
 	int take = rq_take(q, n);
 
 	for (i = 0; i < take; i++) {
+		kapi_u32 cap = 0, j;
+
+		for (j = 0; j < r[i].nsge; j++)
+			cap += r[i].len[j];
 		if (q->nposted_sg < FAKE_POSTED_SG_MAX)
 			q->posted_sg[q->nposted_sg] = r[i];
 		q->nposted_sg++;
-		rq_note(q, r[i].wr_id);
+		rq_note(q, r[i].wr_id, cap);
 	}
 	return take;
 }
@@ -203,9 +214,17 @@ int fake_rq_outstanding(const struct fake_rq *q) { return q->nposted - q->nconsu
 
 int fake_rq_consume(struct fake_rq *q, struct kapi_cq *cq, struct kapi_ctx *qp_ctx, kapi_u32 status, kapi_u32 len)
 {
+	int at = q->nconsumed % FAKE_POSTED_MAX;
+
 	if (q->nconsumed == q->nposted)
 		return 0;
-	cq_push_wc(cq, qp_ctx, q->wr[q->nconsumed++ % FAKE_POSTED_MAX], status, len);
+	q->nconsumed++;
+	if (status == KAPI_WC_SUCCESS && len > q->cap[at]) {
+		status = FAKE_WC_LOC_LEN_ERR;
+		len = 0;
+		q->len_errors++;
+	}
+	cq_push_wc(cq, qp_ctx, q->wr[at], status, len);
 	return 1;
 }
 
@@ -256,6 +275,8 @@ struct kapi_qp *kapi_rc_qp_create(struct kapi_pd *pd, struct kapi_cq *cq, struct
 		qp->rc.cq = cq;
 		qp->rc.srq = srq;
 		qp->rc.init = *init;
+		if (!srq)
+			qp->rq.max_sge = init->recv_sge ? init->recv_sge : 1;
 	}
 	return qp;
 }
@@ -264,6 +285,13 @@ struct fake_rc_info *fake_qp_rc(struct kapi_qp *qp) { return &qp->rc; }
 void fake_qp_set_error(struct kapi_qp *qp)
 {
 	qp->rc.error = 1;
+	if (!qp->rc.srq)
+		rq_flush_if_error(qp);
+}
+
+void fake_qp_flush_recv(struct kapi_qp *qp)
+{
+	qp->rc.defer_recv_flush = 0;
 	if (!qp->rc.srq)
 		rq_flush_if_error(qp);
 }
@@ -365,7 +393,11 @@ int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms)
 struct kapi_srq *kapi_srq_create(struct kapi_pd *pd, kapi_u32 max_wr, kapi_u32 max_sge, kapi_u32 limit,
 				 struct kapi_ctx *ctx)
 {
-	return fake_srq_new();
+	struct kapi_srq *srq = fake_srq_new();
+
+	if (srq)
+		srq->rq.max_sge = max_sge;
+	return srq;
 }
 void kapi_srq_destroy(struct kapi_srq *srq) { fake_srq_free(srq); }
 int kapi_srq_arm_limit(struct kapi_srq *srq, kapi_u32 limit) { return 0; }

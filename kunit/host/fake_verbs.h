@@ -38,11 +38,19 @@ struct fake_rq {
 	int partial_next;	/* > 0: the next post takes only this many WRs, then fails (as mlx5) */
 	int max_chain;		/* longest chain posted in one call */
 	kapi_u64 wr[FAKE_POSTED_MAX];	/* outstanding wr_ids: a ring, [nconsumed, nposted) */
+	kapi_u32 cap[FAKE_POSTED_MAX];	/* and the bytes their SGEs hold */
 	int nconsumed;
+	kapi_u32 max_sge;	/* the QP's max_recv_sge / the SRQ's max_sge; 0: not checked */
+	int len_errors;		/* completions turned into LOC_LEN_ERR (len over the SGEs) */
 };
+/* IB_WC_LOC_LEN_ERR (enum ib_wc_status): what an HCA completes a receive with when the
+ * message is longer than its SGEs (IBA 11.4.2.1); the fake does so too. */
+#define FAKE_WC_LOC_LEN_ERR 1
 int fake_rq_outstanding(const struct fake_rq *q) KAPI_NOEXCEPT;
 /* The HCA consumes the oldest outstanding receive: a completion for qp_ctx on cq with
- * status and byte_len. 0 when nothing was outstanding. */
+ * status and byte_len (a success longer than the receive's SGEs becomes LOC_LEN_ERR with
+ * byte_len 0). 0 when nothing was outstanding. A post of more SGEs than max_sge is refused
+ * (-EINVAL, as ib_post_recv's provider check). */
 int fake_rq_consume(struct fake_rq *q, struct kapi_cq *cq, struct kapi_ctx *qp_ctx, kapi_u32 status,
 		    kapi_u32 len) KAPI_NOEXCEPT;
 
@@ -61,15 +69,21 @@ struct fake_rc_info {
 	struct kapi_srq *srq;
 	struct kapi_qp_init init;
 	int error;
+	int defer_recv_flush;	/* set: fake_qp_set_error leaves the receive flushes for later */
 	int sends;		/* sends posted (kapi_post_send_rc + kapi_post_drain_wr) */
 	kapi_u64 last_send_wr_id;
 	kapi_u32 last_send_len;
 };
 struct fake_rc_info *fake_qp_rc(struct kapi_qp *qp) KAPI_NOEXCEPT;
 void fake_qp_set_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
+/* The receive queue's flushes of a QP in ERROR, when defer_recv_flush held them back (the
+ * provider's responder running after its completer: docs/connected.md §4). */
+void fake_qp_flush_recv(struct kapi_qp *qp) KAPI_NOEXCEPT;
 
 long fake_skbs_live(void) KAPI_NOEXCEPT;
 long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings (buffers and pages) not yet unmapped */
+long fake_dma_syncs_cpu(void) KAPI_NOEXCEPT;	/* kapi_dma_sync_for_cpu calls so far */
+long fake_dma_syncs_dev(void) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
 

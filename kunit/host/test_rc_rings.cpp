@@ -65,6 +65,11 @@ struct RcOn {
 	{
 		return fake_rq_consume(&rq(), cq, conn.ctx(), status, len) == 1;
 	}
+	// The HCA fills one receive and NAPI polls its completion (not yet given to the ring).
+	bool next_wc(kapi_wc &wc, u32 len)
+	{
+		return consume(len) && kapi_cq_poll(cq, &wc, 1) == 1;
+	}
 	// NAPI: every queued completion through the ring; filled skbs are freed (as the stack
 	// would), their lengths summed. Returns the skbs handed up.
 	int poll(u64 *bytes = nullptr, bool grow = false)
@@ -134,17 +139,19 @@ KTEST(wrid, round_trip)
 // ---- rc_recv_ring ----
 KTEST(rc_recv_ring, sges_and_receive_mtu)
 {
-	EXPECT_EQ(RcRecvRing::sges_for(kMaxRecvMtu), 16u);
+	EXPECT_EQ(RcRecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
+	EXPECT_LE(kFragHeadSize, u32(KAPI_RECV_HEAD_MAX));	// was 4096: a kmalloc-8k head
 	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize), 1u);
 	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize + 1), 2u);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 16), kMaxRecvMtu);
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
+	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
 	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
 	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
 	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
 	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
 	EXPECT_EQ(RcRecvRing::receive_mtu(2000, 1), 2000u);
 	// whatever the device offers, the result fits its SGEs and a ring takes it
-	for (u32 m = 1; m <= 20; m++) {
+	for (u32 m = 1; m <= 20; m++) {	// 17: all a WR takes
 		const u32 mtu = RcRecvRing::receive_mtu(kMaxRecvMtu, m);
 		EXPECT_LE(RcRecvRing::sges_for(mtu), m);
 		RcCounters c;
@@ -169,7 +176,7 @@ KTEST(rc_recv_ring, srq_posts_multi_sge_buffers)
 		const kapi_recv_sg &p = t.rq().posted_sg[i];
 		EXPECT_TRUE(wrid_kind(p.wr_id) == WrKind::RcRecv);
 		EXPECT_EQ(wrid_slot(p.wr_id), u32(i));
-		EXPECT_EQ(p.nsge, 16u);
+		EXPECT_EQ(p.nsge, 17u);
 		u32 sum = 0;
 		for (u32 j = 0; j < p.nsge; j++)
 			sum += p.len[j];
@@ -177,7 +184,7 @@ KTEST(rc_recv_ring, srq_posts_multi_sge_buffers)
 		EXPECT_EQ(p.len[0], kFragHeadSize);
 	}
 	EXPECT_EQ(fake_skbs_live(), 8);
-	EXPECT_EQ(fake_dma_live(), 8 * 16);
+	EXPECT_EQ(fake_dma_live(), 8 * 17);
 	t.r.release();
 	EXPECT_EQ(fake_skbs_live(), 0);
 	EXPECT_EQ(fake_dma_live(), 0);
@@ -210,7 +217,7 @@ KTEST(rc_recv_ring, replacement_first_keeps_unused_pages)
 		EXPECT_EQ(after.addr[j], before.addr[j]);
 	kapi_skb_free(skb);
 	EXPECT_EQ(fake_skbs_live(), 4);
-	EXPECT_EQ(fake_dma_live(), 4 * 16);
+	EXPECT_EQ(fake_dma_live(), 4 * 17);
 }
 
 // The never-zero invariant (issue 11 item 4): a random sequence of receives of random sizes,
@@ -379,6 +386,295 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 	EXPECT_EQ(fake_dma_live(), 0);
 }
 
+// Sustained load on a 256-slot ring: every poll finds the whole queue consumed. It grows to
+// size(), by at most kPollBatch buffers per call (bounded GFP_ATOMIC work in NAPI). Before
+// the fix the demand signal (fewest posted) was kept up by the in-batch reposts and growth
+// stopped at 32.
+KTEST(rc_recv_ring, grows_to_size_under_sustained_load)
+{
+	RcOn t(256, 4);
+	ASSERT_TRUE(t.ok);
+	u32 before = t.r.active();
+	for (int round = 0; round < 40 && t.r.active() < 256; round++) {
+		while (t.consume(100))
+			;
+		t.poll(nullptr, true);
+		EXPECT_LE(t.r.active() - before, kPollBatch);
+		EXPECT_GT(t.r.active(), before);
+		before = t.r.active();
+		EXPECT_EQ(t.r.posted(), t.r.active());
+	}
+	EXPECT_EQ(t.r.active(), 256u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 256u);
+	EXPECT_EQ(t.c.grown, 252u);
+}
+
+// The signal is 3/4 of the active buffers consumed in one window: 3 of 4 grows a small
+// ring; a trickle (one completion per poll) never grows a large one.
+KTEST(rc_recv_ring, grows_on_three_quarters_consumed_only)
+{
+	RcOn t(256, 4);
+	ASSERT_TRUE(t.ok);
+	for (int i = 0; i < 2; i++)
+		ASSERT_TRUE(t.consume(100));
+	t.poll(nullptr, true);
+	EXPECT_EQ(t.r.active(), 4u);		// half: not low
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(t.consume(100));
+	t.poll(nullptr, true);
+	EXPECT_EQ(t.r.active(), 8u);		// was 4: needed the queue run completely dry
+	RcOn u(256, 64);
+	ASSERT_TRUE(u.ok);
+	for (int i = 0; i < 100; i++) {
+		ASSERT_TRUE(u.consume(100));
+		u.poll(nullptr, true);
+	}
+	EXPECT_EQ(u.r.active(), 64u);
+	EXPECT_EQ(u.c.grown, 0u);
+	for (int i = 0; i < 48; i++)		// 3/4 of 64 in one window
+		ASSERT_TRUE(u.consume(100));
+	u.poll(nullptr, true);
+	EXPECT_EQ(u.r.active(), 64u + kPollBatch);	// bounded: not 128 at once
+}
+
+// A duplicate completion of a slot that is queued (not posted): refused, warned once,
+// counted, never handed up, and the buffer is posted once only.
+KTEST(rc_recv_ring, duplicate_completion_of_a_queued_slot_is_refused)
+{
+	RcOn t(8, 2);
+	ASSERT_TRUE(t.ok);
+	kapi_wc wc;
+	ASSERT_TRUE(t.next_wc(wc, 100));
+	kapi_skb *a = t.r.complete(wc);
+	ASSERT_NOT_NULL(a);
+	kapi_skb_free(a);
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(wc));		// slot 0 is queued, not posted
+	EXPECT_NULL(t.r.complete(wc));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);	// once
+	EXPECT_EQ(t.r.refused(), 2u);
+	EXPECT_EQ(t.r.queued(), 1u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 2u);
+	EXPECT_EQ(fake_rq_outstanding(&t.rq()), 2);
+	EXPECT_EQ(t.rq().nposted_sg, 3);
+	// and of a slot that is posted again: the second completion of it is the HCA's only
+	ASSERT_TRUE(t.next_wc(wc, 100));
+	kapi_skb *b = t.r.complete(wc);
+	ASSERT_NOT_NULL(b);
+	kapi_skb_free(b);
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(wc));
+	EXPECT_EQ(ktest_warn_catch_end(), 0);	// warned already
+	EXPECT_EQ(t.r.refused(), 3u);
+	EXPECT_EQ(t.r.posted(), 1u);
+}
+
+// byte_len over buf_size (yet within head + pages): refused, counted, the buffer reposted.
+// The fake HCA itself turns a message longer than the SGEs into LOC_LEN_ERR.
+KTEST(rc_recv_ring, byte_len_over_buf_size_is_refused)
+{
+	RcOn t(4, 4);
+	ASSERT_TRUE(t.ok);
+	kapi_wc wc;
+	ASSERT_TRUE(t.next_wc(wc, 100));
+	wc.byte_len = kMaxRecvMtu + 12;		// fits head + 16 pages, not the 65524 bytes posted
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(wc));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(t.r.refused(), 1u);
+	EXPECT_EQ(t.r.queued(), 1u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(fake_rq_outstanding(&t.rq()), 4);
+	ASSERT_TRUE(t.consume(kMaxRecvMtu + 1));	// the fake: LOC_LEN_ERR
+	EXPECT_EQ(t.poll(), 0);
+	EXPECT_EQ(t.rq().len_errors, 1);
+	EXPECT_EQ(t.c.wc_errors, 1u);
+	EXPECT_TRUE(t.r.stopped());		// a non-SRQ QP goes to ERROR on it
+}
+
+// The fake checks a post's SGEs against the queue's max_sge: an SRQ of 4 SGEs refuses
+// 16-SGE receives, so post_initial fails (the caller must size buffers by receive_mtu()).
+KTEST(rc_recv_ring, more_sges_than_the_queue_has_are_refused)
+{
+	RcCounters c;
+	kapi_srq *srq = kapi_srq_create(nullptr, 4, 4, 0, nullptr);
+	ASSERT_NOT_NULL(srq);
+	{
+		RcRecvRing r{nullptr, c.refs()};
+		ASSERT_OK(r.alloc(4, kMaxRecvMtu));
+		r.bind(nullptr, RecvTarget{nullptr, srq}, 0);
+		EXPECT_EQ(r.post_initial(2), Status::Io);
+		EXPECT_EQ(c.post_errors, 1u);
+		RcRecvRing s{nullptr, c.refs()};
+		ASSERT_OK(s.alloc(4, RcRecvRing::receive_mtu(kMaxRecvMtu, 4)));
+		s.bind(nullptr, RecvTarget{nullptr, srq}, 0);
+		EXPECT_OK(s.post_initial(2));
+	}
+	kapi_srq_destroy(srq);
+}
+
+// A refused post on a live non-SRQ ring leaves nothing posted: that is needs_retry(), not
+// empty() (only a stopped ring is empty); the owner's retry posts it. After stop() nothing
+// is posted again and empty() is the fence's RxEmpty.
+KTEST(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences)
+{
+	RcOn t(8, 1);
+	ASSERT_TRUE(t.ok);
+	EXPECT_FALSE(t.r.needs_retry());
+	EXPECT_FALSE(t.r.empty());
+	ASSERT_TRUE(t.consume(100));
+	t.rq().fail_next_post = 1;
+	EXPECT_EQ(t.poll(nullptr, true), 1);
+	EXPECT_EQ(t.r.posted(), 0u);
+	EXPECT_EQ(fake_rq_outstanding(&t.rq()), 0);
+	EXPECT_TRUE(t.r.needs_retry());
+	EXPECT_FALSE(t.r.empty());		// was true: read as RxEmpty on a live QP
+	EXPECT_EQ(t.c.post_errors, 1u);
+	t.r.repost();				// the owner's retry (its timer schedules NAPI)
+	EXPECT_FALSE(t.r.needs_retry());
+	EXPECT_EQ(t.r.posted(), t.r.active());
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), t.r.posted());
+	// QpToErr: stop first, then the flushes; a queued replacement is never posted
+	kapi_wc wc;
+	ASSERT_TRUE(t.next_wc(wc, 100));
+	t.r.stop();
+	kapi_skb *skb = t.r.complete(wc);	// a packet that made it before the error
+	ASSERT_NOT_NULL(skb);
+	kapi_skb_free(skb);
+	const int posts = t.rq().nposted;
+	t.r.repost();
+	t.r.grow_if_low();
+	EXPECT_EQ(t.rq().nposted, posts);
+	EXPECT_FALSE(t.r.needs_retry());
+	EXPECT_EQ(t.r.post_initial(t.r.active()), Status::Invalid);
+	fake_qp_set_error(t.qp);
+	EXPECT_EQ(t.r.empty(), t.r.posted() == 0);
+	t.poll();
+	EXPECT_TRUE(t.r.empty());
+	EXPECT_EQ(t.rq().nposted, posts);
+}
+
+// The never-zero rule with refused posts and error completions too (SRQ: errors are
+// reposted). After every poll the ring and the HCA agree; posted + queued is every active
+// buffer; when a refusal left nothing posted the owner retries, and after the owner's
+// retry (no refusal then) everything is posted again.
+KTEST(rc_recv_ring, never_zero_with_refused_posts_and_errors)
+{
+	RcOn t(16, 16, true);
+	ASSERT_TRUE(t.ok);
+	Rng rng{0x5eed1234};
+	int handed_up = 0, retries = 0;
+	for (int step = 0; step < 400; step++) {
+		const u32 k = 1 + rng.below(u32(fake_rq_outstanding(&t.rq())));
+		for (u32 i = 0; i < k; i++) {
+			const u32 e = rng.below(8);
+			ASSERT_TRUE(t.consume(1 + rng.below(kMaxRecvMtu), e == 0 ? KAPI_WC_WR_FLUSH_ERR : e == 1 ? 4 : 0));
+		}
+		const u32 mode = rng.below(6);
+		if (mode == 0)
+			ktest_alloc_fail_all(1);
+		else if (mode == 1)
+			ktest_alloc_fail_nth(long(rng.below(20)));
+		else if (mode == 2)
+			t.rq().fail_next_post = 1;
+		else if (mode == 3)
+			t.rq().partial_next = int(1 + rng.below(3));
+		handed_up += t.poll(nullptr, true);
+		ktest_alloc_fail_all(0);
+		ktest_alloc_fail_nth(-1);
+		t.rq().fail_next_post = 0;
+		t.rq().partial_next = 0;
+		EXPECT_EQ(t.r.active(), 16u);
+		EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), t.r.posted());
+		EXPECT_EQ(t.r.posted() + t.r.queued(), t.r.active());
+		EXPECT_FALSE(t.r.empty());
+		if (t.r.needs_retry())
+			retries++;
+		t.r.repost();		// the owner's next pass
+		EXPECT_EQ(t.r.posted(), t.r.active());
+		if (t.r.posted() != t.r.active())
+			break;
+	}
+	EXPECT_GT(t.c.nomem, 0u);
+	EXPECT_GT(t.c.post_errors, 0u);
+	EXPECT_GT(t.c.flushed, 0u);
+	EXPECT_GT(t.c.wc_errors, 0u);
+	EXPECT_GT(handed_up, 0);
+	EXPECT_EQ(t.r.refused(), 0u);
+	(void)retries;
+}
+
+// Copybreak: a packet of at most kRcCopybreak bytes goes up as a small copy (synced for the
+// CPU, then back to the device), and the same buffer is reposted; one byte more takes the
+// head. No small skb: falls back to the replacement path, nothing lost.
+KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
+{
+	RcOn t(4, 4);
+	ASSERT_TRUE(t.ok);
+	const kapi_recv_sg first = t.rq().posted_sg[0];
+	u8 *head = reinterpret_cast<u8 *>(static_cast<unsigned long>(first.addr[0]));
+	for (u32 i = 0; i < kRcCopybreak; i++)
+		head[i] = u8(i * 7 + 1);		// what the HCA wrote
+	const long cpu = fake_dma_syncs_cpu(), dev = fake_dma_syncs_dev();
+	kapi_wc wc;
+	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak));
+	kapi_skb *skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(kapi_skb_len(skb), kRcCopybreak);
+	EXPECT_EQ(kapi_skb_nr_frags(skb), 0u);
+	EXPECT_NE(static_cast<void *>(kapi_skb_data(skb)), static_cast<void *>(head));
+	u32 same = 0;
+	for (u32 i = 0; i < kRcCopybreak; i++)
+		same += kapi_skb_data(skb)[i] == u8(i * 7 + 1);
+	EXPECT_EQ(same, kRcCopybreak);
+	EXPECT_LT(fake_skb_truesize(skb), 1024u);	// not the 4 KiB head
+	EXPECT_EQ(fake_dma_syncs_cpu(), cpu + 1);
+	EXPECT_EQ(fake_dma_syncs_dev(), dev + 1);
+	EXPECT_EQ(t.r.copied(), 1u);
+	kapi_skb_free(skb);
+	t.r.repost();
+	const kapi_recv_sg again = t.rq().posted_sg[4];
+	EXPECT_EQ(wrid_slot(again.wr_id), 0u);
+	for (u32 j = 0; j < again.nsge; j++)		// the very same buffer
+		EXPECT_EQ(again.addr[j], first.addr[j]);
+	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak + 1));	// slot 1: over the copybreak
+	skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[1].addr[0]);
+	kapi_skb_free(skb);
+	ASSERT_TRUE(t.next_wc(wc, 60));			// slot 2, no memory for the copy
+	ktest_alloc_fail_nth(0);
+	skb = t.r.complete(wc);
+	ktest_alloc_fail_nth(-1);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[2].addr[0]);
+	EXPECT_EQ(kapi_skb_len(skb), 60u);
+	kapi_skb_free(skb);
+	EXPECT_EQ(t.r.copied(), 1u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4 * 17);
+}
+
+// Nothing posted at stop() (a refused post): empty() at once, with no completion to come.
+KTEST(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once)
+{
+	RcOn t(8, 1);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100));
+	t.rq().fail_next_post = 1;
+	EXPECT_EQ(t.poll(), 1);
+	EXPECT_TRUE(t.r.needs_retry());
+	EXPECT_FALSE(t.r.empty());
+	t.r.stop();
+	EXPECT_TRUE(t.r.empty());
+	EXPECT_FALSE(t.r.needs_retry());
+	EXPECT_EQ(fake_cq_pending(t.cq), 0);
+}
+
 KTEST(rc_recv_ring, a_completion_it_never_posted_is_refused)
 {
 	RcOn t(8, 2);
@@ -503,41 +799,60 @@ KTEST(rc_dispatch, foreign_contexts_are_counted_not_dispatched)
 	fake_cq_free(cq);
 }
 
-// The non-SRQ teardown fence through the dispatcher (docs/connected.md §4): QP in ERROR, the
-// drain WR posted; both RxEmpty (the ring's last flush) and the drain WR's completion are
-// seen, each once, from the completions alone.
-KTEST(rc_dispatch, nonsrq_fence_from_completions)
+// The non-SRQ fence in both orders (docs/connected.md §4): the owner stops the ring at
+// QpToErr and posts the drain WR; the drain WR's completion may come before the receive
+// flushes (the provider's completer ran first) or after them. Either way RxEmpty and
+// DrainWrDone are each seen once, and RxEmpty only with the last receive flush. Without
+// stop() (owner_stops false) the first flush stops the ring by itself.
+static void fence_in_order(ktest_ctx *kt, bool drain_first, bool owner_stops)
 {
 	RcOn t(8, 3);
 	ASSERT_TRUE(t.ok);
+	if (owner_stops)
+		t.r.stop();
+	fake_qp_rc(t.qp)->defer_recv_flush = drain_first;
 	fake_qp_set_error(t.qp);
 	ASSERT_EQ(kapi_post_drain_wr(t.qp, wrid(WrKind::Drain, 0)), 0);
-	int drains = 0, rx_empty = 0, handed_up = 0;
+	if (drain_first)
+		fake_qp_flush_recv(t.qp);
+	int drains = 0, rx_empty = 0, handed_up = 0, seen = 0, drain_at = -1, empty_at = -1;
 	u64 foreign = 0;
 	dispatch_cq(
 		t.cq, 64, foreign, [](UdQp &, const kapi_wc &) { return false; },
 		[&](RcQp &qp, const kapi_wc &wc) {
 			if (&qp != &t.conn)
 				return false;
+			seen++;
 			if (wrid_kind(wc.wr_id) == WrKind::Drain) {
 				drains++;
+				drain_at = seen;
 				return true;
 			}
 			if (wrid_kind(wc.wr_id) != WrKind::RcRecv)
 				return false;
 			const bool was_empty = t.r.empty();
 			handed_up += t.r.complete(wc) != nullptr;
-			rx_empty += !was_empty && t.r.empty();
+			if (!was_empty && t.r.empty()) {
+				rx_empty++;
+				empty_at = seen;
+			}
 			return true;
 		},
 		[&](u32) { t.r.repost(); });
 	EXPECT_EQ(drains, 1);
 	EXPECT_EQ(rx_empty, 1);
+	EXPECT_EQ(seen, 4);
+	EXPECT_EQ(drain_at, drain_first ? 1 : 4);
+	EXPECT_EQ(empty_at, drain_first ? 4 : 3);
 	EXPECT_EQ(handed_up, 0);
 	EXPECT_EQ(foreign, 0u);
 	EXPECT_EQ(t.c.flushed, 3u);
 	EXPECT_EQ(t.rq().nposted, 3);	// nothing posted on the error QP
 }
+
+KTEST(rc_dispatch, nonsrq_fence_drain_before_receive_flushes) { fence_in_order(kt, true, true); }
+KTEST(rc_dispatch, nonsrq_fence_drain_after_receive_flushes) { fence_in_order(kt, false, true); }
+KTEST(rc_dispatch, nonsrq_fence_from_completions) { fence_in_order(kt, false, false); }
 
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
 KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
@@ -547,7 +862,18 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, nonsrq_errors_are_not_reposted), KTEST_CASE(rc_recv_ring, srq_errors_are_reposted),
 	    KTEST_CASE(rc_recv_ring, grow_if_low), KTEST_CASE(rc_recv_ring, srq_does_not_grow),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
+	    KTEST_CASE(rc_recv_ring, grows_to_size_under_sustained_load),
+	    KTEST_CASE(rc_recv_ring, grows_on_three_quarters_consumed_only),
+	    KTEST_CASE(rc_recv_ring, duplicate_completion_of_a_queued_slot_is_refused),
+	    KTEST_CASE(rc_recv_ring, byte_len_over_buf_size_is_refused),
+	    KTEST_CASE(rc_recv_ring, more_sges_than_the_queue_has_are_refused),
+	    KTEST_CASE(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences),
+	    KTEST_CASE(rc_recv_ring, never_zero_with_refused_posts_and_errors),
+	    KTEST_CASE(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once),
+	    KTEST_CASE(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer),
 	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused));
 KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
 	    KTEST_CASE(rc_dispatch, foreign_contexts_are_counted_not_dispatched),
-	    KTEST_CASE(rc_dispatch, nonsrq_fence_from_completions));
+	    KTEST_CASE(rc_dispatch, nonsrq_fence_from_completions),
+	    KTEST_CASE(rc_dispatch, nonsrq_fence_drain_before_receive_flushes),
+	    KTEST_CASE(rc_dispatch, nonsrq_fence_drain_after_receive_flushes));

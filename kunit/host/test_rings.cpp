@@ -386,8 +386,11 @@ KTEST(frag_skb, layout)
 	l = frag_layout(kFragBufSize, kFragHeadSize, kFragPages);
 	EXPECT_TRUE(l.fits);
 	EXPECT_EQ(l.pages, kFragPages);
+	EXPECT_EQ(l.last, kFragBufSize - kFragHeadSize - (kFragPages - 1) * u32(KAPI_PAGE_SIZE));
+	l = frag_layout(kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE), kFragHeadSize, kFragPages);
+	EXPECT_TRUE(l.fits);
 	EXPECT_EQ(l.last, u32(KAPI_PAGE_SIZE));
-	EXPECT_FALSE(frag_layout(kFragBufSize + 1, kFragHeadSize, kFragPages).fits);
+	EXPECT_FALSE(frag_layout(kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1, kFragHeadSize, kFragPages).fits);
 }
 
 KTEST(frag_skb, a_64k_receive_from_order0_pages)

@@ -31,7 +31,7 @@ check "ib0 exists" wait_for 30 test -e $ib0
 
 # ---- sysfs mode
 check "mode bogus: EINVAL, one log line" einval wr $ib0/mode bogus
-check "mode connected: EINVAL, one log line (no connected mode yet)" einval wr $ib0/mode connected
+check "mode Connected (case matters): EINVAL, one log line" einval wr $ib0/mode Connected
 check "mode empty: EINVAL, one log line" einval wr $ib0/mode ""
 check_output "mode still datagram" '^datagram$' cat $ib0/mode
 check "mode datagram accepted" wr $ib0/mode datagram

@@ -19,7 +19,7 @@
 # timeout: 300
 # tier: core
 . /e2e/lib.sh
-plan 80
+plan 78
 
 cm_lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 links() { ls /sys/class/net | tr '\n' ' '; }
@@ -80,10 +80,8 @@ reject "delete_child 0x8002 (an ip-link child) -> ENODEV" 'No such device' sysw 
 reject "delete_child junk -> EINVAL" 'Invalid argument' sysw /sys/class/net/ib0/delete_child 12x
 reject "ip link add type ipoib pkey 0 -> EINVAL" 'Invalid argument' ip link add link ib0 name ib0.bad type ipoib pkey 0
 reject "ip link add type ipoib pkey 0x8000 -> EINVAL" 'Invalid argument' ip link add link ib0 name ib0.bad type ipoib pkey 0x8000
-reject "ip link add type ipoib mode connected -> EINVAL" 'Invalid argument' ip link add link ib0 name ib0.bad type ipoib pkey 0x8001 mode connected
 reject "ip link add type ipoib umcast 5 -> EINVAL" 'Invalid argument' ip link add link ib0 name ib0.bad type ipoib pkey 0x8001 umcast 5
 reject "ip link add on a child -> EINVAL" 'Invalid argument' ip link add link ib0.8001 name ib0.bad type ipoib pkey 0x8002
-reject "ip link set child type ipoib mode connected -> EINVAL" 'Invalid argument' ip link set ib0.8002 type ipoib mode connected
 ip link add link ib0 name ib0.8005 type ipoib pkey 0x8004
 reject "create_child 0x8005 while ib0.8005 is another child's name -> EEXIST" 'File exists' sysw /sys/class/net/ib0/create_child 0x8005
 ip link del ib0.8005

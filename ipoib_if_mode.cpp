@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if_mode.cpp - an interface's admin mode (RFC 4755 §1: datagram or connected) as the
+// netdev shows it: the sysfs/netlink switch, the MTU each mode allows (ipoib_mode.h), the
+// offloads it allows, and what happens to a packet above the UD path's MTU
+// (ipoib_oversize.h). Every mode change is serialised by rtnl.
+#include "ipoib_if.h"
+#include "ipoib_mode.h"
+#include "ipoib_oversize.h"
+
+namespace ipoib {
+
+Status Interface::change_mtu(u32 mtu)
+{
+	const bool cm = connected_mode();
+	const u32 limit = mode::max_mtu(cm, ud_mtu_limit());
+	if (mtu > limit) {
+		log_.warn("MTU %u exceeds the %s mode's %u", mtu, mode::name(cm), limit);
+		return Status::Invalid;
+	}
+	if (cm && mtu > ud_mtu_limit())
+		log_.info("MTU %u: multicast packets above the UD MTU %u will be dropped", mtu, ud_mtu_limit());
+	return Status::Ok;
+}
+
+u32 Interface::fix_features(u32 features) const { return mode::fix_features(features, connected_mode()); }
+
+// rtnl held (sysfs store, changelink, newlink). The order keeps every intermediate state
+// valid for dev_set_mtu: the larger bound first when raising, the MTU first when lowering.
+void Interface::apply_mode(bool connected)
+{
+	const bool was = connected_mode();
+	__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
+	if (was != connected) {
+		count(stats_.mode_changes);
+		log_.info("%s mode", mode::name(connected));
+	}
+	kapi_netdev_update_features(nd());	// ndo_fix_features asks fix_features()
+	const u32 ud = ud_mtu_limit();
+	const u32 target = mode::switch_mtu(connected, kapi_netdev_mtu(nd()), ud);
+	if (connected)
+		kapi_netdev_set_max_mtu(nd(), mode::max_mtu(true, ud));
+	int rc = kapi_netdev_set_mtu_locked(nd(), target);
+	if (rc)
+		log_.warn("cannot set MTU %u for %s mode: %d", target, mode::name(connected), rc);
+	if (!connected)
+		kapi_netdev_set_max_mtu(nd(), mode::max_mtu(false, ud));
+	// Connections react to the mode here once connected mode's CM lands.
+}
+
+// The work, rtnl held: the broadcast group (re)joined with mcast_mtu_. Datagram mode takes
+// its MTU (RFC 4391 §7); connected mode keeps the admin's MTU and its 65520 bound.
+void Interface::join_mtu()
+{
+	const bool cm = connected_mode();
+	if (!mode::join_sets_mtu(cm))
+		return;
+	kapi_netdev_set_max_mtu(nd(), mode::max_mtu(cm, mcast_mtu_));
+	int rc = kapi_netdev_set_mtu_locked(nd(), mcast_mtu_);
+	if (rc)
+		log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
+}
+
+// xmit (netif tx lock held): skb data starts at the encapsulation header, linear. A path that
+// cannot take the packet tells the sender when the protocol has a way to (so its PMTU
+// follows; the ICMP itself goes out from the work, icmp_q_), and drops it in every case.
+void Interface::send_too_big(kapi_skb *skb, bool multicast)
+{
+	const u32 mtu = mcast_mtu_;
+	switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), multicast, kapi_icmp_skb_local(skb), mtu)) {
+	case Oversize::Fits:
+		return drop(skb, stats_.tx_drop_too_big);	// not called for these
+	case Oversize::FragNeeded:
+	case Oversize::PktTooBig: {
+		bool queued;
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			queued = icmp_q_.push(skb);
+		}
+		if (!queued)
+			return drop(skb, stats_.tx_drop_icmp_queue_full);
+		schedule_work(nd(), 0);
+		return;
+	}
+	case Oversize::DropMcast:
+		if (!__atomic_exchange_n(&mcast_big_warned_, true, __ATOMIC_RELAXED))
+			log_.warn("multicast packet of %u octets above the UD MTU %u dropped (counted: tx_drop_mcast_too_big; logged once)",
+				  kapi_skb_len(skb) - u32(kEncapLen), mtu);
+		return drop(skb, stats_.tx_drop_mcast_too_big);
+	case Oversize::Drop:
+		break;
+	}
+	drop(skb, stats_.tx_drop_too_big);
+}
+
+// The work (process context). The verdict is taken again with the MTU of now: one that grew
+// meanwhile (a new broadcast join) makes the ICMP carry the right value, or none.
+void Interface::send_icmps()
+{
+	for (;;) {
+		kapi_skb *skb = nullptr;
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			if (!icmp_q_.pop(skb))
+				return;
+		}
+		const u32 mtu = mcast_mtu_;
+		switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), false, kapi_icmp_skb_local(skb), mtu)) {
+		case Oversize::FragNeeded:
+			kapi_icmp_frag_needed(skb, mtu);
+			drop(skb, stats_.tx_icmp_frag_needed);
+			break;
+		case Oversize::PktTooBig:
+			kapi_icmpv6_pkt_too_big(skb, mtu);
+			drop(skb, stats_.tx_icmp_pkt_too_big);
+			break;
+		default:
+			drop(skb, stats_.tx_drop_too_big);
+			break;
+		}
+	}
+}
+
+void Interface::drop_icmps()
+{
+	kapi_skb *skb = nullptr;
+	for (;;) {
+		{
+			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
+			if (!icmp_q_.pop(skb))
+				return;
+		}
+		drop(skb, stats_.tx_drop_not_up);
+	}
+}
+
+} // namespace ipoib
