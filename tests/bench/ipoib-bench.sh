@@ -227,7 +227,7 @@ for b_d in intree $BENCH_OURS; do
     [ $b_rc = 0 ] && CM_DRIVERS="$CM_DRIVERS $b_d"
     diag "bench-cm $b_d $([ $b_rc = 0 ] && echo accepts || echo refuses) connected mode"
 done
-DRY=1; benchmark; DRY=0
+DRY=1; benchmark; DRY=0 FABRIC="2 1"
 diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s; slots $PAIR_SLOTS; metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
 benchmark
 diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) done - run -/-"
