@@ -63,14 +63,17 @@ def find(recs, name, mode, **kw):
     return None
 
 
-def run(tmp, prev=None):
+def run(tmp, prev=None, prev_meta=None):
     tap = os.path.join(tmp, "t.tap")
     with open(tap, "w") as f:
         f.write(TAP)
     out = os.path.join(tmp, "out")
-    cmd = [sys.executable, report, "--tap", tap, "--out", out, "--meta", "udp_rate=200M"]
+    cmd = [sys.executable, report, "--tap", tap, "--out", out, "--meta", "udp_rate=200M",
+           "--meta", "runs=3", "--meta", "quick=0"]
     if prev:
         cmd += ["--prev", prev]
+    if prev_meta:
+        cmd += ["--prev-meta", prev_meta]
     p = subprocess.run(cmd, capture_output=True, text=True)
     with open(os.path.join(out, "results.json")) as f:
         recs = json.load(f)
@@ -129,6 +132,12 @@ def main():
         check("setup_time 0.51 -> 0.50 (better, inside the largest A/A of the run: 25 %) within noise",
               "within noise" in sl and "largest A/A of the run" in sl)
         check("the summary counts 1 regression", "1 regression(s) beyond the noise floor" in md2)
+        pm = os.path.join(tmp, "prev-meta.json")
+        with open(pm, "w") as f:
+            json.dump({"runs": "1", "quick": "1"}, f)
+        rc, recs3, md3 = run(tmp, pp, pm)
+        check("no comparison against a run of another configuration (quick, 1 run)",
+              "No comparison with the previous run" in md3 and "runs 1 -> 3" in md3 and "REGRESSION" not in md3)
     print("1..%d" % n)
     return 1 if fails else 0
 
