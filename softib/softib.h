@@ -212,6 +212,7 @@ struct softib_qp {
 	bool vanished;			/* fault: invisible to peers */
 	int wait;			/* SOFTIB_WAIT_* */
 	u32 force_rnr;			/* fault: answer the next N messages with RNR NAK */
+	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
 	struct list_head run_node;
 	struct timer_list timer;
 };

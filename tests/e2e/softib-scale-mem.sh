@@ -62,7 +62,7 @@ measure() { # N: one full cycle at hosts=N
     echo "$_n $(n_ib) $(n_active) $(n_net) $(n_carrier)" > /tmp/counts
     rmmod ib_ipoib && rmmod softib || return 1
     set -- $(mem); a3=$1
-    echo "hosts=$_n after rmmod: MemAvailable $(( (a0 - a3) / 1024 )) MiB below the baseline" >> /tmp/mem
+    echo "hosts=$_n after rmmod: MemAvailable $(( (a3 - a0) / 1024 )) MiB against the baseline" >> /tmp/mem
     echo "$a0 $a3" > /tmp/back
 }
 
