@@ -30,7 +30,7 @@ CmTable::~CmTable() { KSTD_WARN_ON(!conns_.empty() || !dead_.empty() || !peers_.
 kapi_ib_device *CmTable::ib() const { return ifc_.ib_; }
 kapi_pd *CmTable::pd() const { return ifc_.pd_.get(); }
 kapi_cq *CmTable::cq() const { return ifc_.recv_cq_.get(); }
-kapi_netdev *CmTable::netdev() const { return ifc_.nd_; }
+kapi_netdev *CmTable::netdev() const { return ifc_.nd(); }
 u32 CmTable::lkey() const { return ifc_.lkey_; }
 u32 CmTable::port() const { return ifc_.port_; }
 u16 CmTable::pkey_index() const { return ifc_.pkey_index_; }
