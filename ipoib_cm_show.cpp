@@ -147,7 +147,7 @@ void CmTable::housekeeping()
 	}
 	while (CmPeer *p = gone.pop_front())
 		delete p;
-	kapi_dwork_schedule(house_, kCmHousekeepMs);
+	kick_house(kCmHousekeepMs);
 }
 
 } // namespace ipoib

@@ -680,7 +680,7 @@ Step Conn::on_draining(const Event &e)
 	case Ev::DrainTimeout:
 		// Keep waiting: freeing a QP whose completions may still be in the CQ is a
 		// use-after-free; a stuck entry is visible (debugfs, counter) and harmless
-		// until the interface stops (ForceDestroy, with NAPI off).
+		// until interface teardown (ForceDestroy, with NAPI off and the CQ going).
 		ctr_.inc(Ctr::DrainTimeouts);
 		return st;
 	case Ev::DreqReceived:
@@ -744,7 +744,7 @@ Step Conn::on(const Event &e)
 Step Conn::dispatch(const Event &e)
 {
 	if (e.kind == Ev::ForceDestroy && state_ != State::Closed) {
-		// Interface stop with NAPI disabled: nothing polls the CQ any more and it is
+		// Interface teardown, NAPI disabled: nothing polls the CQ any more and it is
 		// destroyed right after the QPs without dispatching, so a CQE still queued
 		// for this QP is never read. ib_destroy_cm_id sends what the CM state needs.
 		Step st;

@@ -185,7 +185,7 @@ enum class Ev : u8 {
 	CrossingRefused,	// active: we rejected the peer's crossing REQ we should have accepted
 			// (over the limit): its Consumer Reject is then a refusal
 	SetupFailed,	// an action the core executed failed (qp_exists says if a QP is left)
-	ForceDestroy,	// interface stop, after NAPI is disabled: destroy without the fence
+	ForceDestroy,	// interface teardown, NAPI off, the CQ destroyed next: no fence
 	// CM events (ib_cm_event_type)
 	ReqReceived,	// passive: priv, peer_bidir, crossing, over_limit
 	RepReceived,	// active: priv, peer_bidir

@@ -161,7 +161,7 @@ void Interface::teardown(bool rtnl_held)
 	queries_.wait_idle(log_, "path queries", 5000, 60000);
 	qp_.to_error();
 	qp_.destroy();
-	cm_.teardown();	// after stop: no connection is left; the SRQ and its buffers
+	cm_.teardown();	// after stop: ForceDestroy what still drains (the CQ goes next), the SRQ
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
 	rx_.release();
 	tx_.drain();
@@ -243,7 +243,7 @@ void Interface::stop()
 	kapi_rcu_barrier();	// the neighbours' callbacks put their paths (and AHs)
 	cm_.stop_begin();	// connections close while NAPI still polls their fences
 	kapi_napi_disable(nd_);
-	cm_.stop_end();		// what is left is destroyed without its fence (NAPI is off)
+	cm_.stop_end();		// NAPI off: what still drains keeps its QP until the next open's NAPI
 	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
 	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
 	// complete as soon as the port has sent them: poll them in here, for at most 2 s.

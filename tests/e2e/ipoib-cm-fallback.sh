@@ -19,15 +19,7 @@ plan 15
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 dmesg_mark fallback
-check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
-check "both -> connected mode" sh -c 'echo connected > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm1/mode'
-addr_b=$(cat /sys/class/net/icm1/address)
-ns_create A B
-ns_move icm0 A && ns_move icm1 B
-ns_addr A icm0 10.0.3.1/24 && ns_addr B icm1 10.0.3.2/24
-both_up() { has_carrier icm0 A && has_carrier icm1 B; }
-check "carrier on both" wait_for 60 both_up
-check "static neighbour for B on A" ns_ip A neigh replace 10.0.3.2 lladdr "$addr_b" nud permanent dev icm0
+cm_ours_pair 10.0.3
 check "warm-up ping A->B (path, connection)" wait_for 30 ns_ping A 10.0.3.2 1
 check "A: an established connection to B" wait_for 10 grep -q ' state=established ' $ca
 check "B down (its connections and listeners go)" ns_ip B link set icm1 down
