@@ -303,7 +303,8 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	Connection *send = nullptr;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		if (!open_)
+		// the mode is read again here: mode_changed(false) requeues what waits under lock_
+		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
 			return Verdict::UseUd;
 		CmPeer *p = find(key);
 		if (!p) {
