@@ -12,7 +12,7 @@
 #   make kunit         KUnit suites on the debug kernel, in qemu
 #   make e2e E2E=...   e2e scenarios on the stock kernel (KSERIES=6.12: on the 6.12 one)
 #   make demo          two softib hosts in qemu, IPoIB between them
-#   make bench         in-tree ib_ipoib vs ours, datagram mode, iperf3 + memory (BENCH_RUNS=5)
+#   make bench         benchmark suite, in-tree ib_ipoib vs ours (BENCH_QUICK=1: minutes; docs/testing.md)
 #   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
 #   make install-test  make install into a temp dir, and a dkms build into a temp tree (docs/install.md)
 # Details: docs/build.md, docs/testing.md.

@@ -135,7 +135,7 @@ void CmTable::housekeeping()
 	free_dead();
 	if (__atomic_exchange_n(&rx_retry_, false, __ATOMIC_ACQ_REL))
 		kapi_napi_schedule(netdev());	// a ring's refused posts: NAPI retries them
-	if (__atomic_exchange_n(&srq_rearm_, false, __ATOMIC_ACQ_REL) && srq_.raw()) {
+	if (open_ && __atomic_exchange_n(&srq_rearm_, false, __ATOMIC_ACQ_REL) && srq_.raw()) {
 		const u32 limit = recv_queue_ / kCmSrqLimitDiv ? recv_queue_ / kCmSrqLimitDiv : 1;
 		if (!kstd::ok(srq_.arm_limit(limit)))
 			log().warn("cannot re-arm the SRQ limit (%u)", limit);

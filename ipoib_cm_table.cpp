@@ -30,7 +30,7 @@ CmTable::~CmTable() { KSTD_WARN_ON(!conns_.empty() || !dead_.empty() || !peers_.
 kapi_ib_device *CmTable::ib() const { return ifc_.ib_; }
 kapi_pd *CmTable::pd() const { return ifc_.pd_.get(); }
 kapi_cq *CmTable::cq() const { return ifc_.recv_cq_.get(); }
-kapi_netdev *CmTable::netdev() const { return ifc_.nd_; }
+kapi_netdev *CmTable::netdev() const { return ifc_.nd(); }
 u32 CmTable::lkey() const { return ifc_.lkey_; }
 u32 CmTable::port() const { return ifc_.port_; }
 u16 CmTable::pkey_index() const { return ifc_.pkey_index_; }
@@ -67,8 +67,9 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	const u32 qp_sge = sge.max_recv_sge < KAPI_RECV_SGE_MAX ? sge.max_recv_sge : KAPI_RECV_SGE_MAX;
 	// As the in-tree driver: SRQ mode when the device can create one, else a ring per QP.
 	const u32 srq_mtu = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
-	const u32 limit = recv_queue_size / kCmSrqLimitDiv ? recv_queue_size / kCmSrqLimitDiv : 1;
-	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), limit))) {
+	// Created unarmed: the limit is armed at open(), once NAPI can run (an event at
+	// bring-up would schedule a NAPI that is not enabled yet).
+	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), 0))) {
 		srq_ring_.bind(netdev(), RecvTarget{nullptr, srq_.raw()}, lkey());
 		if (kstd::ok(srq_ring_.alloc(recv_queue_size, srq_mtu)) && kstd::ok(srq_ring_.post_initial(recv_queue_size))) {
 			recv_mtu_ = srq_mtu;
@@ -120,7 +121,8 @@ Status CmTable::open()
 		kstd::SpinIrqSaveGuard g(lock_);
 		open_ = true;
 	}
-	kick_house(kCmHousekeepMs);
+	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);	// the housekeeping work arms the limit
+	kick_house(0);
 	return Status::Ok;
 }
 
@@ -448,6 +450,8 @@ void CmTable::srq_event(kapi_qp_event_kind kind)
 		return;
 	count(ifs_.cm_srq_limit_events);
 	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);
+	if (!ifc_.is_up())
+		return;	// NAPI is not running: open() re-arms
 	kapi_napi_schedule(netdev());
 	kick_house(0);
 }

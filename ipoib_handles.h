@@ -3,8 +3,10 @@
 // instances: releasing one is resetting its handle, and a handle still set when its owner
 // is destroyed releases itself. Interface::teardown resets them explicitly, in the order
 // the kernel needs (unpublish -> quiesce -> free); the destructors are the backstop.
+// Also SkbQueue, the bounded queue of skbs waiting for a path or a join, which owns them.
 #pragma once
 
+#include "kstd/ring.h"
 #include "kstd/unique.h"
 
 namespace ipoib {
@@ -37,10 +39,89 @@ struct DworkTraits {
 	}
 };
 
+// An skb nobody else owns (not yet handed to the stack or the HCA).
+struct SkbTraits {
+	using Pointer = kapi_skb *;
+	static void release(kapi_skb *p) { kapi_skb_free(p); }
+};
+// The netdev: freed (free_netdev) once unregistered and quiesced (Interface::teardown).
+struct NetdevTraits {
+	using Pointer = kapi_netdev *;
+	static void release(kapi_netdev *p) { kapi_netdev_free(p); }
+};
+
 using PdHandle = kstd::Handle<PdTraits>;
+using SkbHandle = kstd::Handle<SkbTraits>;
+using NetdevHandle = kstd::Handle<NetdevTraits>;
 using CqHandle = kstd::Handle<CqTraits>;
 using EventHandle = kstd::Handle<EventHandlerTraits>;
 using DebugfsHandle = kstd::Handle<DebugfsTraits>;
 using DworkHandle = kstd::Handle<DworkTraits>;
+
+// One streaming DMA mapping of a kernel buffer (ib_dma_map_single): unmapped by reset() or
+// by its destruction. The owner resets it once the HCA is done with the buffer (its
+// completion polled, or the QP destroyed).
+class DmaMap : kstd::NonCopyable {
+public:
+	DmaMap() = default;
+	~DmaMap() { reset(); }
+	// 0 or -errno (nothing mapped then).
+	int map(kapi_ib_device *ib, void *cpu, kstd::u32 len, kapi_dma_dir dir)
+	{
+		reset();
+		const int rc = kapi_dma_map(ib, cpu, len, dir, &addr_);
+		if (rc == 0) {
+			ib_ = ib;
+			len_ = len;
+			dir_ = dir;
+			mapped_ = true;
+		}
+		return rc;
+	}
+	void reset()
+	{
+		if (kstd::exchange(mapped_, false))
+			kapi_dma_unmap(ib_, addr_, len_, dir_);
+	}
+	kstd::u64 addr() const { return addr_; }
+	kstd::u32 len() const { return len_; }
+
+private:
+	kapi_ib_device *ib_ = nullptr;
+	kstd::u64 addr_ = 0;
+	kstd::u32 len_ = 0;
+	kapi_dma_dir dir_ = KAPI_DMA_TO_DEVICE;
+	bool mapped_ = false;
+};
+
+// A bounded FIFO of skbs that owns them: what it still holds when destroyed is freed. Its
+// users drain it explicitly where a drop must be counted; the destructor is the backstop.
+// No locking: the owner's lock serialises it (a Path's: the path lock; a group's: the table's).
+template <kstd::u32 N> class SkbFifo : kstd::NonCopyable {
+public:
+	kstd::u32 size() const { return q_.size(); }
+	bool empty() const { return q_.empty(); }
+	// False when full: the skb is still the caller's.
+	[[nodiscard]] bool push(kapi_skb *skb)
+	{
+		SkbHandle h(skb);
+		if (q_.push(kstd::move(h)))
+			return true;
+		static_cast<void>(h.release());	// not taken: back to the caller
+		return false;
+	}
+	// The oldest skb, now the caller's; false when empty.
+	[[nodiscard]] bool pop(kapi_skb *&out)
+	{
+		SkbHandle h;
+		if (!q_.pop(h))
+			return false;
+		out = h.release();
+		return true;
+	}
+
+private:
+	kstd::Ring<SkbHandle, N> q_;
+};
 
 } // namespace ipoib

@@ -8,8 +8,6 @@ namespace ipoib {
 
 namespace {
 
-constexpr u32 kMinSendQueue = 128;	// 2 x the send CQ poll batch of the in-tree driver
-constexpr u32 kMinRecvQueue = 2;
 constexpr u32 kDefaultMtu = 2044;	// RFC 4391 §7: every implementation supports 2044
 
 } // namespace
@@ -29,8 +27,8 @@ void Ah::destroy()
 void Interface::reap_later(Ah *ah)
 {
 	reaper_.add(*ah);
-	if (nd_)
-		schedule_work(nd_, 0);
+	if (nd())
+		schedule_work(nd(), 0);
 }
 
 // Dead AHs whose sends all completed (the last-send rule, ipoib_ah.h); the others are
@@ -40,12 +38,12 @@ void Interface::reap_ahs()
 	constexpr u32 kReapRetryMs = 100;
 	const u32 left = reaper_.reap(
 		[this] {
-			if (nd_)
-				kapi_netdev_tx_barrier(nd_);
+			if (nd())
+				kapi_netdev_tx_barrier(nd());
 		},
 		[this] { return AhReaper::Progress{tx_.completed(), tx_.posted()}; });
-	if (left && nd_)
-		schedule_work(nd_, kReapRetryMs);
+	if (left && nd())
+		schedule_work(nd(), kReapRetryMs);
 }
 
 // ---- bring-up / teardown ----
@@ -86,8 +84,8 @@ Status Interface::start(const IfConfig &cfg)
 	s.parent = cfg.parent;
 	s.adopt = cfg.adopt;
 	// dev_addr gets the QPN once the QP exists (below, before register).
-	nd_ = kapi_netdev_alloc(&s, ib_, ctx());
-	if (!nd_)
+	netdev_.reset(kapi_netdev_alloc(&s, ib_, ctx()));
+	if (!netdev_)
 		return Status::NoMem;
 
 	pd_.reset(kapi_pd_alloc(ib_));
@@ -96,16 +94,16 @@ Status Interface::start(const IfConfig &cfg)
 	lkey_ = kapi_pd_lkey(pd_.get());
 	// Connected mode's SRQ (if the device has them) first: the receive CQ's size depends on it.
 	KSTD_TRY(cm_.start(cfg.cm, tx_.size(), rx_.size()));
-	send_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(tx_.size())));
+	send_cq_.reset(kapi_cq_create_napi(ib_, nd(), int(tx_.size())));
 	// One receive CQ for UD receives and every RC QP's receives, sends and drain WR
 	// (docs/connected.md §4), sized for all of them.
-	recv_cq_.reset(kapi_cq_create_napi(ib_, nd_, int(rx_.size() + cm_.cq_entries())));
+	recv_cq_.reset(kapi_cq_create_napi(ib_, nd(), int(rx_.size() + cm_.cq_entries())));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
 	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
-	rx_.bind(nd_, RecvTarget{qp_.raw(), nullptr}, lkey_);
-	tx_.bind(nd_, qp_.raw(), lkey_);
+	rx_.bind(nd(), RecvTarget{qp_.raw(), nullptr}, lkey_);
+	tx_.bind(nd(), qp_.raw(), lkey_);
 	// Q_Key 0 until the broadcast join tells us the link's (RFC 4391 §5, §9.1.2).
 	if (!child_) {
 		KSTD_TRY(qp_.to_rts(port_, 0));
@@ -114,12 +112,12 @@ Status Interface::start(const IfConfig &cfg)
 	}
 
 	HwAddr me = HwAddr::make(addr_flags(), qpn_, gid_);
-	kapi_netdev_set_dev_addr(nd_, me.b);
+	kapi_netdev_set_dev_addr(nd(), me.b);
 	events_.reset(kapi_ib_event_register(ib_, ctx()));
 	if (!events_)
 		return Status::NoMem;
-	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd_) : kapi_netdev_register(nd_)));
-	StrView(kapi_netdev_name(nd_)).copy_to(log_prefix_, sizeof(log_prefix_));
+	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd()) : kapi_netdev_register(nd())));
+	StrView(kapi_netdev_name(nd())).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
 	add_debugfs();	// optional: no debugfs is fine
 	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries, %s (Receive MTU %u)", qpn_,
@@ -131,7 +129,7 @@ Status Interface::start(const IfConfig &cfg)
 void Interface::add_debugfs()
 {
 	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections"};
-	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd_)));
+	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
 	for (u32 i = 0; i < kDebugViews; i++) {
@@ -147,14 +145,14 @@ void Interface::teardown(bool rtnl_held)
 	debugfs_.reset();
 	if (kstd::exchange(registered_, false)) {
 		if (rtnl_held)
-			kapi_netdev_unregister_locked(nd_);
+			kapi_netdev_unregister_locked(nd());
 		else
-			kapi_netdev_unregister(nd_);
+			kapi_netdev_unregister(nd());
 	}
 	// 2. quiesce: no more events, work, SA callbacks or completions
 	events_.reset();
-	if (nd_)
-		kapi_netdev_cancel_work(nd_);
+	if (nd())
+		kapi_netdev_cancel_work(nd());
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
 	// Each callback ends its own; a query is answered, times out (kPathQueryTimeoutMs) or is
 	// cancelled by path_flush well within a minute.
@@ -169,11 +167,11 @@ void Interface::teardown(bool rtnl_held)
 	recv_cq_.reset();
 	reap_ahs();
 	pd_.reset();
-	if (nd_) {
+	if (nd()) {
 		// The last AH puts above may have scheduled the reaper again.
-		kapi_netdev_cancel_work(nd_);
+		kapi_netdev_cancel_work(nd());
 		drop_icmps();
-		kapi_netdev_free(kstd::exchange(nd_, static_cast<kapi_netdev *>(nullptr)));
+		netdev_.reset();
 	}
 }
 
@@ -221,49 +219,58 @@ Status Interface::open()
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 		return Status::NoMem;
 	}
-	kapi_napi_enable(nd_);
-	kapi_netdev_start_queue(nd_);
-	kapi_napi_schedule(nd_);
+	kapi_napi_enable(nd());
+	kapi_netdev_start_queue(nd());
+	kapi_napi_schedule(nd());
 	kstd::ignore(cm_.open());	// the listeners; without them only datagram mode works (logged)
-	schedule_work(nd_, 0);
+	schedule_work(nd(), 0);
 	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
 }
 
+// ndo_stop (rtnl held, xmit no longer called). Once it returns nobody holds a group, path or
+// send of this interface: the work, GC, SA (left, cancelled), RCU callbacks and NAPI are done.
 void Interface::stop()
 {
+	constexpr unsigned kDrainMs = 5000;	// the in-tree driver's bound (ipoib_ib_dev_stop_default)
+	// 1. unpublish: no carrier, no new sends, no work or GC runs from here on.
 	__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 	carrier_ = false;
-	kapi_netdev_carrier(nd_, 0);
-	kapi_netdev_stop_queue(nd_);
-	kapi_netdev_cancel_work(nd_);
+	kapi_netdev_carrier(nd(), 0);
+	kapi_netdev_stop_queue(nd());
+	kapi_netdev_cancel_work(nd());
 	neigh_stop();
+	// 2. quiesce: groups left, neighbours and paths gone (callbacks ran, AHs put), then the
+	// sends posted before stop (each owns an skb and pins an AH): UD sends complete once the
+	// port sent them, and NAPI, still enabled, reaps them and wakes us when the ring is empty.
 	mcast_flush();
 	path_flush();		// every neighbour and path
-	kapi_rcu_barrier();	// the neighbours' callbacks put their paths (and AHs)
-	cm_.stop_begin();	// connections close while NAPI still polls their fences
-	kapi_napi_disable(nd_);
-	cm_.stop_end();		// NAPI off: what still drains keeps its QP until the next open's NAPI
-	// Sends posted before stop still own an skb (socket memory) and an AH reference, and with
-	// NAPI off nothing reaps them until the next open. UD sends are unacknowledged, so they
-	// complete as soon as the port has sent them: poll them in here, for at most 2 s.
-	for (int i = 0; tx_.outstanding(); i++) {
-		poll_tx();
-		if (!tx_.outstanding())
-			break;
-		if (i == 200) {
-			log_.warn("%u sends still outstanding after stop", tx_.outstanding());
-			break;
-		}
-		kapi_msleep(10);
+	kapi_rcu_barrier();	// the groups' and neighbours' callbacks (paths and AHs put)
+	if (!tx_.wait_empty(kDrainMs)) {
+		count(stats_.tx_stop_timeouts);
+		log_.warn("%u sends still outstanding %u ms after stop: left for the next open or teardown",
+			  tx_.outstanding(), kDrainMs);
 	}
+	cm_.stop_begin();	// connections close while NAPI still polls their fences
+	kapi_napi_disable(nd());
+	cm_.stop_end();		// NAPI off: what still drains keeps its QP until the next open's NAPI
+	poll_tx();	// completions that arrived between the wake-up and the disable
+	// 3. release: AHs whose sends all completed.
 	reap_ahs();
 	drop_icmps();	// the work is cancelled: nobody else sends them now
 }
 
 // ---- send path ----
 
+// xmit only: one writer, the netif tx lock's holder (one TX queue, no LLTX): no locked add.
 void Interface::drop(kapi_skb *skb, u64 &counter)
+{
+	count_local(counter);
+	kapi_skb_free(skb);
+}
+
+// Any context (an SA callback, a flush in the work, xmit): several writers, an atomic add.
+void Interface::drop_shared(kapi_skb *skb, u64 &counter)
 {
 	count(counter);
 	kapi_skb_free(skb);
@@ -280,13 +287,6 @@ void Interface::requeue(SkbQueue &q)
 	kapi_skb *skb;
 	while (q.pop(skb))
 		kapi_skb_requeue(skb);
-}
-
-void Interface::drain(SkbQueue &q)
-{
-	kapi_skb *skb;
-	while (q.pop(skb))
-		kapi_skb_free(skb);
 }
 
 int Interface::header_create(kapi_skb *skb, u16 type, const u8 *daddr)
@@ -374,7 +374,7 @@ void Interface::tx_timeout()
 {
 	count(stats_.tx_timeouts);
 	log_.warn("transmit timeout: %u sends outstanding", tx_.outstanding());
-	kapi_napi_schedule(nd_);
+	kapi_napi_schedule(nd());
 }
 
 // ---- receive path ----
@@ -438,7 +438,7 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 	}
 	count_local(stats_.rx_packets);
 	count_local(stats_.rx_bytes, len - kGrhLen);
-	kapi_skb_gro_receive(nd_, skb, type, pt, kHardLen);
+	kapi_skb_gro_receive(nd(), skb, type, pt, kHardLen);
 }
 
 // One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
@@ -458,7 +458,7 @@ void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st)
 	count_local(st.rc_rx_bytes, len);
 	count_local(stats_.rx_packets);
 	count_local(stats_.rx_bytes, len);
-	kapi_skb_gro_receive(nd_, skb, type, KAPI_PACKET_HOST, kHardLen);
+	kapi_skb_gro_receive(nd(), skb, type, KAPI_PACKET_HOST, kHardLen);
 }
 
 int Interface::poll(int budget)
@@ -471,12 +471,12 @@ int Interface::poll(int budget)
 	// Always polled: a partly filled ring already has buffers the HCA may complete, and an
 	// unpolled CQ with entries makes the REPORT_MISSED_EVENTS re-arm below reschedule forever.
 	int done = poll_rx(budget);
-	if (done < budget && kapi_napi_complete_done(nd_, done)) {
+	if (done < budget && kapi_napi_complete_done(nd(), done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
 		int a = kapi_cq_arm(recv_cq_.get());
 		int b = kapi_cq_arm(send_cq_.get());
 		if (a > 0 || b > 0)
-			kapi_napi_schedule(nd_);
+			kapi_napi_schedule(nd());
 	}
 	return done;
 }
@@ -513,8 +513,8 @@ void Interface::port_event(kapi_ib_event_kind kind, u32 port)
 	if (port != port_ || level == Flush::None)
 		return;
 	__atomic_fetch_or(&flush_pending_, 1u << u32(level), __ATOMIC_ACQ_REL);
-	if (nd_)
-		schedule_work(nd_, 0);
+	if (nd())
+		schedule_work(nd(), 0);
 }
 
 // Process context (the work item), interface up. Events that arrived together are served
@@ -554,7 +554,7 @@ bool Interface::flush(u32 pending)
 					  pkey | 0x8000, pkey_);
 				__atomic_store_n(&pkey_, u16(pkey | 0x8000), __ATOMIC_RELAXED);
 				make_broadcast_mgid(pkey_, 2, bcast_mgid_);
-				kapi_netdev_set_broadcast(nd_, make_broadcast_addr(pkey_, 2).b);
+				kapi_netdev_set_broadcast(nd(), make_broadcast_addr(pkey_, 2).b);
 				relink = true;
 			}
 			pending |= kNormal;
@@ -574,7 +574,7 @@ bool Interface::flush(u32 pending)
 	path_flush();
 	if (relink) {
 		carrier_ = false;
-		kapi_netdev_carrier(nd_, 0);
+		kapi_netdev_carrier(nd(), 0);
 		mcast_flush();
 		if (!kstd::ok(add_broadcast_group()))
 			log_.err("cannot allocate the broadcast group: link stays down");
@@ -583,7 +583,7 @@ bool Interface::flush(u32 pending)
 	}
 	if (!active) {
 		carrier_ = false;
-		kapi_netdev_carrier(nd_, 0);
+		kapi_netdev_carrier(nd(), 0);
 		log_.info("port %u not active, carrier off", port_);
 	}
 	return active;
@@ -605,8 +605,8 @@ void Interface::refresh_gid()
 void Interface::update_dev_addr()
 {
 	HwAddr me = HwAddr::make(addr_flags(), qpn_, gid_);
-	if (kapi_netdev_set_dev_addr_trylock(nd_, me.b) == -KAPI_EAGAIN) {
-		schedule_work(nd_, 10);
+	if (kapi_netdev_set_dev_addr_trylock(nd(), me.b) == -KAPI_EAGAIN) {
+		schedule_work(nd(), 10);
 		return;
 	}
 	addr_pending_ = false;

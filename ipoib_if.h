@@ -24,9 +24,11 @@
 //   The multicast and path locks are never held together. The neighbour lock is taken alone
 //   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
-//   xmit's fast path takes no lock: an RCU lookup of the Neigh, then its Path's published
-//   AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh until a
-//   grace period after it was unlinked). None is held across a call that sleeps or
+//   xmit's fast paths take no lock: unicast, an RCU lookup of the Neigh, then its Path's
+//   published AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh
+//   until a grace period after it was unlinked); multicast, an RCU walk of the groups and
+//   a joined group's published AH (McGroup::publish; the group freed a grace period after
+//   it left the list). Only a group not joined yet takes the McastTable lock. None is held across a call that sleeps or
 //   re-enters xmit (requeued skbs go to dev_queue_xmit after unlocking); RCU callbacks
 //   (Neigh free -> Path put -> Ah put) take only the reaper's lock.
 #pragma once
@@ -81,7 +83,7 @@ class Interface;
 	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
-	X(tx_drop_icmp_queue_full) X(mode_changes)
+	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -100,6 +102,9 @@ inline constexpr u32 kCmStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount;
 inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats + kCmStats;
 const char *stat_name(u32 i);
 
+// A counter several contexts write (the work, SA callbacks, timers): an atomic add. One
+// written by a single context (NAPI; xmit under the netif tx lock; or only under one lock)
+// uses count_local (ipoib_rings.h) instead, and says which context at the call.
 inline void count(u64 &c, u64 n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
 inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED); }
 
@@ -142,7 +147,7 @@ public:
 		: ib_(ib), port_(port)
 	{
 	}
-	~Interface() { KSTD_WARN_ON(nd_ != nullptr); }
+	~Interface() { KSTD_WARN_ON(bool(netdev_)); }	// teardown() ran (it frees the netdev)
 
 	Status start(const IfConfig &cfg);
 	void teardown(bool rtnl_held = false);
@@ -152,7 +157,7 @@ public:
 	void stop();
 	void xmit(kapi_skb *skb);
 	void tx_timeout();
-	void rx_mode() { schedule_work(nd_, 0); }
+	void rx_mode() { schedule_work(nd(), 0); }
 	// admin mode, MTU, offloads (ipoib_if_mode.cpp)
 	Status change_mtu(u32 mtu);
 	u32 fix_features(u32 features) const;
@@ -179,10 +184,10 @@ public:
 	Status set_coalesce(u32 usecs, u32 frames);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
-	kapi_netdev *netdev() const { return nd_; }
+	kapi_netdev *netdev() const { return netdev_.get(); }
 	bool umcast() const { return __atomic_load_n(&umcast_, __ATOMIC_RELAXED); }
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
-	const char *name() const { return kapi_netdev_name(nd_); }
+	const char *name() const { return kapi_netdev_name(nd()); }
 	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
 
@@ -232,10 +237,10 @@ private:
 	bool owns_wc(const UdQp &qp, const kapi_wc &wc) const;
 	void warn_foreign(u64 before);			// NAPI
 	void receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a);
-	void drop(kapi_skb *skb, u64 &counter);
+	void drop(kapi_skb *skb, u64 &counter);		// xmit only (single writer)
+	void drop_shared(kapi_skb *skb, u64 &counter);	// any context (atomic)
 	void drop_rx(kapi_skb *skb, u64 &counter);	// NAPI only
 	static void requeue(SkbQueue &q);
-	static void drain(SkbQueue &q);
 	// multicast (ipoib_mcast.cpp)
 	void mcast_work();
 	void join(McGroup &g);
@@ -266,7 +271,11 @@ private:
 	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;
 	u32 port_;
-	kapi_netdev *nd_ = nullptr;
+	// The net_device: allocated in start(), freed last in teardown() (after unregister and
+	// quiesce). Declared before the members that hold a copy of its pointer (rings), so the
+	// backstop destructor also frees it after them.
+	NetdevHandle netdev_;
+	kapi_netdev *nd() const { return netdev_.get(); }
 	PdHandle pd_;
 	CqHandle send_cq_;
 	CqHandle recv_cq_;

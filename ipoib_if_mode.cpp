@@ -34,16 +34,16 @@ void Interface::apply_mode(bool connected)
 		count(stats_.mode_changes);
 		log_.info("%s mode", mode::name(connected));
 	}
-	kapi_netdev_update_features(nd_);	// ndo_fix_features asks fix_features()
+	kapi_netdev_update_features(nd());	// ndo_fix_features asks fix_features()
 	const u32 ud = ud_mtu_limit();
-	const u32 target = mode::switch_mtu(connected, kapi_netdev_mtu(nd_), ud);
+	const u32 target = mode::switch_mtu(connected, kapi_netdev_mtu(nd()), ud);
 	if (connected)
-		kapi_netdev_set_max_mtu(nd_, mode::max_mtu(true, ud));
-	int rc = kapi_netdev_set_mtu_locked(nd_, target);
+		kapi_netdev_set_max_mtu(nd(), mode::max_mtu(true, ud));
+	int rc = kapi_netdev_set_mtu_locked(nd(), target);
 	if (rc)
 		log_.warn("cannot set MTU %u for %s mode: %d", target, mode::name(connected), rc);
 	if (!connected)
-		kapi_netdev_set_max_mtu(nd_, mode::max_mtu(false, ud));
+		kapi_netdev_set_max_mtu(nd(), mode::max_mtu(false, ud));
 	// Connections follow: in datagram mode active ones close and passive ones stop sending
 	// (they keep receiving); in connected mode passive bidirectional ones may send again.
 	if (was != connected)
@@ -57,8 +57,8 @@ void Interface::join_mtu()
 	const bool cm = connected_mode();
 	if (!mode::join_sets_mtu(cm))
 		return;
-	kapi_netdev_set_max_mtu(nd_, mode::max_mtu(cm, mcast_mtu_));
-	int rc = kapi_netdev_set_mtu_locked(nd_, mcast_mtu_);
+	kapi_netdev_set_max_mtu(nd(), mode::max_mtu(cm, mcast_mtu_));
+	int rc = kapi_netdev_set_mtu_locked(nd(), mcast_mtu_);
 	if (rc)
 		log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
 }
@@ -81,7 +81,7 @@ void Interface::send_too_big(kapi_skb *skb, bool multicast)
 		}
 		if (!queued)
 			return drop(skb, stats_.tx_drop_icmp_queue_full);
-		schedule_work(nd_, 0);
+		schedule_work(nd(), 0);
 		return;
 	}
 	case Oversize::DropMcast:

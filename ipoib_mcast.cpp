@@ -19,6 +19,7 @@ constexpr u8 kJoinSendOnlyFull = 0x8;	// SendOnlyFullMember (IBA 1.3)
 void mark_failed(McGroup &g)
 {
 	g.state = McGroup::State::Failed;
+	g.publish();
 	u32 next = g.backoff_ms * 2;
 	g.backoff_ms = !g.backoff_ms ? kMinBackoffMs : (next > kMaxBackoffMs ? kMaxBackoffMs : next);
 	g.retry_at = kapi_now_ms() + g.backoff_ms;
@@ -36,7 +37,7 @@ void Interface::send_multicast(kapi_skb *skb, const u8 *mgid)
 	case McastTable::Lookup::Send:
 		return send(skb, *ah, kMulticastQpn, qkey);
 	case McastTable::Lookup::NewGroup:
-		schedule_work(nd_, 0);	// join it (send-only)
+		schedule_work(nd(), 0);	// join it (send-only)
 		return;
 	case McastTable::Lookup::Queued:
 		return;
@@ -99,7 +100,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// the carrier and the back-off stay as they are.
 		count(stats_.mcast_resets);
 		mcast_.set_state(g, McGroup::State::Idle);
-		schedule_work(nd_, 0);
+		schedule_work(nd(), 0);
 		return 0;
 	}
 	if (status == 0) {
@@ -115,7 +116,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2). NAPI, the ring's one
 				// consumer, posts them (and retries what a failed fill left empty).
 				rx_.want_fill(ib_mtu_bytes(rec.mtu) + kGrhLen);
-				kapi_napi_schedule(nd_);
+				kapi_napi_schedule(nd());
 			}
 			u32 m = ud_mtu(rec.mtu);
 			if (rx_.buf_size() && m > rx_.buf_size() - kGrhLen - kEncapLen)
@@ -141,10 +142,11 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 			kstd::SpinIrqSaveGuard l(mcast_.lock());
 			g.attached = !g.sendonly && attach_ok;
 			g.mlid = rec.mlid;
-			g.qkey = rec.qkey;
+			__atomic_store_n(&g.qkey, rec.qkey, __ATOMIC_RELAXED);	// xmit reads it lockless
 			old_ah = kstd::move(g.ah);
 			g.ah = AhRef::adopt(ah);
 			g.state = McGroup::State::Joined;
+			g.publish();	// after the AH and Q_Key: xmit may send on it from here
 			g.backoff_ms = 0;
 			move_queue(g.queue, pending);
 		}
@@ -166,12 +168,12 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		// flush) a transient failure (-EAGAIN while ib_sa refreshes its SM handle after a
 		// re-registration) must not bounce the link; the back-off retries, as in-tree.
 		log_.warn("%s join failed: %d, retry in %u ms", g.broadcast ? "broadcast" : "multicast", status, delay);
-		schedule_work(nd_, delay);
+		schedule_work(nd(), delay);
 		return 0;
 	}
 	requeue(pending);
 	if (g.broadcast)
-		schedule_work(nd_, 0);
+		schedule_work(nd(), 0);
 	return 0;
 }
 
@@ -185,6 +187,7 @@ void Interface::leave(McGroup &g)
 		kapi_sa_leave(kstd::exchange(g.mc, static_cast<kapi_mcast *>(nullptr)));
 		count(stats_.mcast_leaves);
 	}
+	mcast_.unpublish(g);	// before the put: see McGroup::publish
 	g.ah.reset();
 	kapi_skb *skb;
 	while (g.queue.pop(skb)) {
@@ -198,7 +201,7 @@ void Interface::mcast_flush()
 	mcast_.forget_broadcast();
 	while (McGroup *g = mcast_.pop()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -209,7 +212,7 @@ void Interface::mcast_restart(bool keep_carrier)
 {
 	if (!keep_carrier) {
 		carrier_ = false;
-		kapi_netdev_carrier(nd_, 0);
+		kapi_netdev_carrier(nd(), 0);
 	}
 	kstd::List<McGroup> all;
 	mcast_.take_all(all);
@@ -228,7 +231,7 @@ void Interface::mcast_restart(bool keep_carrier)
 	mcast_.put_back(back, dups);
 	while (McGroup *g = dups.pop_front()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -238,7 +241,7 @@ void Interface::mcast_sync_list()
 	u8 *addrs = new (Gfp::Kernel) u8[kMaxMcList * kHwAddrLen];
 	if (!addrs)
 		return;
-	int n = kapi_netdev_mc_list(nd_, addrs, kMaxMcList, int(kHwAddrLen));
+	int n = kapi_netdev_mc_list(nd(), addrs, kMaxMcList, int(kHwAddrLen));
 	kstd::List<McGroup> old;
 	mcast_.unmark_full_members();
 	HwAddr bcast = make_broadcast_addr(pkey_, 2);
@@ -262,7 +265,7 @@ void Interface::mcast_sync_list()
 	delete[] addrs;
 	while (McGroup *g = old.pop_front()) {
 		leave(*g);
-		delete g;
+		McastTable::retire(*g);
 	}
 }
 
@@ -272,26 +275,29 @@ void Interface::mcast_work()
 	if (!b)
 		return;
 	u64 now = kapi_now_ms();
-	const McGroup::State bs = mcast_.state(*b);
-	if (bs == McGroup::State::Idle || (bs == McGroup::State::Failed && now >= b->retry_at)) {
+	// The SA callback (join_done) writes these under the table lock: copies, never reads
+	// of the live fields.
+	const McastTable::Snapshot bs = mcast_.snapshot(*b);
+	if (bs.state == McGroup::State::Idle || (bs.state == McGroup::State::Failed && now >= bs.retry_at)) {
 		mcast_.set_state(*b, McGroup::State::Joining);
 		join(*b);
 		// join_done may already have run (and changed the state) from inside join.
-		if (mcast_.state(*b) == McGroup::State::Failed)
-			schedule_work(nd_, b->backoff_ms);
+		const McastTable::Snapshot after = mcast_.snapshot(*b);
+		if (after.state == McGroup::State::Failed)
+			schedule_work(nd(), after.backoff_ms);
 		return;
 	}
-	if (bs == McGroup::State::Failed) {
+	if (bs.state == McGroup::State::Failed) {
 		// Woken early by someone else: keep the broadcast retry armed.
-		schedule_work(nd_, unsigned(b->retry_at - now));
+		schedule_work(nd(), unsigned(bs.retry_at - now));
 		return;
 	}
-	if (bs != McGroup::State::Joined)
+	if (bs.state != McGroup::State::Joined)
 		return;
 	if (mtu_pending_) {
 		// Under rtnl, so the admin mode cannot change between the decision and the MTU.
 		if (!kapi_rtnl_trylock()) {
-			schedule_work(nd_, 10);
+			schedule_work(nd(), 10);
 			return;
 		}
 		join_mtu();
@@ -300,7 +306,7 @@ void Interface::mcast_work()
 	}
 	if (!carrier_) {
 		carrier_ = true;
-		kapi_netdev_carrier(nd_, 1);
+		kapi_netdev_carrier(nd(), 1);
 		log_.info("joined the broadcast group: Q_Key 0x%x, MTU %u, carrier on", qkey_, mcast_mtu_);
 	}
 	mcast_sync_list();
@@ -313,13 +319,13 @@ void Interface::mcast_work()
 			break;
 		if (do_leave) {
 			leave(*act);
-			delete act;
+			McastTable::retire(*act);
 		} else {
 			join(*act);
 		}
 	}
 	if (next_retry)
-		schedule_work(nd_, unsigned(next_retry > now ? next_retry - now : 1));
+		schedule_work(nd(), unsigned(next_retry > now ? next_retry - now : 1));
 }
 
 } // namespace ipoib

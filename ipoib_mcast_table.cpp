@@ -2,6 +2,17 @@
 // ipoib_mcast_table.cpp - the multicast group table (ipoib_mcast_table.h).
 #include "ipoib_mcast_table.h"
 
+namespace {
+
+// The RCU callback (softirq): the group is off the list and left (no SA membership, no AH,
+// no queued skb), and no xmit can still be looking at it.
+extern "C" void ipoib_mcast_rcu_free(kapi_rcu_head *head) noexcept
+{
+	delete &kstd::rcu_owner<ipoib::McGroup>(head);
+}
+
+} // namespace
+
 namespace ipoib {
 
 u32 move_queue(SkbQueue &q, SkbQueue &to)
@@ -18,14 +29,37 @@ u32 move_queue(SkbQueue &q, SkbQueue &to)
 
 McGroup *McastTable::find(const u8 *mgid)
 {
-	for (McGroup &g : groups_)
-		if (bytes_equal(g.mgid, mgid, kGidLen))
-			return &g;
-	return nullptr;
+	// The MGID is written before the group is linked and never changes while it is.
+	return groups_.find([mgid](const McGroup &g) { return bytes_equal(g.mgid, mgid, kGidLen); });
+}
+
+void McastTable::unlink(McGroup &g)
+{
+	groups_.remove(g);
+	g.unpublish();
+}
+
+void McastTable::retire(McGroup &g)
+{
+	KSTD_WARN_ON(kstd::RcuList<McGroup>::linked(g));
+	kstd::free_after_grace(g, ipoib_mcast_rcu_free);
 }
 
 McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey)
 {
+	{
+		// Fast path: a joined group, no lock. The AH read here lives on after the read
+		// section by the last-send rule (ipoib_ah.h), the Q_Key is a copy.
+		kstd::RcuReadGuard r;
+		if (McGroup *g = find(mgid)) {
+			if (Ah *a = g->published_ah()) {
+				ah = a;
+				qkey = g->published_qkey();
+				return Lookup::Send;
+			}
+		}
+	}
+	// Not joined (or not found, or a writer was moving it): decided under the lock.
 	kstd::SpinIrqSaveGuard l(lock_);
 	McGroup *g = find(mgid);
 	Lookup created = Lookup::Queued;
@@ -73,6 +107,19 @@ void McastTable::set_state(McGroup &g, McGroup::State s)
 {
 	kstd::SpinIrqSaveGuard l(lock_);
 	g.state = s;
+	g.publish();
+}
+
+McastTable::Snapshot McastTable::snapshot(const McGroup &g)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	return Snapshot{g.state, g.retry_at, g.backoff_ms};
+}
+
+void McastTable::unpublish(McGroup &g)
+{
+	kstd::SpinIrqSaveGuard l(lock_);
+	g.unpublish();
 }
 
 void McastTable::forget_broadcast()
@@ -84,14 +131,19 @@ void McastTable::forget_broadcast()
 McGroup *McastTable::pop()
 {
 	kstd::SpinIrqSaveGuard l(lock_);
-	return groups_.pop_front();
+	McGroup *g = groups_.front();
+	if (g)
+		unlink(*g);
+	return g;
 }
 
 void McastTable::take_all(kstd::List<McGroup> &out)
 {
 	kstd::SpinIrqSaveGuard l(lock_);
-	while (McGroup *g = groups_.pop_front())
+	while (McGroup *g = groups_.front()) {
+		unlink(*g);
 		out.push_back(*g);
+	}
 }
 
 void McastTable::put_back(kstd::List<McGroup> &back, kstd::List<McGroup> &dups)
@@ -100,7 +152,7 @@ void McastTable::put_back(kstd::List<McGroup> &back, kstd::List<McGroup> &dups)
 	while (McGroup *g = back.pop_front()) {
 		// xmit may have created a send-only twin meanwhile: keep ours, move its queue.
 		if (McGroup *twin = find(g->mgid)) {
-			groups_.remove(*twin);
+			unlink(*twin);
 			move_queue(twin->queue, g->queue);
 			dups.push_back(*twin);
 		}
@@ -138,7 +190,7 @@ void McastTable::insert_full(McGroup &fresh, kstd::List<McGroup> &old)
 	McGroup *g = find(fresh.mgid);
 	if (g && g->sendonly) {
 		// Upgrade: the send-only membership is left, the group joined as a full member.
-		groups_.remove(*g);
+		unlink(*g);
 		old.push_back(*g);
 		move_queue(g->queue, fresh.queue);
 	} else if (g) {
@@ -156,12 +208,13 @@ McGroup *McastTable::next_action(u64 now, bool &leave, u64 &next_retry)
 	leave = false;
 	for (McGroup &g : groups_) {
 		if (!g.broadcast && !g.sendonly && !g.wanted) {
-			groups_.remove(g);
+			unlink(g);
 			leave = true;
 			return &g;
 		}
 		if (g.state == McGroup::State::Idle || (g.state == McGroup::State::Failed && now >= g.retry_at)) {
 			g.state = McGroup::State::Joining;
+			g.publish();
 			return &g;
 		}
 		if (g.state == McGroup::State::Failed && (!next_retry || g.retry_at < next_retry))

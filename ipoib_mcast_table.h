@@ -6,29 +6,38 @@
 // outside it (join, leave, requeue, free); memberships (SA joins, attach) are ipoib_mcast.cpp's.
 //
 // Owner: Interface (a member); owns every McGroup on its list (allocated by the table or
-// handed in, freed by the caller after leave). Who may still hold a group: the SA, whose
-// join callback gets the group's tagged context until kapi_sa_leave returns (leave() runs
-// before a group is freed); a group taken off the list by take_all/pop is the caller's.
+// handed in; once off the list the caller's, who leaves it and hands it to retire()). Who may
+// still hold a group: xmit, inside its RCU read section (for_send's lockless lookup), until a
+// grace period after the group left the list - hence retire() instead of delete; the SA,
+// whose join callback gets the group's tagged context until kapi_sa_leave returns (leave()
+// runs before retire()).
 // Lock: KAPI_LOCK_IF_MCAST (irqsave), inside the netif tx lock, never with the path lock.
+// xmit's fast path takes no lock: an RCU walk of the list and the group's published AH
+// (McGroup::published_ah, release/acquire), which is set only while the group is Joined.
 #pragma once
 
 #include "ipoib_addr.h"
 #include "ipoib_ah.h"
 #include "ipoib_ctx.h"
+#include "ipoib_handles.h"
 #include "ipoib_neigh_policy.h"
 #include "kstd/list.h"
 #include "kstd/new.h"
 #include "kstd/lock.h"
+#include "kstd/rcu.h"
 #include "kstd/ring.h"
 
 namespace ipoib {
 
 class Interface;
 using AhRef = kstd::Ref<Ah>;
-using SkbQueue = kstd::Ring<kapi_skb *, kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
+using SkbQueue = SkbFifo<kPendingQueue>;	// kPendingQueue: ipoib_neigh_policy.h
 
-// A multicast group; its tagged context is the SA join's (ipoib_core_join_done).
-struct McGroup : Tagged<KAPI_CTX_MCAST>, kstd::ListLink<>, kstd::NonCopyable {
+// A multicast group; its tagged context is the SA join's (ipoib_core_join_done). Linked on
+// the table (RCU list, its own link) and, while the work handles it, on private lists (the
+// default link), so moving it between private lists never rewrites what readers follow.
+struct McGroup : Tagged<KAPI_CTX_MCAST>, kstd::ListLink<>, kstd::ListLink<kstd::RcuListTag>, kstd::RcuHead,
+		 kstd::NonCopyable {
 	enum class State { Idle, Joining, Joined, Failed };
 	explicit McGroup(Interface *o) : owner(o) {}
 	Interface *owner;
@@ -40,11 +49,24 @@ struct McGroup : Tagged<KAPI_CTX_MCAST>, kstd::ListLink<>, kstd::NonCopyable {
 	bool wanted = true;	// still in the netdev's multicast list (full members)
 	bool attached = false;
 	u16 mlid = 0;
-	u32 qkey = 0;
+	u32 qkey = 0;		// written under the lock before publish(); xmit reads it after
 	u32 backoff_ms = 0;
 	u64 retry_at = 0;
 	AhRef ah;
 	SkbQueue queue;
+
+	// The table's lock held, after state or ah changed: what xmit's lockless lookup sees.
+	// Non-null exactly while the group is Joined with an AH. The release store orders the
+	// AH and qkey before it; unpublish() comes before the AH is put (leave), so an xmit that
+	// still read the old pointer holds the tx lock the AH reaper's barrier waits for.
+	void publish() { __atomic_store_n(&send_ah_, state == State::Joined ? ah.get() : nullptr, __ATOMIC_RELEASE); }
+	void unpublish() { __atomic_store_n(&send_ah_, static_cast<Ah *>(nullptr), __ATOMIC_RELEASE); }
+	// xmit (RCU read side): the AH to send with, or nullptr (not joined: take the lock).
+	Ah *published_ah() const { return __atomic_load_n(&send_ah_, __ATOMIC_ACQUIRE); }
+	u32 published_qkey() const { return __atomic_load_n(&qkey, __ATOMIC_RELAXED); }
+
+private:
+	Ah *send_ah_ = nullptr;
 };
 
 // Moves q's skbs to the end of to; what does not fit is freed. Returns the number freed.
@@ -60,7 +82,8 @@ public:
 	// xmit (tx lock held): a joined group's AH and Q_Key (Send; no reference taken, the
 	// last-send rule of ipoib_ah.h keeps it alive), or the skb queued on a group not joined
 	// yet (Queued; NewGroup: a send-only group was created for it, the work must join it),
-	// or neither (QueueFull, NoMem: the skb is still the caller's).
+	// or neither (QueueFull, NoMem: the skb is still the caller's). A joined group is found
+	// under RCU without the lock; anything else is decided again under the lock.
 	enum class Lookup { Send, Queued, NewGroup, QueueFull, NoMem };
 	Lookup for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey);
 
@@ -68,6 +91,19 @@ public:
 	McGroup *broadcast();
 	McGroup::State state(const McGroup &g);
 	void set_state(McGroup &g, McGroup::State s);
+	// The fields the work's decisions read, copied under the lock (the SA callback writes
+	// them concurrently).
+	struct Snapshot {
+		McGroup::State state;
+		u64 retry_at;
+		u32 backoff_ms;
+	};
+	Snapshot snapshot(const McGroup &g);
+	// leave(): xmit must no longer find g's AH (before the AH is put).
+	void unpublish(McGroup &g);
+	// A group off the list (and left): freed after a grace period, when no xmit that may
+	// have found it under RCU is still looking at it. Any context.
+	static void retire(McGroup &g);
 
 	// Flush: unlinks the broadcast pointer, then hands back groups one by one.
 	void forget_broadcast();
@@ -99,10 +135,11 @@ public:
 	}
 
 private:
-	McGroup *find(const u8 *mgid);	// lock held
+	McGroup *find(const u8 *mgid);	// lock held, or RCU read side
+	void unlink(McGroup &g);	// lock held: off the list, unpublished
 
 	kstd::SpinLock lock_;
-	kstd::List<McGroup> groups_;
+	kstd::RcuList<McGroup> groups_;
 	McGroup *bcast_ = nullptr;
 };
 

@@ -142,12 +142,12 @@ Neigh *Interface::neigh_attach(const HwAddr &dst, Path &p, u64 now, Neigh *&reti
 	n = new (Gfp::Atomic) Neigh(dst, &p, now);
 	if (!n) {
 		// Sending still works through the Path; the next packet tries again.
-		count(stats_.neigh_alloc_errors);
+		count_local(stats_.neigh_alloc_errors);	// written only under the path lock
 		return nullptr;
 	}
 	p.get();
 	neighs_.insert(*n);
-	count(stats_.neigh_created);
+	count_local(stats_.neigh_created);	// written only under the path lock
 	return n;
 }
 

@@ -79,7 +79,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 		return send(skb, *ah, dst.qpn(), qkey_);
 	if (!query)
 		return;
-	count(stats_.path_queries);
+	count_local(stats_.path_queries);	// xmit only (tx lock)
 	void *q = nullptr;
 	const LocalAddrs me = local_addrs();	// xmit context: the published copy
 	int id = kapi_sa_path_query(ib_, port_, query->gid, me.gid, pkey_, kPathQueryTimeoutMs, query, &q);
@@ -143,7 +143,7 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 	} else {
 		kapi_skb *skb;
 		while (pending.pop(skb))
-			drop(skb, stats_.tx_drop_path_failed);
+			drop_shared(skb, stats_.tx_drop_path_failed);
 	}
 	ah.reset();
 	if (cm_rec)
@@ -190,7 +190,7 @@ void Interface::path_flush()
 			kapi_sa_cancel(id, q);
 		kapi_skb *skb;
 		while (pending.pop(skb))
-			drop(skb, stats_.tx_drop_path_failed);
+			drop_shared(skb, stats_.tx_drop_path_failed);
 		p->put();
 	}
 }

@@ -11,10 +11,7 @@ void Path::put()
 	ah.reset();
 	if (cm_rec)
 		kapi_cm_path_free(cm_rec);
-	kapi_skb *skb;
-	while (queue.pop(skb))
-		kapi_skb_free(skb);
-	delete this;
+	delete this;	// the queue frees what it still holds (SkbQueue owns its skbs)
 }
 
 Path *PathCache::find(const u8 *gid)

@@ -14,24 +14,23 @@ PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
 		return PostResult::RingFull;
 	}
 	TxSlot &slot = slots_[head_ & (size - 1)];
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE, &slot.dma) != 0) {
+	if (slot.dma.map(ib_, kapi_skb_data(skb), len, KAPI_DMA_TO_DEVICE) != 0) {
 		count_local(*c_.drop_dma);
 		return PostResult::Dma;
 	}
 	kapi_ud_send wr{};
 	wr.wr_id = wrid(WrKind::UdSend, head_ & (size - 1));
-	wr.addr = slot.dma;
+	wr.addr = slot.dma.addr();
 	wr.len = len;
 	wr.remote_qpn = qpn;
 	wr.remote_qkey = qkey;
 	wr.ah = ah.raw();
 	wr.signaled = 1;	// every send: one slot is freed per completion (ipoib_ud_qp.h)
-	slot.skb = skb;
-	slot.len = len;
+	slot.skb.reset(skb);
 	ah.note_send(head_);	// before the post: a completion may follow at once
 	if (kapi_post_send_ud(qp_, lkey_, &wr, 1) != 0) {
-		kapi_dma_unmap(ib_, slot.dma, len, KAPI_DMA_TO_DEVICE);
-		slot.skb = nullptr;
+		slot.dma.reset();
+		static_cast<void>(slot.skb.release());	// the caller's again
 		count_local(*c_.drop_post);
 		return PostResult::Post;
 	}
@@ -57,14 +56,13 @@ void TxRing::complete(const kapi_wc &wc)
 			log_.warn("send completion error %u (vendor 0x%x)", wc.status, wc.vendor_err);
 	} else {
 		count_local(*c_.packets);
-		count_local(*c_.bytes, s.len);
+		count_local(*c_.bytes, s.dma.len());
 	}
-	kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
+	s.dma.reset();
 	if (wc.status == KAPI_WC_SUCCESS)
-		kapi_skb_consume(s.skb);
+		kapi_skb_consume(s.skb.release());	// sent: not a drop (consume_skb)
 	else
-		kapi_skb_free(s.skb);
-	s.skb = nullptr;
+		s.skb.reset();
 }
 
 void TxRing::completed(u32 n, bool up)
@@ -75,14 +73,17 @@ void TxRing::completed(u32 n, bool up)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (kapi_netdev_queue_stopped(nd_) && up && __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - tail_ <= slots_.size() / 2)
 		kapi_netdev_wake_queue(nd_);
+	// The fence above orders the tail store before this load of the waiter's flag.
+	if (empty_.armed() && outstanding() == 0)
+		empty_.signal();
 }
 
 void TxRing::drain()
 {
 	for (; tail_ != head_; tail_++) {
 		TxSlot &s = slots_[tail_ & (slots_.size() - 1)];
-		kapi_dma_unmap(ib_, s.dma, s.len, KAPI_DMA_TO_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
+		s.dma.reset();
+		s.skb.reset();
 	}
 }
 

@@ -3,15 +3,19 @@
 // the AH reference that keeps the address handle alive until the send completed), the
 // producer/consumer indices, and the netdev queue stop/wake around a full ring.
 //
-// Owner: Interface (a member). Holds: per posted send one skb and one DMA mapping; the AH
+// Owner: Interface (a member). Holds: per posted send one skb and one DMA mapping (handles in
+// its TxSlot); the AH
 // is kept alive by the last-send rule instead of a reference per send (ipoib_ah.h).
 // Who may still reference a slot: the HCA, from post() until its completion is polled
 // (sends complete in order on one QP, IBA 10.8.3); drain() runs after the QP is in ERROR
 // and destroyed. Producer: xmit under the netif tx lock; consumer: NAPI (complete()) or,
-// with NAPI disabled, stop()/teardown.
+// with NAPI disabled, stop()/teardown. stop() waits for NAPI to see the ring empty
+// (wait_empty: signalled from completed(), no polling).
 #pragma once
 
+#include "ipoib_handles.h"
 #include "ipoib_rings.h"
+#include "kstd/inflight.h"
 #include "kstd/log.h"
 #include "kstd/refcount.h"
 
@@ -19,10 +23,11 @@ namespace ipoib {
 
 class Ah;
 
+// A posted send's skb and its mapping, owned by the slot until the send completed (or the
+// ring is drained); a slot destroyed still holding them releases them (backstop).
 struct TxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
-	u32 len = 0;
+	SkbHandle skb;
+	DmaMap dma;	// its len() is the send's length
 };
 
 // The counters a send ring updates: post-side ones by the producer, completion-side ones by
@@ -56,8 +61,15 @@ public:
 	PostResult post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey);
 	// One send completion (in order; wr_id = wrid(UdSend, slot)): the skb is consumed or freed.
 	void complete(const kapi_wc &wc);
-	// After a batch of completions: publishes the tail and wakes a stopped queue at half.
+	// After a batch of completions: publishes the tail, wakes a stopped queue at half, and
+	// a wait_empty() sleeper once nothing is outstanding.
 	void completed(u32 n, bool up);
+	// stop(), with no producer left and NAPI still enabled: sleeps until NAPI's completions
+	// emptied the ring, at most timeout_ms. False on timeout.
+	bool wait_empty(unsigned int timeout_ms)
+	{
+		return empty_.wait([this] { return outstanding() == 0; }, timeout_ms);
+	}
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed.
 	void drain();
 	// Sends completed so far (free-running; an AH is idle once this passed its last send).
@@ -75,6 +87,7 @@ private:
 	u32 head_ = 0;	// producer
 	u32 tail_ = 0;	// consumer
 	Array<TxSlot> slots_;
+	kstd::CondWait empty_;	// stop() waiting for outstanding() == 0
 };
 
 } // namespace ipoib

@@ -26,7 +26,7 @@
 
 struct uverbs_attr_bundle;
 
-#define SOFTIB_MAX_HOSTS	16
+#define SOFTIB_MAX_HOSTS	128
 #define SOFTIB_MAX_PORTS	4
 #define SOFTIB_MAX_PKEYS	16
 #define SOFTIB_SM_LID		1
@@ -212,6 +212,7 @@ struct softib_qp {
 	bool vanished;			/* fault: invisible to peers */
 	int wait;			/* SOFTIB_WAIT_* */
 	u32 force_rnr;			/* fault: answer the next N messages with RNR NAK */
+	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
 	struct list_head run_node;
 	struct timer_list timer;
 };
@@ -256,7 +257,7 @@ extern int softib_npkeys;
 
 /* fabric (softib_main.c) */
 extern spinlock_t softib_lock;
-extern struct softib_dev *softib_devs[SOFTIB_MAX_HOSTS];
+extern struct softib_dev **softib_devs;		/* [softib_hosts] */
 struct softib_port *softib_port_by_lid(u16 lid);	/* lock held */
 void softib_count(struct softib_port *p, enum softib_cnt c, u64 n);
 /* tx (true) or rx of one message of QP type T on port P: the per-transport counters */

@@ -162,7 +162,9 @@ static int fault_show(struct seq_file *s, void *unused)
 	if (sd->f_rx_stop)
 		seq_puts(s, "rx_stop\n");
 	xa_for_each(&sd->qps, idx, qp) {
-		if (qp->force_rnr)
+		if (qp->force_rnr_forever)
+			seq_printf(s, "rnr 0x%x forever\n", qp->qpn);
+		else if (qp->force_rnr)
 			seq_printf(s, "rnr 0x%x %u\n", qp->qpn, qp->force_rnr);
 		if (qp->vanished)
 			seq_printf(s, "vanish 0x%x\n", qp->qpn);
@@ -366,10 +368,12 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if ((!strcmp(argv[0], "rnr") && argc == 3) ||
 		   ((!strcmp(argv[0], "qp_err") || !strcmp(argv[0], "vanish")) && argc == 2)) {
+		bool forever = argc == 3 && !strcmp(argv[2], "forever");
+
 		if (kstrtou32(argv[1], 0, &a))
 			return -EINVAL;
 		b = 0;
-		if (argc == 3 && kstrtou32(argv[2], 0, &b))
+		if (argc == 3 && !forever && kstrtou32(argv[2], 0, &b))
 			return -EINVAL;
 		spin_lock_irqsave(&softib_lock, flags);
 		qp = xa_load(&sd->qps, a);
@@ -377,8 +381,11 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			spin_unlock_irqrestore(&softib_lock, flags);
 			return -EINVAL;
 		}
-		if (argv[0][0] == 'r')
+		if (argv[0][0] == 'r') {
+			/* `rnr QPN N` replaces `forever`; `rnr QPN 0` clears either */
 			qp->force_rnr = b;
+			qp->force_rnr_forever = forever;
+		}
 		else if (argv[0][0] == 'q')
 			softib_qp_error(qp);
 		else
@@ -430,8 +437,10 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
 		sd->f_delay_cm = 0;
 		sd->f_rx_stop = false;
-		xa_for_each(&sd->qps, idx, qp)
+		xa_for_each(&sd->qps, idx, qp) {
 			qp->force_rnr = 0;
+			qp->force_rnr_forever = false;
+		}
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else {
 		return -EINVAL;

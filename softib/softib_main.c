@@ -17,14 +17,14 @@ int softib_time_scale = 1;
 bool softib_retry_immediate;
 u16 softib_pkeys[SOFTIB_MAX_PKEYS];
 int softib_npkeys;
-static bool softib_host_srq[SOFTIB_MAX_HOSTS];	/* srq= with host_srq= applied */
+static bool *softib_host_srq;		/* [softib_hosts]: srq= with host_srq= applied */
 
 static char *pkeys = "";
 static char *host_srq = "";
 static char *retry_exc = "timed";
 
 module_param_named(hosts, softib_hosts, int, 0444);
-MODULE_PARM_DESC(hosts, "number of simulated hosts (1-16, default 2)");
+MODULE_PARM_DESC(hosts, "number of simulated hosts (1-" __stringify(SOFTIB_MAX_HOSTS) ", default 2)");
 module_param_named(ports_per_host, softib_ports_per_host, int, 0444);
 MODULE_PARM_DESC(ports_per_host, "IB ports per host (1-4, default 1)");
 module_param(pkeys, charp, 0444);
@@ -39,7 +39,11 @@ module_param(retry_exc, charp, 0444);
 MODULE_PARM_DESC(retry_exc, "RC peer gone: 'timed' (local ACK timeout x retries) or 'immediate'");
 
 DEFINE_SPINLOCK(softib_lock);
-struct softib_dev *softib_devs[SOFTIB_MAX_HOSTS];
+/*
+ * [softib_hosts], allocated at load from hosts= (nothing in softib is sized by
+ * SOFTIB_MAX_HOSTS, which only bounds the parameter: README.md "Scale").
+ */
+struct softib_dev **softib_devs;
 
 /* Caller holds softib_lock (LIDs change only under it, see the fault knob `lid`). */
 struct softib_port *softib_port_by_lid(u16 lid)
@@ -182,6 +186,28 @@ static int pkey_entry(const char *tok, int i)
 	return 0;
 }
 
+/* The per-host tables, sized from hosts= once it is known to be in range. */
+static int alloc_host_tables(void)
+{
+	softib_devs = kcalloc(softib_hosts, sizeof(*softib_devs), GFP_KERNEL);
+	softib_host_srq = kcalloc(softib_hosts, sizeof(*softib_host_srq), GFP_KERNEL);
+	if (softib_devs && softib_host_srq)
+		return 0;
+	kfree(softib_devs);
+	kfree(softib_host_srq);
+	softib_devs = NULL;
+	softib_host_srq = NULL;
+	return -ENOMEM;
+}
+
+static void free_host_tables(void)
+{
+	kfree(softib_devs);
+	kfree(softib_host_srq);
+	softib_devs = NULL;
+	softib_host_srq = NULL;
+}
+
 static int parse_params(void)
 {
 	int i, err;
@@ -190,6 +216,9 @@ static int parse_params(void)
 		pr_err("softib: hosts=%d out of range 1..%d\n", softib_hosts, SOFTIB_MAX_HOSTS);
 		return -EINVAL;
 	}
+	err = alloc_host_tables();
+	if (err)
+		return err;
 	if (softib_ports_per_host < 1 || softib_ports_per_host > SOFTIB_MAX_PORTS) {
 		pr_err("softib: ports_per_host=%d out of range 1..%d\n",
 		       softib_ports_per_host, SOFTIB_MAX_PORTS);
@@ -211,7 +240,7 @@ static int parse_params(void)
 		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
 		return -EINVAL;
 	}
-	for (i = 0; i < SOFTIB_MAX_HOSTS; i++)
+	for (i = 0; i < softib_hosts; i++)
 		softib_host_srq[i] = softib_srq;
 	err = parse_list(host_srq, host_srq_entry);
 	if (err)
@@ -301,17 +330,35 @@ static void softib_remove_host(int idx)
 	platform_device_unregister(pdev);
 }
 
+/* The load line, with every host's effective SRQ setting in the host_srq= syntax ("1,0,1"). */
+static void log_settings(void)
+{
+	char *srq_map = kmalloc(2 * softib_hosts, GFP_KERNEL);
+	int i;
+
+	if (srq_map) {
+		for (i = 0; i < softib_hosts; i++) {
+			srq_map[2 * i] = softib_host_srq[i] ? '1' : '0';
+			srq_map[2 * i + 1] = i + 1 < softib_hosts ? ',' : 0;
+		}
+	}
+	pr_info("softib: %d host(s) x %d port(s), srq=%d, %d P_Key(s), time_scale=%d (RNR/ACK timers divided by %d), retry_exc=%s, host_srq=%s\n",
+		softib_hosts, softib_ports_per_host, softib_srq, softib_npkeys,
+		softib_time_scale, softib_time_scale,
+		softib_retry_immediate ? "immediate" : "timed", srq_map ?: "?");
+	kfree(srq_map);
+}
+
 static int __init softib_init(void)
 {
-	char srq_map[2 * SOFTIB_MAX_HOSTS];
 	int i, err;
 
 	err = parse_params();
 	if (err)
-		return err;
+		goto out_tables;
 	err = softib_wire_init();
 	if (err)
-		return err;
+		goto out_tables;
 	err = softib_fault_init();
 	if (err)
 		goto out_wire;
@@ -324,14 +371,7 @@ static int __init softib_init(void)
 			goto out_hosts;
 		}
 	}
-	for (i = 0; i < softib_hosts; i++) {	/* "1,0,1": the host_srq= syntax */
-		srq_map[2 * i] = softib_host_srq[i] ? '1' : '0';
-		srq_map[2 * i + 1] = i + 1 < softib_hosts ? ',' : 0;
-	}
-	pr_info("softib: %d host(s) x %d port(s), srq=%d, %d P_Key(s), time_scale=%d (RNR/ACK timers divided by %d), retry_exc=%s, host_srq=%s\n",
-		softib_hosts, softib_ports_per_host, softib_srq, softib_npkeys,
-		softib_time_scale, softib_time_scale,
-		softib_retry_immediate ? "immediate" : "timed", srq_map);
+	log_settings();
 	return 0;
 
 out_hosts:
@@ -341,6 +381,8 @@ out_hosts:
 out_wire:
 	softib_wire_exit();
 	softib_sa_exit();
+out_tables:
+	free_host_tables();
 	return err;
 }
 
@@ -353,6 +395,7 @@ static void __exit softib_exit(void)
 	softib_fault_exit();
 	softib_wire_exit();
 	softib_sa_exit();
+	free_host_tables();
 }
 
 module_init(softib_init);

@@ -324,6 +324,7 @@ static void qp_reset(struct softib_qp *qp)
 	qp->timed_out = false;
 	qp->delayed_head = false;
 	qp->force_rnr = 0;
+	qp->force_rnr_forever = false;
 	del_timer(&qp->timer);
 	if (qp->on_runlist) {
 		list_del_init(&qp->run_node);

@@ -103,8 +103,13 @@ void softib_rc_process(struct softib_qp *qp)
 	qp->timed_out = false;
 	qp->retry_left = qp->retry_cnt;
 
-	/* fault knobs: `rnr QPN N` on this QP, `rx_stop` on the responder's whole host */
-	r = dq->force_rnr || dq->sdev->f_rx_stop ? NULL : softib_get_rwqe(dq);
+	/*
+	 * fault knobs: `rnr QPN N|forever` on this QP, `rx_stop` on the responder's whole host.
+	 * A NAKed message stays at the head of the requester's SQ (IBA 9.7.5.2.8): with
+	 * rnr_retry 7 and `forever` it is retried at every RNR timer expiry and never completes.
+	 */
+	r = dq->force_rnr || dq->force_rnr_forever || dq->sdev->f_rx_stop ? NULL :
+		softib_get_rwqe(dq);
 	if (!r) {
 		if (dq->force_rnr)
 			dq->force_rnr--;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// kstd/inflight.h - a count of operations in flight that teardown can wait out: begin()
+// kstd/inflight.h - what teardown waits on without polling. InFlight: a count of operations
+// in flight that teardown can wait out: begin()
 // before handing a callback to the kernel, end() in the callback, wait_idle() sleeps until
 // the count is zero (wait_var_event/wake_up_var in the shim; no polling). end()'s decrement
 // is fully ordered and kapi_wake_var() adds smp_mb() before wake_up_var()'s
@@ -39,6 +40,37 @@ public:
 
 private:
 	int n_ = 0;
+};
+
+// A condition that only another context sees become true (NAPI: "the send ring is empty"),
+// waited for by one sleeper (stop()): the waiter arms, checks the condition itself, then
+// sleeps in wait_var_event until the other context, having made the condition true,
+// signals. Both sides order their store before their load with a full barrier (the waiter
+// here; the signaller before signal()), so either the waiter sees the condition or the
+// signaller sees it armed - never neither (the store-buffering pattern).
+class CondWait : NonCopyable {
+public:
+	// True once cond() held; false after timeout_ms without it (then disarmed: a late
+	// signal is a no-op).
+	template <typename Cond> bool wait(Cond &&cond, unsigned int timeout_ms)
+	{
+		__atomic_store_n(&armed_, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		const bool ok = cond() || kapi_wait_var_zero(&armed_, timeout_ms) == 0;
+		__atomic_store_n(&armed_, 0, __ATOMIC_RELAXED);
+		return ok;
+	}
+	// The other context, after a full barrier that follows the store which made the
+	// condition true, and only when it saw the condition true. Cheap when nobody waits.
+	void signal()
+	{
+		if (__atomic_load_n(&armed_, __ATOMIC_RELAXED) && __atomic_exchange_n(&armed_, 0, __ATOMIC_ACQ_REL))
+			kapi_wake_var(&armed_);
+	}
+	bool armed() const { return __atomic_load_n(&armed_, __ATOMIC_RELAXED) != 0; }
+
+private:
+	int armed_ = 0;
 };
 
 } // namespace kstd

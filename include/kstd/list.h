@@ -35,6 +35,24 @@ template <typename Tag = DefaultListTag> struct ListLink {
 	ListNode list_node_;
 };
 
+// Walks the elements after a node, following next (the owner's lock held).
+template <typename T, typename Tag> class ListIter {
+public:
+	explicit ListIter(ListNode *n) : n_(n) {}
+	// Link is the first and only member of ListLink, so the node is the link.
+	T &operator*() const { return static_cast<T &>(*reinterpret_cast<ListLink<Tag> *>(n_)); }
+	T *operator->() const { return &**this; }
+	ListIter &operator++()
+	{
+		n_ = n_->next;
+		return *this;
+	}
+	bool operator!=(const ListIter &o) const { return n_ != o.n_; }
+
+private:
+	ListNode *n_;
+};
+
 template <typename T, typename Tag = DefaultListTag> class List : NonCopyable {
 	using Link = ListLink<Tag>;
 
@@ -46,21 +64,7 @@ template <typename T, typename Tag = DefaultListTag> class List : NonCopyable {
 	}
 
 public:
-	class Iter {
-	public:
-		explicit Iter(ListNode *n) : n_(n) {}
-		T &operator*() const { return elem(n_); }
-		T *operator->() const { return &elem(n_); }
-		Iter &operator++()
-		{
-			n_ = n_->next;
-			return *this;
-		}
-		bool operator!=(const Iter &o) const { return n_ != o.n_; }
-
-	private:
-		ListNode *n_;
-	};
+	using Iter = ListIter<T, Tag>;
 
 	List() = default;
 	~List() = default; // the owner empties the list in its teardown

@@ -19,4 +19,6 @@
 	X(mcast_table)         \
 	X(seq_words)           \
 	X(path_cache)          \
-	X(ah_reaper)
+	X(ah_reaper)           \
+	X(mcast_rcu)           \
+	X(tx_ring)

@@ -2,6 +2,7 @@
 // test_mcast_table.cpp (host only): the multicast group table's decisions - send-only
 // groups created on first use with a bounded queue, the restart merge of send-only twins,
 // the full-member upgrade, and the order in which the work acts on groups.
+#include "fake_rcu.h"
 #include "fake_verbs.h"
 #include "ipoib_mcast_table.h"
 #include "ipoib_path_cache.h"
@@ -19,7 +20,8 @@ void mgid_of(u8 n, u8 out[kGidLen])
 	out[15] = n;
 }
 
-// Frees every group (and queued skb) left in the table.
+// Frees every group (and queued skb) left in the table, as the interface does: off the
+// list, then freed after a grace period.
 void empty(McastTable &t)
 {
 	while (McGroup *g = t.pop()) {
@@ -28,8 +30,9 @@ void empty(McastTable &t)
 		kapi_skb *skb;
 		while (q.pop(skb))
 			kapi_skb_free(skb);
-		delete g;
+		McastTable::retire(*g);
 	}
+	fake_rcu_grace();
 }
 
 kapi_skb *skb() { return kapi_skb_alloc(nullptr, 64, 0, KAPI_GFP_KERNEL); }
@@ -178,11 +181,35 @@ KTEST(mcast_table, work_leaves_unwanted_then_joins_due)
 	empty(t);
 }
 
+// SkbQueue owns what it holds: a full queue leaves the skb to the caller, pop hands one
+// back, and whatever is left when the queue goes is freed with it.
+KTEST(mcast_table, queued_skbs_belong_to_the_queue)
+{
+	const long live = fake_skbs_live();
+	kapi_skb *over = skb();
+	ASSERT_NOT_NULL(over);
+	{
+		SkbQueue q;
+		for (u32 i = 0; i < kPendingQueue; i++)
+			EXPECT_TRUE(q.push(skb()));
+		EXPECT_FALSE(q.push(over));	// full: still ours
+		EXPECT_EQ(q.size(), kPendingQueue);
+		kapi_skb *first = nullptr;
+		EXPECT_TRUE(q.pop(first));
+		ASSERT_NOT_NULL(first);
+		kapi_skb_free(first);
+		EXPECT_EQ(fake_skbs_live(), live + long(kPendingQueue));	// kPendingQueue - 1 queued + over
+	}
+	EXPECT_EQ(fake_skbs_live(), live + 1);	// the queue freed its own; `over` is ours
+	kapi_skb_free(over);
+}
+
 KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_group),
 	    KTEST_CASE(mcast_table, no_memory_leaves_the_skb_to_the_caller),
 	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
 	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
-	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due));
+	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due),
+	    KTEST_CASE(mcast_table, queued_skbs_belong_to_the_queue));
 
 // ---- path_cache ----
 // A Path keeps a reference to its Interface, which these cases never touch: any storage
@@ -293,3 +320,159 @@ KTEST(ah_reaper, a_send_far_behind_is_idle)
 
 KTEST_SUITE(ah_reaper, KTEST_CASE(ah_reaper, waits_for_the_last_send_then_frees),
 	    KTEST_CASE(ah_reaper, a_drained_ring_frees_everything), KTEST_CASE(ah_reaper, a_send_far_behind_is_idle));
+
+// ---- mcast_rcu: xmit's lockless lookup and the deferred free ----
+namespace {
+
+// A group on the table joined as join_done leaves it (under the lock: AH, Q_Key, Joined,
+// published).
+McGroup *joined_group(McastTable &t, u8 n, u32 qkey)
+{
+	McGroup *g = new (kstd::Gfp::Kernel) McGroup(nullptr);
+	Ah *a = new (kstd::Gfp::Kernel) Ah(NO_INTERFACE, nullptr);
+	if (!g || !a) {
+		delete g;
+		delete a;
+		return nullptr;
+	}
+	mgid_of(n, g->mgid);
+	kstd::List<McGroup> old;
+	t.insert_full(*g, old);
+	kstd::SpinIrqSaveGuard l(t.lock());
+	g->ah = AhRef::adopt(a);
+	__atomic_store_n(&g->qkey, qkey, __ATOMIC_RELAXED);
+	g->state = McGroup::State::Joined;
+	g->publish();
+	return g;
+}
+
+// leave() as the interface does it: unpublished before the AH is put.
+void leave_and_retire(McastTable &t, McGroup &g)
+{
+	t.unpublish(g);
+	g.ah.reset();
+	McastTable::retire(g);
+}
+
+} // namespace
+
+KTEST(mcast_rcu, a_joined_group_sends_without_the_lock)
+{
+	fake_rcu_reset();
+	McastTable t;
+	McGroup *g = joined_group(t, 1, 0x1234);
+	ASSERT_NOT_NULL(g);
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	kapi_skb *s = skb();
+	ASSERT_NOT_NULL(s);
+	{
+		// The table's lock held by "another CPU": the host lock fails the case on a
+		// recursive acquisition, so this passes only if for_send took no lock.
+		kstd::SpinIrqSaveGuard l(t.lock());
+		EXPECT_EQ(t.for_send(nullptr, g->mgid, s, ah, qkey), McastTable::Lookup::Send);
+	}
+	EXPECT_EQ(ah, g->ah.get());
+	EXPECT_EQ(qkey, 0x1234u);
+	EXPECT_EQ(fake_rcu_reads(), 1);
+	EXPECT_EQ(fake_rcu_depth(), 0);
+	kapi_skb_free(s);
+	McGroup *p = t.pop();
+	EXPECT_EQ(p, g);
+	leave_and_retire(t, *g);
+	EXPECT_EQ(fake_rcu_grace(), 1);
+}
+
+// Only a Joined group with an AH is visible to the lockless path; any other state (a
+// re-join after a reset, a failure) sends xmit to the lock, which queues.
+KTEST(mcast_rcu, only_joined_is_published)
+{
+	fake_rcu_reset();
+	McastTable t;
+	McGroup *g = joined_group(t, 2, 7);
+	ASSERT_NOT_NULL(g);
+	EXPECT_NOT_NULL(g->published_ah());
+	t.set_state(*g, McGroup::State::Idle);	// join_done(-ENETRESET)
+	EXPECT_NULL(g->published_ah());
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	EXPECT_EQ(t.for_send(nullptr, g->mgid, skb(), ah, qkey), McastTable::Lookup::Queued);
+	EXPECT_NULL(ah);
+	t.set_state(*g, McGroup::State::Joining);
+	EXPECT_NULL(g->published_ah());
+	t.set_state(*g, McGroup::State::Joined);	// the AH is still there: published again
+	EXPECT_EQ(g->published_ah(), g->ah.get());
+	t.set_state(*g, McGroup::State::Failed);
+	EXPECT_NULL(g->published_ah());
+	empty(t);	// takes the queued skb; unlinking also unpublishes
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
+// Off the list a group is unpublished at once (xmit can no longer send on it) but freed only
+// after a grace period: a reader that found it before may still be reading it.
+KTEST(mcast_rcu, unlinked_groups_are_unpublished_and_freed_after_a_grace_period)
+{
+	fake_rcu_reset();
+	McastTable t;
+	McGroup *g = joined_group(t, 3, 7);
+	McGroup *h = joined_group(t, 4, 7);
+	ASSERT_TRUE(g && h);
+	kstd::List<McGroup> all;
+	t.take_all(all);	// restart: every group off the list
+	EXPECT_NULL(g->published_ah());
+	EXPECT_NULL(h->published_ah());
+	const long live = ktest_alloc_live();
+	while (McGroup *x = all.pop_front())
+		leave_and_retire(t, *x);
+	EXPECT_EQ(ktest_alloc_live(), live - 2);	// the AHs went; the groups wait
+	EXPECT_EQ(fake_rcu_pending(), 2);
+	EXPECT_EQ(fake_rcu_grace(), 2);
+	EXPECT_EQ(ktest_alloc_live(), live - 4);
+	EXPECT_NULL(t.pop());
+}
+
+// RcuList: a reader standing on an element that is removed walks on to the head; one on an
+// element moved to the front walks the list again; neither ever leaves the list.
+namespace {
+struct Item : kstd::ListLink<kstd::RcuListTag> {
+	int v = 0;
+};
+int walk_from(Item &start, kstd::RcuList<Item> &l, int limit)
+{
+	// What a reader does from start on: follow next pointers until the head.
+	int seen = 0;
+	for (const kstd::ListNode *n = start.list_node_.next; !l.is_head(n) && seen < limit; n = n->next)
+		seen++;
+	return seen;
+}
+} // namespace
+
+KTEST(mcast_rcu, rcu_list_readers_never_leave_the_list)
+{
+	kstd::RcuList<Item> l;
+	Item a, b, c;
+	a.v = 1;
+	b.v = 2;
+	c.v = 3;
+	l.push_back(a);
+	l.push_back(b);
+	l.push_back(c);
+	EXPECT_EQ(l.find([](const Item &i) { return i.v == 2; }), &b);
+	kstd::RcuList<Item>::remove(b);
+	EXPECT_FALSE(kstd::RcuList<Item>::linked(b));
+	EXPECT_TRUE(kstd::RcuList<Item>::linked(a));
+	EXPECT_NULL(l.find([](const Item &i) { return i.v == 2; }));
+	EXPECT_EQ(walk_from(b, l, 10), 1);	// b -> c -> head
+	l.push_front(b);			// linked again before a grace period
+	EXPECT_EQ(walk_from(b, l, 10), 2);	// b -> a -> c -> head
+	EXPECT_EQ(l.pop_front(), &b);
+	EXPECT_EQ(l.pop_front(), &a);
+	EXPECT_EQ(l.pop_front(), &c);
+	EXPECT_TRUE(l.empty());
+	EXPECT_EQ(walk_from(c, l, 10), 0);	// the last one removed points at the head
+}
+
+KTEST_SUITE(mcast_rcu, KTEST_CASE(mcast_rcu, a_joined_group_sends_without_the_lock),
+	    KTEST_CASE(mcast_rcu, only_joined_is_published),
+	    KTEST_CASE(mcast_rcu, unlinked_groups_are_unpublished_and_freed_after_a_grace_period),
+	    KTEST_CASE(mcast_rcu, rcu_list_readers_never_leave_the_list));

@@ -111,8 +111,8 @@ static void ep_destroy(struct ep *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* RESET -> INIT -> RTR -> RTS, connected to the peer QP (as ib_cm would do) */
-static int connect(struct ctx *c, struct ep *e, u32 dqpn, u8 min_rnr, u8 rnr_retry)
+/* RESET -> INIT -> RTR, connected to the peer QP (as ib_cm would do) */
+static int connect_rtr(struct ctx *c, struct ep *e, u32 dqpn, u8 min_rnr)
 {
 	struct ib_qp_attr at = {};
 	int err;
@@ -132,18 +132,27 @@ static int connect(struct ctx *c, struct ep *e, u32 dqpn, u8 min_rnr, u8 rnr_ret
 	at.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(&at.ah_attr, c->lid);
 	rdma_ah_set_port_num(&at.ah_attr, 1);
-	err = ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-			   IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&at, 0, sizeof(at));
+	return ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			    IB_QP_DEST_QPN | IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			    IB_QP_MIN_RNR_TIMER);
+}
+
+static int to_rts(struct ep *e, u8 rnr_retry)
+{
+	struct ib_qp_attr at = {};
+
 	at.qp_state = IB_QPS_RTS;
 	at.timeout = 14;
 	at.retry_cnt = 1;
 	at.rnr_retry = rnr_retry;
 	return ib_modify_qp(e->qp, &at, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
 			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* RESET -> INIT -> RTR -> RTS */
+static int connect(struct ctx *c, struct ep *e, u32 dqpn, u8 min_rnr, u8 rnr_retry)
+{
+	return connect_rtr(c, e, dqpn, min_rnr) ?: to_rts(e, rnr_retry);
 }
 
 static int pair_up(struct ctx *c, u8 b_min_rnr, u8 a_rnr_retry)
@@ -327,6 +336,57 @@ static void qp_event(struct ib_event *ev, void *ctx)
 {
 	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
 		atomic_inc(&last_wqe_events);
+}
+
+static atomic_t comm_est_events;
+
+static void comm_est_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_COMM_EST)
+		atomic_inc(&comm_est_events);
+}
+
+/*
+ * IBA 11.6.3 (Communication Established): a QP in RTR that receives its first message raises
+ * COMM_EST (ib_cm's cue that the RTU was lost), once; a QP in RTS raises none.
+ */
+static void case_comm_est(struct ctx *c)
+{
+	struct ib_wc wc;
+	int i, ok = 1;
+
+	if (ep_create(c, &c->a) || ep_create(c, &c->b)) {
+		tap(false, "COMM_EST: create QPs");
+		goto out;
+	}
+	/* what ib_create_qp would have stored from ib_qp_init_attr.event_handler */
+	c->b.qp->event_handler = comm_est_event;
+	atomic_set(&comm_est_events, 0);
+	if (connect(c, &c->a, c->b.qp->qp_num, 0, 7) ||
+	    connect_rtr(c, &c->b, c->a.qp->qp_num, 14)) {
+		tap(false, "COMM_EST: connect (b in RTR)");
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		post_recv(&c->b, 60 + i, 0, 4096);
+		send_simple(&c->a, 70 + i, 64);
+		ok = ok && poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS &&
+		     wc.wr_id == 60 + i;
+	}
+	msleep(100);
+	tap(ok, "QP in RTR receives two messages");
+	tap(atomic_read(&comm_est_events) == 1,
+	    "... and raises IB_EVENT_COMM_EST once, on the first (%d)",
+	    atomic_read(&comm_est_events));
+	ok = !to_rts(&c->b, 7);
+	post_recv(&c->b, 62, 0, 4096);
+	send_simple(&c->a, 72, 64);
+	ok = ok && poll1(c->b.cq, &wc, 2000) && wc.status == IB_WC_SUCCESS && wc.wr_id == 62;
+	msleep(100);
+	tap(ok && atomic_read(&comm_est_events) == 1,
+	    "in RTS: receives, no further COMM_EST (%d)", atomic_read(&comm_est_events));
+out:
+	pair_down(c);
 }
 
 /*
@@ -706,13 +766,14 @@ static int __init rctest_init(void)
 		}
 		return err;
 	}
-	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 25 : 21);
+	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 28 : 24);
 	case_send(&c);
 	case_rnr(&c, 0);
 	case_rnr(&c, 3);
 	case_rnr(&c, 7);
 	case_retry_exc(&c);
 	case_ud(&c);
+	case_comm_est(&c);
 	if (c.ibdev->attrs.max_srq)
 		case_srq(&c);
 	case_stream(&c);

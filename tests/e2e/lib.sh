@@ -149,6 +149,18 @@ ns_ping() {
 }
 # ns_delete_all: remove every namespace (the harness also does this after the scenario)
 ns_delete_all() { ip -all netns delete; }
+# cm_oneway NET: ib0 in connected mode (MTU 65520) in namespace A as NET.1, ib1 left in
+# datagram mode in B as NET.2 (e.g. 10.0.3): only A opens RC connections, so every RC QP
+# on softib1 is a passive (receive) one; waits for both carriers
+cm_oneway() {
+    wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1' &&
+        echo connected > /sys/class/net/ib0/mode && ns_create A B &&
+        ns_move ib0 A && ns_move ib1 B && ns_addr A ib0 "$1.1/24" && ns_addr B ib1 "$1.2/24" &&
+        ip -n A link set ib0 mtu 65520 && wait_carrier ib0 A 60 && wait_carrier ib1 B 60
+}
+# big_ping_recovers ADDR: a 60000-byte ping from A gets a reply within 15 tries
+big_ping_recovers() { for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+    ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 "$1" >/dev/null && return 0; done; return 1; }
 
 # ---- modules and devices
 module_loaded() { grep -q "^$1 " /proc/modules; }

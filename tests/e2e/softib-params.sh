@@ -20,7 +20,7 @@ bad() { # PARAMS... REGEX: insmod must fail and log REGEX
     dmesg_has "softib: .*$_re" && test -z "$(ib_devices)"
 }
 check "hosts=0 refused" bad 'hosts=0 out of range' hosts=0
-check "hosts=17 refused" bad 'hosts=17 out of range' hosts=17
+check "hosts=129 refused" bad 'hosts=129 out of range 1..128' hosts=129
 check "ports_per_host=5 refused" bad 'ports_per_host=5 out of range' ports_per_host=5
 check "srq=2 refused" bad 'srq=2 must be 0 or 1' srq=2
 check "time_scale=0 refused" bad 'time_scale=0 out of range' time_scale=0

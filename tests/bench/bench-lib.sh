@@ -1,0 +1,170 @@
+# Measurement primitives of the benchmark (busybox sh). scripts/bench inlines this file into
+# tests/bench/ipoib-bench.sh in place of its `. /e2e/bench-lib.sh` line; it needs /e2e/lib.sh.
+#
+# Every figure leaves the VM as one TAP diagnostic line that scripts/bench-report reads:
+#   # bench-rec MODE SRQ SLOT RUN NAME STREAMS DIRECTION SIZE VALUE
+# ('-' where a field does not apply; MODE/SRQ/SLOT/RUN are the globals of the cell being
+# measured). A cell a driver cannot run (connected mode refused) is one line
+#   # bench-nm MODE SRQ SLOT RUN REASON...
+# Progress: `# bench-at DONE TOTAL UPTIME LABEL` before each step (DONE/TOTAL in estimated
+# seconds; scripts/bench-progress turns them into an ETA). Nothing here judges a figure: the
+# checks only say that a step produced one.
+
+# Dry run (DRY=1): every step only adds its estimated cost to EST, so the plan's total is
+# known before the first measurement, from the same loops that measure.
+DRY=0 EST=0 DONE=0
+step() { # COST LABEL: 0 = measure now, 1 = dry run (cost added)
+    if [ $DRY = 1 ]; then EST=$((EST + $1)); return 1; fi
+    diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) $2 $SLOT run $RUN/$BENCH_RUNS"
+    DONE=$((DONE + $1))
+    return 0
+}
+rec() { diag "bench-rec $MODE $SRQ $SLOT $RUN $1 $2 $3 $4 $5"; }
+want() { # NAME...: is any of these metrics selected?
+    for b_m in "$@"; do
+        case ",$BENCH_METRICS," in ",all,"|*",$b_m,"*) return 0 ;; esac
+    done
+    return 1
+}
+# a number > 0 (awk: busybox sh has no floating point)
+positive() { awk -v x="$1" 'BEGIN { exit !(x ~ /^[0-9.]+$/ && x + 0 > 0) }'; }
+both_positive() { positive "$1" && positive "$2"; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+settle() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
+# CPU time outside idle and iowait, in USER_HZ (100/s) ticks, of all CPUs together: both
+# ends of every transfer run in this VM, so this is the cost of sender + receiver.
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
+# tcp STREAMS DIR: iperf3 TCP from A (DIR ab) or to A (ba, -R), receiver Mbit/s; the CPU
+# seconds per GiB moved over the same window.
+tcp() {
+    step $((BENCH_TIME + 1)) "tcp_throughput $MODE srq=$SRQ P$1 $2" || return 0
+    b_r=""; [ "$2" = ba ] && b_r=-R
+    b_c0=$(cpu_busy)
+    b_out=$(ns_exec A iperf3 -c "$PEER" -t "$BENCH_TIME" -f m -P "$1" $b_r 2>&1)
+    b_c1=$(cpu_busy)
+    # the last receiver line: the only one with -P 1, [SUM] otherwise
+    # "[SUM]   0.00-5.04   sec   693 MBytes  1153 Mbits/sec   receiver"
+    b_l=$(echo "$b_out" | grep ' receiver$' | tail -n1)
+    b_mbit=$(echo "$b_l" | awk '{ print $(NF-2) }')
+    b_mib=$(echo "$b_l" | awk '{ f = ($(NF-3) == "GBytes") ? 1024 : ($(NF-3) == "KBytes") ? 1 / 1024 : 1; print $(NF-4) * f }')
+    if check "$MODE srq=$SRQ $SLOT run $RUN: iperf3 -P $1 $2 moved data ($b_mbit Mbit/s)" positive "$b_mbit"; then
+        rec tcp_throughput "$1" "$2" - "$b_mbit"
+        rec cpu_per_gb "$1" "$2" - "$(awk -v c=$((b_c1 - b_c0)) -v m="$b_mib" 'BEGIN { printf "%.3f", c / 100 / (m / 1024) }')"
+    else
+        diag "$b_out"
+    fi
+}
+
+# udp: iperf3 UDP A->B at the fixed offered load BENCH_UDP_RATE, 1400-byte datagrams (they fit
+# the datagram-mode MTU of 2044, so IP never fragments them); the receiver's loss %.
+udp() {
+    step $((BENCH_TIME + 1)) "udp_loss $MODE srq=$SRQ $BENCH_UDP_RATE" || return 0
+    b_out=$(ns_exec A iperf3 -c "$PEER" -u -b "$BENCH_UDP_RATE" -l 1400 -t "$BENCH_TIME" -f m 2>&1)
+    # "[  5]   0.00-5.00   sec   119 MBytes   200 Mbits/sec  0.034 ms  12/89286 (0.013%)  receiver"
+    b_l=$(echo "$b_out" | grep ' receiver$' | tail -n1)
+    b_pct=$(echo "$b_l" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\(.*%\)$/) { gsub(/[()%]/, "", $i); print $i } }')
+    b_tot=$(echo "$b_l" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[2] } }')
+    if check "$MODE srq=$SRQ $SLOT run $RUN: iperf3 UDP $BENCH_UDP_RATE: $b_l" sh -c "[ -n '$b_pct' ] && [ '${b_tot:-0}' -gt 0 ]"; then
+        rec udp_loss 1 ab - "$b_pct"
+    else
+        diag "$b_out"
+    fi
+}
+
+# rr: sockperf UDP ping-pong A->B, 64-byte messages, for BENCH_TIME s: p50 and p99 in usec
+# (the server runs in B for the whole phase: sockperf_server).
+sockperf_server() {
+    ns_exec B sockperf server -i 0.0.0.0 -p 11111 >/dev/null 2>&1 &
+    wait_for 20 sh -c "ip netns exec B ss -uln | grep -q ':11111 '"
+}
+rr() {
+    step $((BENCH_TIME + 3)) "rr_latency $MODE srq=$SRQ" || return 0
+    b_out=$(ns_exec A sockperf ping-pong -i "$PEER" -p 11111 -t "$BENCH_TIME" -m 64 2>&1)
+    b_p50=$(echo "$b_out" | sed -n 's/.*percentile 50\.000 = *\([0-9.]*\).*/\1/p')
+    b_p99=$(echo "$b_out" | sed -n 's/.*percentile 99\.000 = *\([0-9.]*\).*/\1/p')
+    if check "$MODE srq=$SRQ $SLOT run $RUN: sockperf ping-pong p50 $b_p50 p99 $b_p99 usec" both_positive "$b_p50" "$b_p99"; then
+        rec rr_latency_p50 1 ab 64 "$b_p50"
+        rec rr_latency_p99 1 ab 64 "$b_p99"
+    else
+        diag "$b_out"
+    fi
+}
+
+# pingrtt SIZE: 4 x BENCH_TIME echo requests A->B, 50 ms apart; the median RTT in ms.
+pingrtt() {
+    b_n=$((BENCH_TIME * 4))
+    step $((b_n / 20 + 1)) "ping_rtt $MODE srq=$SRQ ${1} B" || return 0
+    b_out=$(ns_exec A ping -n -c "$b_n" -i 0.05 -W 2 -s "$1" "$PEER" 2>&1)
+    b_med=$(echo "$b_out" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' | tr '\n' ' ' | median)
+    b_got=$(echo "$b_out" | grep -c ' time=')
+    if check "$MODE srq=$SRQ $SLOT run $RUN: ping -s $1: $b_got/$b_n replies, median ${b_med:-?} ms" positive "$b_med"; then
+        rec ping_rtt 1 ab "$1" "$b_med"
+    else
+        diag "$b_out"
+    fi
+}
+
+# ceiling: softib's raw RC throughput, softib_rctest's stream case (two RC QPs on softib0,
+# 64 KiB SENDs, in the kernel: no IP, no ipoib) between driver runs; Mbit/s.
+ceiling() {
+    step 5 "rc_ceiling (softib_rctest stream ${BENCH_STREAM_MB} MiB)" || return 0
+    dmesg_mark ceil
+    insmod /e2e/modules/softib_rctest.ko dev=softib0 stream_mb="$BENCH_STREAM_MB"
+    b_l=$(dmesg_since_mark | grep 'softib_rctest: ok .* stream ')
+    b_mbs=$(echo "$b_l" | sed -n 's/.*SENDs: \([0-9]*\) MB\/s.*/\1/p')
+    check "softib_rctest unloads" rmmod softib_rctest
+    if check "run $RUN: RC ceiling: $b_l" positive "$b_mbs"; then
+        diag "bench-ceil $RUN $((b_mbs * 8))"
+    else
+        diag "$(dmesg_since_mark | grep softib_rctest | tail -n 5)"
+    fi
+}
+
+# RC QPs on every softib device (each connection is two: one on each end)
+rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
+
+# setup N FIRST: with no neighbour, path or connection to them yet (a fresh bring-up, or
+# peers no earlier setup of this bring-up touched), A pings peers FIRST..FIRST+N-1
+# (B<i>, 10.0.0.<i+1>) all at once; each peer's setup time is ping's own measure of its
+# first answer, (icmp_seq - 1) x 200 ms + that reply's RTT, so the cost of starting N pings
+# in this VM is not counted. The figure is the slowest peer's: the time until all N answered.
+# With MEM=1 (connected mode without SRQ) also the memory the connections pin once idle:
+# MemAvailable before the pings minus after (caches dropped both times), per RC connection
+# (a pair of RC QPs: rdma resource counts both ends, which live in this VM).
+setup() {
+    step $((2 + $1 / 4 + MEM * 6)) "setup_time $MODE srq=$SRQ N=$1" || return 0
+    if [ $MEM = 1 ]; then settle; b_m0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps); fi
+    rm -f /tmp/setup.*
+    b_si=$2 b_pids=""
+    while [ $b_si -lt $(($2 + $1)) ]; do
+        ns_exec A ping -n -c 1 -w 30 -i 0.2 "10.0.0.$((b_si + 1))" > /tmp/setup.$b_si 2>&1 &
+        b_pids="$b_pids $!"; b_si=$((b_si + 1))
+    done
+    for b_p in $b_pids; do wait "$b_p"; done
+    b_si=$2 b_all=""
+    while [ $b_si -lt $(($2 + $1)) ]; do
+        b_all="$b_all $(sed -n 's/.*icmp_seq=\([0-9]*\) .* time=\([0-9.]*\) ms.*/\1 \2/p' /tmp/setup.$b_si |
+            awk 'NR == 1 { print ($1 - 1) * 200 + $2 }')"
+        b_si=$((b_si + 1))
+    done
+    b_got=$(echo $b_all | wc -w)
+    b_max=$(echo $b_all | tr ' ' '\n' | sort -n | tail -n1)
+    if check "$MODE srq=$SRQ $SLOT run $RUN: $b_got/$1 peers (B$2..) answered, the last after ${b_max:-?} ms" test "$b_got" = "$1"; then
+        rec setup_time - - "$1" "$b_max"
+    else
+        cat /tmp/setup.* | sed 's/^/# /'
+    fi
+    [ $MEM = 1 ] || return 0
+    sleep 2
+    settle; b_m1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
+    b_conns=$(( (b_q1 - b_q0) / 2 ))
+    diag "bench mem $MODE srq=$SRQ $SLOT run $RUN N=$1: $b_conns RC connections, MemAvailable -$((b_m0 - b_m1)) KiB, Slab +$((b_s1 - b_s0)) KiB"
+    if check "$SLOT run $RUN N=$1: the pings opened RC connections ($b_conns)" test "$b_conns" -gt 0; then
+        rec mem_total - - "$1" "$((b_m0 - b_m1))"
+        rec mem_conns - - "$1" "$b_conns"
+        [ "$1" = "$PEERS_MAX" ] && rec mem_per_idle_conn - - "$1" "$(( (b_m0 - b_m1) / b_conns ))"
+    fi
+    return 0
+}

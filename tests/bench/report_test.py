@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Host test of scripts/bench-report (`scripts/bench --selftest`; no VM, a second or two).
+
+Feeds it a synthetic TAP whose figures are known, then checks results.json field by field
+(medians, ratio direction, spread, runs, not-measured cells as null, A/A ratios, the derived
+conns_per_gib and ceiling_fraction), report.md (the not-measured note, the fragmentation
+note) and the comparison with a planted previous JSON: one cell beyond the A/A noise floor
+must be flagged as a regression, one within it must not. Prints TAP; exit 1 on a failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+report = os.environ.get("BENCH_REPORT") or os.path.join(here, "..", "..", "scripts", "bench-report")
+FIELDS = {"name", "unit", "mode", "srq", "streams", "direction", "size", "ours", "intree",
+          "ratio", "better", "spread", "runs"}
+
+TAP = """ok 1 - something
+# bench-cm intree accepts connected mode
+# bench-cm ours refuses connected mode
+# bench-rec datagram 1 intree 1 tcp_throughput 1 ab - 100
+# bench-rec datagram 1 ours 1 tcp_throughput 1 ab - 210
+# bench-rec datagram 1 aa 1 tcp_throughput 1 ab - 100
+# bench-rec datagram 1 intree 2 tcp_throughput 1 ab - 120
+# bench-rec datagram 1 ours 2 tcp_throughput 1 ab - 200
+# bench-rec datagram 1 aa 2 tcp_throughput 1 ab - 110
+# bench-rec datagram 1 intree 3 tcp_throughput 1 ab - 90
+# bench-rec datagram 1 ours 3 tcp_throughput 1 ab - 190
+# bench-rec datagram 1 aa 3 tcp_throughput 1 ab - 105
+# bench-rec datagram 1 intree 1 ping_rtt 1 ab 60000 8
+# bench-rec datagram 1 ours 1 ping_rtt 1 ab 60000 4
+# bench-rec datagram 1 aa 1 ping_rtt 1 ab 60000 10
+# bench-rec datagram 1 intree 1 udp_loss 1 ab - 0
+# bench-rec datagram 1 ours 1 udp_loss 1 ab - 3
+# bench-rec connected 1 intree 1 tcp_throughput 1 ab - 500
+# bench-nm connected 1 ours 1 ours does not accept connected mode
+# bench-ceil 1 2000
+# bench-rec connected 0 intree 1 mem_total - - 15 491520
+# bench-rec connected 0 intree 1 mem_conns - - 15 30
+# bench-rec connected 0 intree 1 mem_per_idle_conn - - 15 16384
+# bench-rec datagram 1 intree 1 setup_time - - 8 40
+# bench-rec datagram 1 ours 1 setup_time - - 8 20
+"""
+
+n = fails = 0
+
+
+def check(desc, cond):
+    global n, fails
+    n += 1
+    if not cond:
+        fails += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", n, desc))
+
+
+def find(recs, name, mode, **kw):
+    for r in recs:
+        if r["name"] == name and r["mode"] == mode and all(r.get(k) == v for k, v in kw.items()):
+            return r
+    return None
+
+
+def run(tmp, prev=None, prev_meta=None):
+    tap = os.path.join(tmp, "t.tap")
+    with open(tap, "w") as f:
+        f.write(TAP)
+    out = os.path.join(tmp, "out")
+    cmd = [sys.executable, report, "--tap", tap, "--out", out, "--meta", "udp_rate=200M",
+           "--meta", "runs=3", "--meta", "quick=0"]
+    if prev:
+        cmd += ["--prev", prev]
+    if prev_meta:
+        cmd += ["--prev-meta", prev_meta]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(os.path.join(out, "results.json")) as f:
+        recs = json.load(f)
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    return p.returncode, recs, md
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, recs, md = run(tmp)
+        check("bench-report exits 0", rc == 0)
+        check("every record has only the issue's fields (+ metric on aa_ratio)",
+              all(set(r) - FIELDS <= ({"metric"} if r["name"] == "aa_ratio" else set()) for r in recs))
+        t = find(recs, "tcp_throughput", "datagram", streams=1, direction="A->B")
+        check("tcp datagram: medians in-tree 100, ours 200, ratio ours/in-tree 2.0",
+              t and t["intree"] == 100 and t["ours"] == 200 and abs(t["ratio"] - 2.0) < 1e-9)
+        check("tcp datagram: Mbit/s, higher is better, srq 1",
+              t and t["unit"] == "Mbit/s" and t["better"] == "higher" and t["srq"] == 1)
+        check("tcp datagram: spread = max - min per driver, runs in run order",
+              t and t["spread"] == {"ours": 20, "intree": 30} and t["runs"]["intree"] == [100, 120, 90])
+        a = find(recs, "aa_ratio", "datagram", metric="tcp_throughput", streams=1)
+        check("A/A: aa_ratio 105/100 for the same cell", a and abs(a["ratio"] - 1.05) < 1e-9)
+        c = find(recs, "tcp_throughput", "connected", srq=1)
+        check("connected tcp: ours not measured -> ours and ratio null, in-tree 500",
+              c and c["ours"] is None and c["ratio"] is None and c["intree"] == 500)
+        check("report says why ours is not measured", "ours not measured: ours does not accept connected mode" in md)
+        cf = find(recs, "ceiling_fraction", "connected", srq=1)
+        check("ceiling_fraction: in-tree 500 / ceiling 2000 = 0.25, ours null",
+              cf and abs(cf["intree"] - 0.25) < 1e-9 and cf["ours"] is None)
+        cg = find(recs, "conns_per_gib", "connected", srq=0)
+        m = find(recs, "mem_per_idle_conn", "connected", srq=0)
+        check("mem_per_idle_conn 16384 KiB at N=15 -> conns_per_gib 64",
+              m and m["intree"] == 16384 and m.get("size") == 15 and cg and abs(cg["intree"] - 64) < 1e-9)
+        u = find(recs, "udp_loss", "datagram")
+        check("udp_loss: in-tree 0 -> no ratio (not a division by zero)", u and u["ratio"] is None and u["ours"] == 3)
+        p = find(recs, "ping_rtt", "datagram", size=60000)
+        check("ping_rtt 60000 B: lower is better, ratio 0.5", p and p["better"] == "lower" and abs(p["ratio"] - 0.5) < 1e-9)
+        check("report notes the datagram 60000-byte ping is IP-fragmented", "IP-fragmented" in md)
+        check("no comparison without a previous JSON", "Against the previous run" not in md)
+
+        # planted previous run: tcp ratio was 2.5 (now 2.0: -20 %, beyond the 5 % A/A floor),
+        # setup_time ratio was 0.51 (now 0.5: -2 %, better, but inside the ping A/A floor)
+        prev = json.loads(json.dumps(recs))
+        find(prev, "tcp_throughput", "datagram", streams=1, direction="A->B")["ratio"] = 2.5
+        find(prev, "setup_time", "datagram", size=8)["ratio"] = 0.51
+        pp = os.path.join(tmp, "prev.json")
+        with open(pp, "w") as f:
+            json.dump(prev, f)
+        rc, recs2, md2 = run(tmp, pp)
+        rows = {l.split("|")[1].strip() + "/" + l.split("|")[4].strip(): l for l in md2.splitlines()
+                if l.startswith("| ") and "ratio before" not in l and l.count("|") == 10}
+        tl = rows.get("tcp_throughput/1 stream, A->B", "")
+        sl = rows.get("setup_time/N=8 peers", "")
+        check("tcp 2.5 -> 2.0 flagged a regression beyond the A/A floor", "REGRESSION" in tl and "±5.0%" in tl)
+        check("setup_time 0.51 -> 0.50 (better, inside the largest A/A of the run: 25 %) within noise",
+              "within noise" in sl and "largest A/A of the run" in sl)
+        check("the summary counts 1 regression", "1 regression(s) beyond the noise floor" in md2)
+        pm = os.path.join(tmp, "prev-meta.json")
+        with open(pm, "w") as f:
+            json.dump({"runs": "1", "quick": "1"}, f)
+        rc, recs3, md3 = run(tmp, pp, pm)
+        check("no comparison against a run of another configuration (quick, 1 run)",
+              "No comparison with the previous run" in md3 and "runs 1 -> 3" in md3 and "REGRESSION" not in md3)
+    print("1..%d" % n)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
