@@ -292,6 +292,12 @@ void Connection::execute(cm::Step st)
 	for (u8 i = 0; i < st.n; i++) {
 		const cm::Action a = st.act[i];
 		const Status s = act(a, st);
+		if (a == cm::Action::Destroy) {
+			// retired: nothing of the step may touch the neighbour after it (the state
+			// machine puts Destroy last, cm::Conn::on)
+			KSTD_WARN_ON(i + 1 < st.n);
+			return;
+		}
 		if (kstd::ok(s))
 			continue;
 		if (a == cm::Action::SendRej || a == cm::Action::SendDreq || a == cm::Action::SendDrep)

@@ -96,12 +96,38 @@ u64 CmTable::stat_value(u32 i) const
 
 // rtnl held. Datagram: active connections close, passive ones stop sending (they keep
 // receiving, in both modes); connected: passive bidirectional ones may send again.
+// To datagram: the packets waiting for a connection go back to xmit, which now sends them over
+// UD: a connection still connecting closes without StartSending (and without FallBack), so
+// nothing else would ever send them. xmit checks the mode again under lock_, so none is queued
+// after the switch. Requeued outside lock_ (xmit takes it), one queue's worth at a time.
 void CmTable::mode_changed(bool connected)
 {
-	kstd::SpinIrqSaveGuard g(lock_);
-	__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
-	for (Connection &c : conns_)
-		c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
+		for (Connection &c : conns_)
+			c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
+	}
+	for (bool more = !connected; more;) {
+		CmPending q;
+		more = false;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			for (CmPeer &p : peers_) {
+				kapi_skb *skb;
+				while (q.size() < kCmPendingQueue && p.pending.pop(skb))
+					if (!q.push(skb))
+						kapi_skb_free(skb);	// checked above: cannot happen
+				if (p.pending.size()) {
+					more = true;
+					break;
+				}
+			}
+		}
+		kapi_skb *skb;
+		while (q.pop(skb))
+			kapi_skb_requeue(skb);
+	}
 }
 
 void CmTable::housekeeping()
@@ -147,7 +173,7 @@ void CmTable::housekeeping()
 	}
 	while (CmPeer *p = gone.pop_front())
 		delete p;
-	kapi_dwork_schedule(house_, kCmHousekeepMs);
+	kick_house(kCmHousekeepMs);
 }
 
 } // namespace ipoib

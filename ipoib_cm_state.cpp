@@ -680,7 +680,7 @@ Step Conn::on_draining(const Event &e)
 	case Ev::DrainTimeout:
 		// Keep waiting: freeing a QP whose completions may still be in the CQ is a
 		// use-after-free; a stuck entry is visible (debugfs, counter) and harmless
-		// until the interface stops (ForceDestroy, with NAPI off).
+		// until interface teardown (ForceDestroy, with NAPI off and the CQ going).
 		ctr_.inc(Ctr::DrainTimeouts);
 		return st;
 	case Ev::DreqReceived:
@@ -715,10 +715,36 @@ Step Conn::on_draining(const Event &e)
 	}
 }
 
+namespace {
+
+// Destroy ends the connection's link to its neighbour (the executor retires it there), so the
+// peer-level actions a teardown adds after the fence (FallBack, Reconnect, AwaitOther) must
+// run before it: a step whose fence had nothing to wait for (no QP, an SRQ QP that never
+// reached RTS) would otherwise lose them and leave the neighbour without back-off or retry.
+// Destroy is always the step's last action; the others keep their order.
+void destroy_last(Step &st)
+{
+	const int d = st.index(Action::Destroy);
+	if (d < 0)
+		return;
+	for (u8 i = u8(d); i + 1 < st.n; i++)
+		st.act[i] = st.act[i + 1];
+	st.act[st.n - 1] = Action::Destroy;
+}
+
+} // namespace
+
 Step Conn::on(const Event &e)
 {
+	Step st = dispatch(e);
+	destroy_last(st);
+	return st;
+}
+
+Step Conn::dispatch(const Event &e)
+{
 	if (e.kind == Ev::ForceDestroy && state_ != State::Closed) {
-		// Interface stop with NAPI disabled: nothing polls the CQ any more and it is
+		// Interface teardown, NAPI disabled: nothing polls the CQ any more and it is
 		// destroyed right after the QPs without dispatching, so a CQE still queued
 		// for this QP is never read. ib_destroy_cm_id sends what the CM state needs.
 		Step st;

@@ -185,7 +185,7 @@ enum class Ev : u8 {
 	CrossingRefused,	// active: we rejected the peer's crossing REQ we should have accepted
 			// (over the limit): its Consumer Reject is then a refusal
 	SetupFailed,	// an action the core executed failed (qp_exists says if a QP is left)
-	ForceDestroy,	// interface stop, after NAPI is disabled: destroy without the fence
+	ForceDestroy,	// interface teardown, NAPI off, the CQ destroyed next: no fence
 	// CM events (ib_cm_event_type)
 	ReqReceived,	// passive: priv, peer_bidir, crossing, over_limit
 	RepReceived,	// active: priv, peer_bidir
@@ -288,7 +288,8 @@ enum class Action : u8 {
 	PostDrainWr,	// the fence's drain WR on the QP's send queue (completes on the shared CQ);
 			// only on a QP that reached RTS
 	StartSending,	// publish as the neighbour's send path, send its queued packets in order
-	Destroy,	// destroy cm_id, QP, ring; only after the fence (or when no QP exists)
+	Destroy,	// destroy cm_id, QP, ring; only after the fence (or when no QP exists); always
+			// the last action of its step (the peer-level ones before it)
 	FallBack,	// the neighbour sends over UD and retries CM after a back-off
 	Reconnect,	// the neighbour opens a new connection now (stale state)
 	AwaitOther,	// §3.3 crossing: the neighbour keeps its queue for the peer's connection
@@ -403,6 +404,7 @@ public:
 	const Counters &counters() const { return ctr_; }
 
 private:
+	Step dispatch(const Event &e);	// on() without the final ordering (destroy_last)
 	bool may_send() const;
 	void enter(State s);
 	void teardown(Step &st, bool dreq);

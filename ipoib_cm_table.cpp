@@ -60,6 +60,7 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
 	if (!house_)
 		return Status::NoMem;
+	__atomic_store_n(&house_on_, true, __ATOMIC_RELEASE);
 	kapi_dev_sge sge{};
 	kapi_ib_query_sge(ib(), &sge);
 	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
@@ -121,7 +122,7 @@ Status CmTable::open()
 		open_ = true;
 	}
 	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);	// the housekeeping work arms the limit
-	kapi_dwork_schedule(house_, 0);
+	kick_house(0);
 	return Status::Ok;
 }
 
@@ -159,7 +160,42 @@ void CmTable::stop_end()
 {
 	if (!house_)
 		return;
-	// NAPI is off: nothing can read a CQE of a QP destroyed now (docs/connected.md §4).
+	// NAPI is off. A connection whose fence is still open keeps its QP, in error, and stays
+	// in draining: destroying it now would leave its completions in the receive CQ, which
+	// lives on to the next open, whose NAPI would then read a CQE of a freed QP
+	// (docs/connected.md §4). That NAPI polls them instead, the fence completes and Destroy
+	// follows as usual; only teardown (the CQ goes next, never polled again) forces them.
+	// Such a connection is nobody's send path (Close unpublished it) and no longer belongs
+	// to a neighbour: the neighbours go now.
+	u32 left = 0;
+	kstd::List<CmPeer> peers;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		for (Connection &c : conns_) {
+			c.owner = nullptr;
+			left++;
+		}
+		while (CmPeer *p = peers_.pop_front())
+			peers.push_back(*p);
+		inflight_ = 0;
+	}
+	if (left)
+		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
+			   left);
+	free_dead();
+	while (CmPeer *p = peers.pop_front()) {
+		kapi_skb *skb;
+		while (p->pending.pop(skb))
+			kapi_skb_free(skb);
+		delete p;
+	}
+}
+
+// Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the connections
+// still draining are destroyed without their fence (ForceDestroy; nothing polls the CQ again),
+// then the housekeeping work goes before the SRQ it re-arms, then the SRQ.
+void CmTable::teardown()
+{
 	u32 left = 0;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
@@ -169,7 +205,7 @@ void CmTable::stop_end()
 		}
 	}
 	if (left)
-		log().warn("%u connection(s) still closing at stop: destroyed without their fence (counted: cm_forced_destroys)",
+		log().warn("%u connection(s) still draining at teardown: destroyed without their fence (counted: cm_forced_destroys)",
 			   left);
 	for (u32 waited = 0;; waited += 10) {
 		{
@@ -181,32 +217,24 @@ void CmTable::stop_end()
 			log().warn("connections still not destroyed after 10 s");
 		kapi_msleep(10);
 	}
+	if (house_) {
+		__atomic_store_n(&house_on_, false, __ATOMIC_RELEASE);	// no SRQ event, retire or
+		kapi_dwork_cancel(house_);				// NAPI pass requeues it
+	}
 	free_dead();
-	kstd::List<CmPeer> peers;
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		while (CmPeer *p = peers_.pop_front())
-			peers.push_back(*p);
-		inflight_ = 0;
-	}
-	while (CmPeer *p = peers.pop_front()) {
-		kapi_skb *skb;
-		while (p->pending.pop(skb))
-			kapi_skb_free(skb);
-		delete p;
-	}
-}
-
-void CmTable::teardown()
-{
 	srq_.destroy();
 	srq_ring_.release();
-	if (house_) {
-		kapi_dwork_cancel(house_);
+	if (house_)
 		kapi_dwork_free(kstd::exchange(house_, static_cast<kapi_dwork *>(nullptr)));
-	}
 	if (wq_)
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
+}
+
+// The housekeeping work, unless teardown has cancelled it for good.
+void CmTable::kick_house(u32 ms)
+{
+	if (house_ && __atomic_load_n(&house_on_, __ATOMIC_ACQUIRE))
+		kapi_dwork_schedule(house_, ms);
 }
 
 // ---- peers
@@ -277,7 +305,8 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	Connection *send = nullptr;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		if (!open_)
+		// the mode is read again here: mode_changed(false) requeues what waits under lock_
+		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
 			return Verdict::UseUd;
 		CmPeer *p = find(key);
 		if (!p) {
@@ -408,8 +437,8 @@ void CmTable::after_poll()
 	}
 	if (srq_.raw() && srq_ring_.needs_retry())
 		retry = true;
-	if (retry && !__atomic_exchange_n(&rx_retry_, true, __ATOMIC_ACQ_REL) && house_)
-		kapi_dwork_schedule(house_, 10);
+	if (retry && !__atomic_exchange_n(&rx_retry_, true, __ATOMIC_ACQ_REL))
+		kick_house(10);
 }
 
 // SRQ_LIMIT_REACHED (atomic context): the backstop after failed reposts (issue 11 item 4).
@@ -424,8 +453,7 @@ void CmTable::srq_event(kapi_qp_event_kind kind)
 	if (!ifc_.is_up())
 		return;	// NAPI is not running: open() re-arms
 	kapi_napi_schedule(netdev());
-	if (house_)
-		kapi_dwork_schedule(house_, 0);
+	kick_house(0);
 }
 
 // ---- REQs (ib_cm's context; the new id carries the listener's context until we return)
@@ -589,8 +617,7 @@ void CmTable::retire(Connection &c)
 		retired_st_.add(c.stats());
 		dead_.push_back(c);
 	}
-	if (house_)
-		kapi_dwork_schedule(house_, 0);
+	kick_house(0);
 }
 
 // Destroyed connections: their work item may still be pending (re-queued by an event that

@@ -98,8 +98,8 @@ public:
 	bool available() const { return recv_mtu_ != 0; }	// start() found what CM needs
 	const char *summary() const;	// for the interface's one bring-up log line
 	void stop_begin();	// NAPI still on: listeners off, Close all, bounded wait
-	void stop_end();	// NAPI off: ForceDestroy the rest, free them
-	void teardown();	// after stop: SRQ, ring, workqueue
+	void stop_end();	// NAPI off: the neighbours go; connections still draining stay
+	void teardown();	// after the last stop: ForceDestroy those, housekeeping, SRQ, ring, workqueue
 
 	// ---- datapath
 	enum class Verdict { Done, UseUd };
@@ -163,6 +163,7 @@ private:
 	bool over_limit() const;
 	cm::Config config(cm::Dir d, u8 stale_retries) const;
 	template <typename F> void for_each_conn(F f);
+	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
 
 	Interface &ifc_;
 	CmParams p_;
@@ -174,6 +175,7 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
+	bool house_on_ = false;		// house_ may be scheduled (start() .. teardown())
 	CmSrq srq_;
 	RcStats srq_st_;
 	bool srq_rearm_ = false;	// SRQ_LIMIT_REACHED disarmed the limit (one-shot)

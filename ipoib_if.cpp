@@ -159,7 +159,7 @@ void Interface::teardown(bool rtnl_held)
 	queries_.wait_idle(log_, "path queries", 5000, 60000);
 	qp_.to_error();
 	qp_.destroy();
-	cm_.teardown();	// after stop: no connection is left; the SRQ and its buffers
+	cm_.teardown();	// after stop: ForceDestroy what still drains (the CQ goes next), the SRQ
 	// 3. free: buffers still posted or in flight, then CQs, AHs, PD, netdev
 	rx_.release();
 	tx_.drain();
@@ -253,7 +253,7 @@ void Interface::stop()
 	}
 	cm_.stop_begin();	// connections close while NAPI still polls their fences
 	kapi_napi_disable(nd());
-	cm_.stop_end();		// what is left is destroyed without its fence (NAPI is off)
+	cm_.stop_end();		// NAPI off: what still drains keeps its QP until the next open's NAPI
 	poll_tx();	// completions that arrived between the wake-up and the disable
 	// 3. release: AHs whose sends all completed.
 	reap_ahs();

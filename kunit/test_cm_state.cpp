@@ -368,17 +368,17 @@ KTEST(cm_state_active, rej_outcomes_fall_back_and_crossing)
 	// resources / limit -> UD (SRQ, QP never left INIT: no CQE can exist, destroyed at once)
 	Conn d(Dir::Active, cfg(true));
 	(void)d.on(ev(Ev::Connect));
-	EXPECT_ACTIONS(d.on(Event::rej(rej::kNoQp, true)), Action::QpToErr, Action::Destroy, Action::FallBack);
+	EXPECT_ACTIONS(d.on(Event::rej(rej::kNoQp, true)), Action::QpToErr, Action::FallBack, Action::Destroy);
 	// Consumer Reject from a bidirectional peer -> its own REQ survives: wait for it
 	Conn e(Dir::Active, cfg(true));
 	(void)e.on(ev(Ev::Connect));
-	EXPECT_ACTIONS(e.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::Destroy, Action::AwaitOther);
+	EXPECT_ACTIONS(e.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::AwaitOther, Action::Destroy);
 	EXPECT_EQ(e.counters()[Ctr::RejRxCrossing], 1u);
 	EXPECT_EQ(e.counters()[Ctr::FallBacks], 0u);
 	// Consumer Reject from Linux -> UD
 	Conn f(Dir::Active, cfg(true));
 	(void)f.on(ev(Ev::Connect));
-	EXPECT_ACTIONS(f.on(Event::rej(rej::kConsumer, false)), Action::QpToErr, Action::Destroy, Action::FallBack);
+	EXPECT_ACTIONS(f.on(Event::rej(rej::kConsumer, false)), Action::QpToErr, Action::FallBack, Action::Destroy);
 }
 
 KTEST(cm_state_active, bad_rep_and_timeouts)
@@ -430,7 +430,7 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_ACTIONS(c.on(ev(Ev::RxEmpty)), Action::Destroy);
 	// over max_nonsrq_conn_qp: no QP, UD (the CQ is sized for the limit)
 	Conn o(Dir::Active, cfg(false));
-	EXPECT_ACTIONS(o.on(Event::connect(true)), Action::Destroy, Action::FallBack);
+	EXPECT_ACTIONS(o.on(Event::connect(true)), Action::FallBack, Action::Destroy);
 	EXPECT_EQ(o.state(), State::Closed);
 	EXPECT_FALSE(o.qp_exists());
 	EXPECT_EQ(o.counters()[Ctr::ConnectOverLimit], 1u);
@@ -537,7 +537,7 @@ KTEST(cm_state_active, setup_failures)
 	// CreateQp failed: no QP, just destroy and UD
 	Conn a(Dir::Active, cfg(false));
 	(void)a.on(ev(Ev::Connect));
-	EXPECT_ACTIONS(a.on(Event::setup_failed(false)), Action::Destroy, Action::FallBack);
+	EXPECT_ACTIONS(a.on(Event::setup_failed(false)), Action::FallBack, Action::Destroy);
 	EXPECT_EQ(a.state(), State::Closed);
 	EXPECT_FALSE(a.qp_exists());
 	// PostRecv or SendReq failed: the QP exists, so it is fenced
@@ -885,7 +885,7 @@ KTEST(cm_state_crossing, both_accepted_race)
 	Conn n(Dir::Active, cfg(true, false));
 	(void)n.on(ev(Ev::Connect));
 	EXPECT_TRUE(n.on(ev(Ev::CrossingLost)).ignored);
-	EXPECT_ACTIONS(n.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::Destroy, Action::FallBack);
+	EXPECT_ACTIONS(n.on(Event::rej(rej::kConsumer, true)), Action::QpToErr, Action::FallBack, Action::Destroy);
 }
 
 KTEST(cm_state_crossing, refused_crossing_req_is_no_crossing)
@@ -1229,7 +1229,8 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 }
 
 // A deterministic pseudo-random walk over every event, checking the ordering invariants on
-// every step: Destroy at most once and only after the fence (or with no QP, or forced); the
+// every step: Destroy at most once, last in its step, and only after the fence (or with no QP,
+// or forced); the
 // drain WR only on a QP that reached RTS, with an SRQ only after LAST_WQE_REACHED; without an
 // SRQ Destroy only after RxEmpty; receives posted before REQ/REP; unpublished and xmits
 // quiesced before the QP leaves RTS; published only while established; steps with a sleeping
@@ -1310,6 +1311,9 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					drain_posted = true;
 				}
 				if (a == Action::Destroy) {
+					// the last action: the executor's peer link ends there, so a
+					// FallBack/Reconnect/AwaitOther after it would do nothing
+					ASSERT_EQ(usize(j) + 1, usize(st.n));
 					ASSERT_FALSE(destroyed);
 					bool fence = (!rts || drain_done) && (c.srq || rx_empty);
 					ASSERT_TRUE(fence || !qp || e.kind == Ev::ForceDestroy);

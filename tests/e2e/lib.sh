@@ -225,6 +225,22 @@ check_delta() {
     return 1
 }
 
+# ---- connected mode
+# cm_ours_pair NET: ours on both softib hosts (icm0, icm1), both in connected mode, icm0 in
+# namespace A as NET.1, icm1 in B as NET.2, carrier on both (60 s), and a static neighbour for
+# B on A (only A's unicast then opens connections). The pieces are checked one by one.
+cm_ours_pair() {
+    check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
+    check "both -> connected mode" sh -c 'echo connected > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm1/mode'
+    _cm_addr_b=$(cat /sys/class/net/icm1/address)
+    ns_create A B
+    ns_move icm0 A && ns_move icm1 B
+    ns_addr A icm0 "$1.1/24" && ns_addr B icm1 "$1.2/24"
+    check "carrier on both" wait_for 60 _cm_both_up
+    check "static neighbour for B on A" ns_ip A neigh replace "$1.2" lladdr "$_cm_addr_b" nud permanent dev icm0
+}
+_cm_both_up() { has_carrier icm0 A && has_carrier icm1 B; }
+
 # ---- iperf3
 # iperf3_server NS [PORT=5201] [extra iperf3 -s args]: start a daemon in NS and wait (30 s)
 # until it listens: a client that comes too early is refused and exits at once

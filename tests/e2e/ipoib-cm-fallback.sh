@@ -1,0 +1,45 @@
+#!/bin/sh
+# Connected mode, ours <-> ours (softib SRQ): a peer that refuses the connection. B's interface
+# goes down (its listeners go, its ib_cm answers every REQ with REJ 8 "invalid service ID", on
+# both service IDs), A keeps sending to B's static neighbour entry. A must fall back to UD for
+# a doubling back-off (design.md §4 item 8): the packets go out over UD (cm_tx_fallback_ud) and
+# A sends a handful of REQs, not one pair per packet. On an SRQ QP still in INIT the REJ's
+# teardown destroys at once, in the same step as FallBack (docs/connected.md §2: Destroy is
+# last, or the neighbour loses its back-off). Then B comes back up and A connects again.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d
+# mem: 1024
+# timeout: 300
+# kernels: stock debug
+. /e2e/lib.sh
+plan 15
+
+ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
+dmesg_mark fallback
+cm_ours_pair 10.0.3
+check "warm-up ping A->B (path, connection)" wait_for 30 ns_ping A 10.0.3.2 1
+check "A: an established connection to B" wait_for 10 grep -q ' state=established ' $ca
+check "B down (its connections and listeners go)" ns_ip B link set icm1 down
+check "A: B's connection closed (DREQ from B's teardown)" wait_for 20 sh -c "! grep -q ' state=established ' $ca"
+
+snap f ib:softib0 A:icm0
+# 60 packets over 12 s to a peer that rejects every REQ: no replies (B is down)
+ns_exec A /usr/bin/ping -c 60 -i 0.2 -W 1 10.0.3.2 > /dev/null 2>&1
+diag "REQs $(delta f ib:softib0 cm_tx_req), REJs in $(delta f ib:softib0 cm_rx_rej), UD fallback packets $(delta f A:icm0 cm_tx_fallback_ud)"
+check_delta "A: REJs classified 'no connection'" f A:icm0 cm_rej_rx_fall_back -ge 1
+check_delta "A: fell back" f A:icm0 cm_fall_backs -ge 1
+# the back-off (1, 2, 4, 8 s) lets at most 5 connect attempts (2 REQs each: Linux and RFC
+# service ID) into 12 s; without it every packet after a REJ opens a new connection
+check_delta "A: a few REQs, not one pair per packet (back-off)" f ib:softib0 cm_tx_req -le 10
+check_delta "A: packets went out over UD during the back-off" f A:icm0 cm_tx_fallback_ud -ge 30
+check "B up again" ns_ip B link set icm1 up
+# after the back-off runs out (at most 16 s here) the next packet connects again
+reconnected() { ns_ping A 10.0.3.2 1 >/dev/null 2>&1 && grep -q ' state=established ' $ca; }
+check "A reaches B again over a new connection" wait_for 60 reconnected
+diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +cm_' | grep -v ': 0$' | tr '\n' ' ')"
+check "kernel log clean" dmesg_clean
+ns_delete_all
+exit $(tap_status)
