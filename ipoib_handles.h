@@ -65,6 +65,21 @@ class DmaMap : kstd::NonCopyable {
 public:
 	DmaMap() = default;
 	~DmaMap() { reset(); }
+	// Moving hands the mapping over: the source no longer unmaps it.
+	DmaMap(DmaMap &&o) : ib_(o.ib_), addr_(o.addr_), len_(o.len_), dir_(o.dir_), mapped_(kstd::exchange(o.mapped_, false)) {}
+	DmaMap &operator=(DmaMap &&o)
+	{
+		if (this != &o) {
+			reset();
+			ib_ = o.ib_;
+			addr_ = o.addr_;
+			len_ = o.len_;
+			dir_ = o.dir_;
+			mapped_ = kstd::exchange(o.mapped_, false);
+		}
+		return *this;
+	}
+	bool mapped() const { return mapped_; }
 	// 0 or -errno (nothing mapped then).
 	int map(kapi_ib_device *ib, void *cpu, kstd::u32 len, kapi_dma_dir dir)
 	{

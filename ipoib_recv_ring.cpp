@@ -6,14 +6,12 @@ namespace ipoib {
 
 Status RecvRing::alloc_buf(RxSlot &slot)
 {
-	kapi_skb *skb = kapi_skb_alloc(nd_, buf_size_, 0, unsigned(Gfp::Atomic));
+	SkbHandle skb(kapi_skb_alloc(nd_, buf_size_, 0, unsigned(Gfp::Atomic)));
 	if (!skb)
 		return Status::NoMem;
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), buf_size_, KAPI_DMA_FROM_DEVICE, &slot.dma) != 0) {
-		kapi_skb_free(skb);
-		return Status::NoMem;
-	}
-	slot.skb = skb;
+	if (slot.map.map(ib_, kapi_skb_data(skb.get()), buf_size_, KAPI_DMA_FROM_DEVICE) != 0)
+		return Status::NoMem;	// skb freed by its handle
+	slot.skb = kstd::move(skb);
 	return Status::Ok;
 }
 
@@ -76,9 +74,9 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 		queue(idx);
 		return nullptr;
 	}
-	kapi_skb *skb = slot.skb;
-	kapi_dma_unmap(ib_, slot.dma, buf_size_, KAPI_DMA_FROM_DEVICE);
-	slot = fresh;
+	slot.map.reset();	// the CPU owns the filled buffer from here on
+	kapi_skb *skb = slot.skb.release();	// to the caller, then the stack
+	slot = kstd::move(fresh);
 	queue(idx);
 	return skb;
 }
@@ -90,7 +88,7 @@ void RecvRing::repost()
 		const u32 n = queue_.size() < kPollBatch ? queue_.size() : kPollBatch;
 		for (u32 i = 0; i < n; i++) {
 			const u32 idx = queue_.at(i);
-			r[i] = {wrid(WrKind::UdRecv, idx), slots_[idx].dma, buf_size_};
+			r[i] = {wrid(WrKind::UdRecv, idx), slots_[idx].map.addr(), buf_size_};
 		}
 		const int rc = target_.post(lkey_, r, int(n));
 		const u32 took = rc > 0 ? u32(rc) : 0;
@@ -105,13 +103,8 @@ void RecvRing::repost()
 
 void RecvRing::release()
 {
-	for (u32 i = 0; i < slots_.size(); i++) {
-		RxSlot &s = slots_[i];
-		if (!s.skb)
-			continue;
-		kapi_dma_unmap(ib_, s.dma, buf_size_, KAPI_DMA_FROM_DEVICE);
-		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
-	}
+	for (u32 i = 0; i < slots_.size(); i++)
+		slots_[i].reset();
 	posted_ = 0;
 	queue_.clear();
 }

@@ -8,19 +8,28 @@
 //
 // Owner: Interface (a member). Holds: one skb and one DMA mapping per slot. Who may still
 // reference a slot: the HCA, for every posted buffer, until the QP/SRQ is in ERROR and its
-// flush completions are polled, or the QP destroyed; release() runs after that.
+// flush completions are polled, or the QP destroyed; release() runs after that (the slots'
+// destructors are the backstop).
 // Single consumer: NAPI (fill, complete, repost). Other contexts only ask for the fill
 // (want_fill, from the broadcast join) and schedule NAPI.
 #pragma once
 
+#include "ipoib_handles.h"
 #include "ipoib_rings.h"
 #include "ipoib_wrid.h"
 
 namespace ipoib {
 
+// One receive buffer and its mapping, both owned: destroying or resetting a slot unmaps the
+// buffer (map is declared last, so it is destroyed first) and then frees it.
 struct RxSlot {
-	kapi_skb *skb = nullptr;
-	u64 dma = 0;
+	SkbHandle skb;
+	DmaMap map;
+	void reset()
+	{
+		map.reset();
+		skb.reset();
+	}
 };
 
 // The queue a ring posts to: a QP's own receive queue or an SRQ.

@@ -103,8 +103,14 @@ void kapi_page_put(struct kapi_page *pg) { kapi_kfree(pg); }
 kapi_u8 *kapi_page_address(struct kapi_page *pg) { return pg->data; }
 
 /* ---- DMA: identity, counted ---- */
+static int dma_fail_next;
+void fake_dma_fail_next(int n) { dma_fail_next = n; }
 int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
 {
+	if (dma_fail_next > 0) {
+		dma_fail_next--;
+		return -12;	/* -ENOMEM, as ib_dma_mapping_error is turned into by the shim */
+	}
 	*out = (kapi_u64)(unsigned long)cpu;
 	dma_live++;
 	return 0;

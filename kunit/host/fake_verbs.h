@@ -81,6 +81,7 @@ void fake_qp_set_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
 void fake_qp_flush_recv(struct kapi_qp *qp) KAPI_NOEXCEPT;
 
 long fake_skbs_live(void) KAPI_NOEXCEPT;
+void fake_dma_fail_next(int n) KAPI_NOEXCEPT;	/* the next n kapi_dma_map calls fail */
 long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings (buffers and pages) not yet unmapped */
 long fake_dma_syncs_cpu(void) KAPI_NOEXCEPT;	/* kapi_dma_sync_for_cpu calls so far */
 long fake_dma_syncs_dev(void) KAPI_NOEXCEPT;

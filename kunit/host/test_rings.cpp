@@ -151,6 +151,23 @@ KTEST(recv_ring, replacement_first_hands_up_the_filled_buffer)
 	kapi_skb_free(skb);
 }
 
+// A replacement skb that cannot be mapped is freed by its slot's handle (no leak, no
+// mapping left behind); the packet is dropped and the filled buffer reposted.
+KTEST(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted)
+{
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	const u64 old_addr = t.rq().posted[1].addr;
+	fake_dma_fail_next(1);
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1)));
+	t.r.repost();
+	EXPECT_EQ(t.c.nomem, 1u);
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(t.rq().posted[4].addr, old_addr);
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4);
+}
+
 KTEST(recv_ring, errors_repost_flushes_do_not)
 {
 	RingOn t(4, true);	// the same ring on an SRQ
@@ -421,7 +438,7 @@ KTEST_SUITE(ctx_tag, KTEST_CASE(ctx_tag, live_object_converts), KTEST_CASE(ctx_t
 KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
-	    KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
+	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
 	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
