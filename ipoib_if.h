@@ -20,11 +20,17 @@
 //   netif tx lock (xmit)  ->  McastTable lock (KAPI_LOCK_IF_MCAST, irqsave)
 //                         ->  PathCache lock (KAPI_LOCK_IF_PATHS, irqsave)
 //                                               ->  NeighTable::lock_ (KAPI_LOCK_IF_NEIGH, irqsave)
+//                         ->  CmTable lock (KAPI_LOCK_IF_CM, irqsave)
+//                                               ->  Connection::lock_ (KAPI_LOCK_CM_CONN, irqsave)
 //   any of them           ->  AhReaper lock (KAPI_LOCK_IF_AH_REAPER, irqsave; innermost)
+//   The CmTable lock is never held around the path or neighbour locks (a path record is
+//   copied under the path lock alone, ipoib_cm_table.h); a Connection's lock never around
+//   the table's. The ICMP queue's lock (KAPI_LOCK_IF_ICMP) is never held with another driver lock.
 //   The multicast and path locks are never held together. The neighbour lock is taken alone
 //   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
 //   flush unlinking neighbours and paths together, debugfs neigh), never the other way round.
-//   xmit's fast paths take no lock: unicast, an RCU lookup of the Neigh, then its Path's
+//   xmit's fast paths take no lock in datagram mode (connected mode's peer lookup takes the
+//   CmTable lock, one uncontended spinlock per packet): unicast, an RCU lookup of the Neigh, then its Path's
 //   published AH (set once per Path; the Path lives while a Neigh refers to it, the Neigh
 //   until a grace period after it was unlinked); multicast, an RCU walk of the groups and
 //   a joined group's published AH (McGroup::publish; the group freed a grace period after
