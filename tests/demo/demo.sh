@@ -14,7 +14,7 @@
 # timeout: 200
 # kernels: stock
 . /e2e/lib.sh
-plan 30
+plan 31
 
 A=192.168.77.1 B=192.168.77.2
 dbg=/sys/kernel/debug/ib_ipoib_cm
@@ -47,6 +47,8 @@ on_kernel() {
 # step DESC HOST CMD: `on`, and a TAP line saying whether it worked
 step() { _d=$1; shift; if on "$@"; then ok "$_d"; else not_ok "$_d"; fi; }
 
+# all_of CMD...: each CMD (a string, run in this shell) in order, until one fails
+all_of() { for _c in "$@"; do eval "$_c" || { echo "failed: $_c"; return 1; }; done; }
 mode_of() { ip -n "$1" -d link show "$2" | sed -n 's/.* ipoib .*mode \([a-z]*\) .*/\1/p'; }
 mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 # link_is HOST DEV MODE MTU: `ip -d link` shows that mode and MTU
@@ -77,7 +79,11 @@ two_netdevs() { test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1; }
 check "ib_ipoib_cm made ib0 (softib0) and ib1 (softib1)" wait_for 20 two_netdevs
 
 section "2. Two hosts: ib0 in namespace hostA ($A), ib1 in hostB ($B)"
-ns_create hostA hostB && ns_move ib0 hostA && ns_move ib1 hostB
+# one VM, two "hosts": each namespace gets one port's netdev (shown as typed, on the VM)
+echo "vm# ip netns add hostA; ip netns add hostB; ip -n hostA link set lo up; ip -n hostB link set lo up"
+echo "vm# ip link set ib0 netns hostA; ip link set ib1 netns hostB"
+check "namespaces hostA and hostB, ib0 in hostA, ib1 in hostB" all_of \
+    'ns_create hostA hostB' 'ns_move ib0 hostA' 'ns_move ib1 hostB'
 step "hostA: address and link up" hostA "ip addr add $A/24 dev ib0 && ip link set ib0 up"
 step "hostB: address and link up" hostB "ip addr add $B/24 dev ib1 && ip link set ib1 up"
 both_carriers() { has_carrier ib0 hostA && has_carrier ib1 hostB; }
