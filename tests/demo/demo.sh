@@ -71,7 +71,7 @@ bigping() { on hostA "ping -c 3 -i 0.2 -W 2 -s 60000 $B"; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
 dmesg_mark demo
-section "1. The fabric: softib, two simulated HCAs on one switch"
+section "1. The fabric: softib, two simulated InfiniBand hosts on one in-memory wire, with an SA"
 for d in $(ib_devices); do
     note "$d port 1: $(cat /sys/class/infiniband/$d/ports/1/state), LID $(cat /sys/class/infiniband/$d/ports/1/lid), GID $(cat /sys/class/infiniband/$d/ports/1/gids/0)"
 done
@@ -145,8 +145,12 @@ check "kernel log clean (no warning, no oops)" dmesg_clean
 
 section "Summary"
 note "two hosts on softib, ib_ipoib_cm on both (stock Debian kernel $(uname -r), qemu TCG)"
-note "datagram mode  (UD, MTU 2044):  60000-byte ping $dg_ping, iperf3 TCP ${dg_rate:-FAILED}"
-note "connected mode (RC, MTU 65520): 60000-byte ping $cm_ping, iperf3 TCP ${cm_rate:-FAILED} ($cm_path)"
+# mbit RATE: iperf3's "205 Mbits/sec" as "205 Mbit/s"; FAILED when there was none
+mbit() { [ -n "$1" ] && echo "${1% Mbits/sec} Mbit/s" || echo FAILED; }
+note "datagram mode  (UD, MTU 2044):  60000-byte ping $dg_ping, iperf3 TCP $(mbit "${dg_rate:-}")"
+note "connected mode (RC, MTU 65520): 60000-byte ping $cm_ping, iperf3 TCP $(mbit "${cm_rate:-}") ($cm_path)"
+[ -n "${dg_rate:-}" ] && [ -n "${cm_rate:-}" ] &&
+    note "connected / datagram: $(awk -v c="${cm_rate%% *}" -v d="${dg_rate%% *}" 'BEGIN { if (d > 0) printf "%.1fx", c / d; else printf "n/a" }') in this run"
 note "RC connections on hostA in connected mode: $n_conn (the table in section 5)"
 if [ "$_tap_failed" = 0 ]; then note "all $_tap_n checks passed"
 else note "$_tap_failed of $_tap_n checks FAILED (the [FAILED] lines above)"; fi
