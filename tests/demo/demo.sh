@@ -152,7 +152,7 @@ note "connected mode (RC, MTU 65520): 60000-byte ping $cm_ping, iperf3 TCP $(mbi
 [ -n "${dg_rate:-}" ] && [ -n "${cm_rate:-}" ] &&
     note "connected / datagram: $(awk -v c="${cm_rate%% *}" -v d="${dg_rate%% *}" 'BEGIN { if (d > 0) printf "%.1fx", c / d; else printf "n/a" }') in this run"
 note "RC connections on hostA in connected mode: $n_conn (the table in section 5)"
-if [ "$_tap_failed" = 0 ]; then note "all $_tap_n checks passed"
+if [ "$_tap_failed" = 0 ]; then note "all $_tap_n checks in the VM passed (the harness verdict on the whole run follows)"
 else note "$_tap_failed of $_tap_n checks FAILED (the [FAILED] lines above)"; fi
 note "throughput is a software fabric in an emulated VM, not hardware: compare the modes, not the numbers"
 exit $(tap_status)
