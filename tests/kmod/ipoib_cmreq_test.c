@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipoib_cmreq_test - a raw ib_cm peer for the e2e scenarios: sends one connection request
+ * with whatever private data and service ID the test asks for, so that a scenario can feed
+ * an IPoIB-CM listener malformed or hostile input (issue 11 "bad input", issue 13 item 5).
+ * It owns no QP: the REQ names a QPN nobody has, which ib_cm does not check. Test tooling,
+ * never needed by the driver.
+ *
+ * Control file /sys/kernel/debug/ipoib_cmreq_test/ctl:
+ *
+ *   req <src-dev> <dst-lid> <dst-gid> <service-id> <then> [private-data-hex]
+ *       sends a REQ from port 1 of the IB device <src-dev> (e.g. softib0) to <dst-lid>/<dst-gid>
+ *       (GID as 32 hex digits, no colons) for <service-id> (hex), P_Key 0xffff, with the given
+ *       private data (hex, at most 92 octets; none: ib_cm sends zeros). What to do when a REP
+ *       comes back, <then>:
+ *         rej     answer with a REJ (Consumer Reject, 28)
+ *         rtu     send the RTU, then a DREQ after 200 ms, and wait for the DREP
+ *         vanish  answer nothing (a peer that died mid-handshake): the id is kept silent
+ *                 until the next command or rmmod
+ *       The write returns when the outcome is known (REJ, REP handled, error; at most 15 s).
+ *
+ * Reading the file gives the last outcome, one line:
+ *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
+ *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
+ */
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/random.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#define REQ_PRIV_MAX 92		/* IB_CM_REQ_PRIVATE_DATA_SIZE */
+#define WAIT_JIFFIES (15 * HZ)
+
+enum then { THEN_REJ, THEN_RTU, THEN_VANISH };
+
+struct probe {
+	struct ib_device *dev;
+	struct ib_cm_id *id;
+	enum then then;
+	struct completion outcome;	/* REJ, REP handled or an error */
+	struct completion closed;	/* DREP or DREQ error (THEN_RTU) */
+	char result[16];
+	int reason;
+	u32 rep_mtu, rep_qpn, rep_len;
+	char close[16];
+};
+
+static DEFINE_MUTEX(ctl_lock);
+static struct probe *silent;	/* a THEN_VANISH probe, kept until the next command */
+static char last[160] = "result=none\n";
+static struct dentry *dir;
+
+static void finish(struct probe *p, const char *result)
+{
+	strscpy(p->result, result, sizeof(p->result));
+	complete(&p->outcome);
+}
+
+static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct probe *p = id->context;
+	const u8 *pd = ev->private_data;
+
+	switch (ev->event) {
+	case IB_CM_REJ_RECEIVED:
+		p->reason = ev->param.rej_rcvd.reason;
+		finish(p, "rej");
+		break;
+	case IB_CM_REP_RECEIVED:
+		if (pd) {	/* ib_cm always hands the whole, zero-padded field */
+			p->rep_qpn = (pd[1] << 16) | (pd[2] << 8) | pd[3];
+			p->rep_mtu = (pd[4] << 24) | (pd[5] << 16) | (pd[6] << 8) | pd[7];
+			p->rep_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+		}
+		if (p->then == THEN_REJ) {
+			ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+		} else if (p->then == THEN_RTU) {
+			if (ib_send_cm_rtu(id, NULL, 0))
+				strscpy(p->close, "rtu_failed", sizeof(p->close));
+		}
+		finish(p, "rep");
+		break;
+	case IB_CM_REQ_ERROR:
+		finish(p, "req_error");
+		break;
+	case IB_CM_DREP_RECEIVED:
+		strscpy(p->close, "drep", sizeof(p->close));
+		complete(&p->closed);
+		break;
+	case IB_CM_DREQ_ERROR:
+		strscpy(p->close, "dreq_error", sizeof(p->close));
+		complete(&p->closed);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(id, NULL, 0);
+		strscpy(p->close, "peer_dreq", sizeof(p->close));
+		complete(&p->closed);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void probe_free(struct probe *p)
+{
+	if (!p)
+		return;
+	if (p->id)
+		ib_destroy_cm_id(p->id);	/* sends what the CM state still owes (REJ/DREQ) */
+	ib_device_put(p->dev);
+	kfree(p);
+}
+
+static int parse_hex(const char *s, u8 *out, size_t max, size_t *len)
+{
+	size_t n = strlen(s);
+
+	if (n % 2 || n / 2 > max)
+		return -EINVAL;
+	*len = n / 2;
+	return hex2bin(out, s, *len);
+}
+
+static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
+		   enum then then, const char *privhex)
+{
+	struct sa_path_rec path = {};
+	struct ib_cm_req_param req = {};
+	struct ib_port_attr attr;
+	u8 priv[REQ_PRIV_MAX];
+	size_t privlen = 0, gidlen;
+	struct probe *p;
+	int ret;
+
+	if (privhex && parse_hex(privhex, priv, sizeof(priv), &privlen))
+		return -EINVAL;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	init_completion(&p->outcome);
+	init_completion(&p->closed);
+	strscpy(p->close, "none", sizeof(p->close));
+	strscpy(p->result, "timeout", sizeof(p->result));
+	p->then = then;
+	p->dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
+	if (!p->dev) {
+		kfree(p);
+		return -ENODEV;
+	}
+	ret = -EINVAL;
+	if (parse_hex(gidhex, path.dgid.raw, sizeof(path.dgid.raw), &gidlen) || gidlen != 16)
+		goto out;
+	ret = ib_query_port(p->dev, 1, &attr);
+	if (ret)
+		goto out;
+	ret = rdma_query_gid(p->dev, 1, 0, &path.sgid);
+	if (ret)
+		goto out;
+	path.rec_type = SA_PATH_REC_TYPE_IB;
+	sa_path_set_dlid(&path, dlid);
+	sa_path_set_slid(&path, attr.lid);
+	path.pkey = cpu_to_be16(0xffff);
+	path.mtu = attr.active_mtu;
+	path.rate = IB_RATE_10_GBPS;
+	path.packet_life_time = 14;
+	path.hop_limit = 0;
+	path.reversible = 1;
+	path.numb_path = 1;
+
+	p->id = ib_create_cm_id(p->dev, handler, p);
+	if (IS_ERR(p->id)) {
+		ret = PTR_ERR(p->id);
+		p->id = NULL;
+		goto out;
+	}
+	req.primary_path = &path;
+	req.service_id = cpu_to_be64(sid);
+	req.qp_num = 0xabcde0 | (get_random_u32() & 0xf);	/* nobody's QP */
+	req.qp_type = IB_QPT_RC;
+	req.starting_psn = get_random_u32() & 0xffffff;
+	req.private_data = privlen ? priv : NULL;
+	req.private_data_len = privlen;
+	req.remote_cm_response_timeout = 16;
+	req.local_cm_response_timeout = 16;
+	req.retry_count = 0;
+	req.rnr_retry_count = 0;
+	req.max_cm_retries = 3;
+	ret = ib_send_cm_req(p->id, &req);
+	if (ret)
+		goto out;
+	if (!wait_for_completion_timeout(&p->outcome, WAIT_JIFFIES))
+		strscpy(p->result, "timeout", sizeof(p->result));
+	if (then == THEN_RTU && !strcmp(p->result, "rep") && !strcmp(p->close, "none")) {
+		msleep(200);
+		if (ib_send_cm_dreq(p->id, NULL, 0))
+			strscpy(p->close, "dreq_failed", sizeof(p->close));
+		else if (!wait_for_completion_timeout(&p->closed, WAIT_JIFFIES))
+			strscpy(p->close, "dreq_timeout", sizeof(p->close));
+	}
+	snprintf(last, sizeof(last), "result=%s reason=%d rep_mtu=%u rep_qpn=0x%x rep_len=%u close=%s\n",
+		 p->result, p->reason, p->rep_mtu, p->rep_qpn, p->rep_len, p->close);
+	if (then == THEN_VANISH && !strcmp(p->result, "rep")) {
+		silent = p;	/* keep the id silent: no RTU, no REJ, until the next command */
+		return 0;
+	}
+	ret = 0;
+out:
+	probe_free(p);
+	return ret;
+}
+
+static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, loff_t *off)
+{
+	char buf[320], dev[32], gid[40], then[8], priv[2 * REQ_PRIV_MAX + 2] = "";
+	unsigned long long sid;
+	unsigned int dlid;
+	enum then t;
+	int n, ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	n = sscanf(buf, "req %31s %u %39s %llx %7s %186s", dev, &dlid, gid, &sid, then, priv);
+	if (n < 5)
+		return -EINVAL;
+	if (!strcmp(then, "rej"))
+		t = THEN_REJ;
+	else if (!strcmp(then, "rtu"))
+		t = THEN_RTU;
+	else if (!strcmp(then, "vanish"))
+		t = THEN_VANISH;
+	else
+		return -EINVAL;
+	mutex_lock(&ctl_lock);
+	probe_free(silent);
+	silent = NULL;
+	ret = run_req(dev, dlid, gid, sid, t, n == 6 ? priv : NULL);
+	mutex_unlock(&ctl_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *off)
+{
+	ssize_t r;
+
+	mutex_lock(&ctl_lock);
+	r = simple_read_from_buffer(ubuf, len, off, last, strlen(last));
+	mutex_unlock(&ctl_lock);
+	return r;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.read = ctl_read,
+	.write = ctl_write,
+	.llseek = default_llseek,
+};
+
+static int __init cmreq_init(void)
+{
+	dir = debugfs_create_dir("ipoib_cmreq_test", NULL);
+	debugfs_create_file("ctl", 0600, dir, NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit cmreq_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	mutex_lock(&ctl_lock);
+	probe_free(silent);
+	silent = NULL;
+	mutex_unlock(&ctl_lock);
+}
+
+module_init(cmreq_init);
+module_exit(cmreq_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("raw ib_cm REQ sender for the ib_ipoib_cm e2e scenarios (test only)");
