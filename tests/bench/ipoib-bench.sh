@@ -133,13 +133,37 @@ pair_cell() {
     b_d=$(slot_driver $SLOT)
     cell_up "$b_d" 2 || return 0
     act check "$MODE srq=$SRQ $SLOT run $RUN: warm-up ping" wait_for 30 ns_ping A $PEER 1
+    rc_carried "$b_d" || return 0
     if want tcp_throughput cpu_per_gb ceiling_fraction; then
         for b_s in 1 4; do tcp $b_s ab; tcp $b_s ba; done
     fi
     want udp_loss && udp
     want rr_latency_p50 rr_latency_p99 && rr
     want ping_rtt && { pingrtt 56; pingrtt 60000; }
+    [ $DRY = 1 ] || [ "$MODE" = datagram ] || cm_counters
     cell_down "$b_d"
+}
+# rc_carried DRIVER: in connected mode, after the warm-up ping, an RC connection must exist,
+# or the cell would measure a fallback to UD (ours falls back per peer when the CM fails:
+# docs/connected.md, REJ table) under the connected label. No RC QP: a failed check and a
+# not-measured cell, with the driver's counters for the diagnosis.
+rc_carried() {
+    [ $DRY = 1 ] || [ "$MODE" = datagram ] && return 0
+    check "$MODE srq=$SRQ $SLOT run $RUN: $1 opened an RC connection to the peer" \
+        wait_for 10 sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" -gt 0 ]' && return 0
+    diag "bench-nm $MODE $SRQ $SLOT $RUN $1 opened no RC connection (traffic would be UD)"
+    cm_counters
+    cell_down "$1"
+    return 1
+}
+# cm_counters: the non-zero ethtool counters of both ends (RNR, drops, CM events: what a slow
+# or failed connected cell is diagnosed from)
+cm_counters() {
+    for b_cn in A B1; do
+        b_ci=ib0; [ $b_cn = B1 ] && b_ci=ib1
+        diag "bench counters $MODE srq=$SRQ $SLOT run $RUN $b_cn/$b_ci: $(ns_exec $b_cn ethtool -S $b_ci 2>/dev/null |
+            awk -F': *' 'NR > 1 && $2 != 0 { sub(/^ */, "", $1); printf "%s=%s ", $1, $2 }')"
+    done
 }
 pair_phase() { # SRQ MODE...
     SRQ=$1; shift
