@@ -36,12 +36,15 @@ BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
 BENCH_AA=intree
+BENCH_OURS_PARAMS=""
 . /e2e/bench-lib.sh
 
 PEER=10.0.0.2
 PEERS_MAX=$(echo $BENCH_PEERS | tr ' ' '\n' | sort -n | tail -n1)
 intree_ko=$(find /lib/modules/$(uname -r) -name 'ib_ipoib.ko*' | head -n1)
 ko() { case $1 in ours) echo /e2e/modules/ib_ipoib_cm.ko ;; intree) echo "$intree_ko" ;; esac; }
+# the module parameters of a load: BENCH_OURS_PARAMS for ours (the in-tree driver: none)
+params() { [ "$1" = ours ] && echo "$BENCH_OURS_PARAMS"; }
 modname() { case $1 in ours) echo ib_ipoib_cm ;; intree) echo ib_ipoib ;; esac; }
 slot_driver() { case $1 in intree) echo intree ;; ours) echo "$BENCH_OURS" ;; aa) echo "$BENCH_AA" ;; esac; }
 # slots LIST...: the list rotated by RUN - 1, so no slot always goes first
@@ -53,7 +56,7 @@ act() { [ $DRY = 1 ] || "$@"; }
 # driver refused it); ib<i> into namespace A / B<i> as 10.0.0.<i+1>/24 (MTU 65520 when
 # connected); carrier on all.
 up() {
-    insmod "$(ko $1)" || return 1
+    insmod "$(ko $1)" $(params $1) || return 1
     b_last=$(($3 - 1))
     wait_for 30 test -e /sys/class/net/ib$b_last || return 1
     b_ui=0
@@ -89,7 +92,7 @@ down() {
 }
 # Does DRIVER accept connected mode? Probed once per driver on the loaded softib (SRQ).
 probe_cm() {
-    insmod "$(ko $1)" && wait_for 30 test -e /sys/class/net/ib0 || return 2
+    insmod "$(ko $1)" $(params $1) && wait_for 30 test -e /sys/class/net/ib0 || return 2
     echo connected 2>/dev/null > /sys/class/net/ib0/mode; b_rc=$?
     rmmod "$(modname $1)"
     return $b_rc
