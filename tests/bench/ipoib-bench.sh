@@ -36,12 +36,15 @@ BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
 BENCH_AA=intree
+BENCH_OURS_PARAMS=""
 . /e2e/bench-lib.sh
 
 PEER=10.0.0.2
 PEERS_MAX=$(echo $BENCH_PEERS | tr ' ' '\n' | sort -n | tail -n1)
 intree_ko=$(find /lib/modules/$(uname -r) -name 'ib_ipoib.ko*' | head -n1)
 ko() { case $1 in ours) echo /e2e/modules/ib_ipoib_cm.ko ;; intree) echo "$intree_ko" ;; esac; }
+# the module parameters of a load: BENCH_OURS_PARAMS for ours (the in-tree driver: none)
+params() { [ "$1" = ours ] && echo "$BENCH_OURS_PARAMS"; }
 modname() { case $1 in ours) echo ib_ipoib_cm ;; intree) echo ib_ipoib ;; esac; }
 slot_driver() { case $1 in intree) echo intree ;; ours) echo "$BENCH_OURS" ;; aa) echo "$BENCH_AA" ;; esac; }
 # slots LIST...: the list rotated by RUN - 1, so no slot always goes first
@@ -53,7 +56,7 @@ act() { [ $DRY = 1 ] || "$@"; }
 # driver refused it); ib<i> into namespace A / B<i> as 10.0.0.<i+1>/24 (MTU 65520 when
 # connected); carrier on all.
 up() {
-    insmod "$(ko $1)" || return 1
+    insmod "$(ko $1)" $(params $1) || return 1
     b_last=$(($3 - 1))
     wait_for 30 test -e /sys/class/net/ib$b_last || return 1
     b_ui=0
@@ -89,7 +92,7 @@ down() {
 }
 # Does DRIVER accept connected mode? Probed once per driver on the loaded softib (SRQ).
 probe_cm() {
-    insmod "$(ko $1)" && wait_for 30 test -e /sys/class/net/ib0 || return 2
+    insmod "$(ko $1)" $(params $1) && wait_for 30 test -e /sys/class/net/ib0 || return 2
     echo connected 2>/dev/null > /sys/class/net/ib0/mode; b_rc=$?
     rmmod "$(modname $1)"
     return $b_rc
@@ -133,13 +136,37 @@ pair_cell() {
     b_d=$(slot_driver $SLOT)
     cell_up "$b_d" 2 || return 0
     act check "$MODE srq=$SRQ $SLOT run $RUN: warm-up ping" wait_for 30 ns_ping A $PEER 1
+    rc_carried "$b_d" || return 0
     if want tcp_throughput cpu_per_gb ceiling_fraction; then
         for b_s in 1 4; do tcp $b_s ab; tcp $b_s ba; done
     fi
     want udp_loss && udp
     want rr_latency_p50 rr_latency_p99 && rr
     want ping_rtt && { pingrtt 56; pingrtt 60000; }
+    [ $DRY = 1 ] || [ "$MODE" = datagram ] || cm_counters
     cell_down "$b_d"
+}
+# rc_carried DRIVER: in connected mode, after the warm-up ping, an RC connection must exist,
+# or the cell would measure a fallback to UD (ours falls back per peer when the CM fails:
+# docs/connected.md, REJ table) under the connected label. No RC QP: a failed check and a
+# not-measured cell, with the driver's counters for the diagnosis.
+rc_carried() {
+    [ $DRY = 1 ] || [ "$MODE" = datagram ] && return 0
+    check "$MODE srq=$SRQ $SLOT run $RUN: $1 opened an RC connection to the peer" \
+        wait_for 10 sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" -gt 0 ]' && return 0
+    diag "bench-nm $MODE $SRQ $SLOT $RUN $1 opened no RC connection (traffic would be UD)"
+    cm_counters
+    cell_down "$1"
+    return 1
+}
+# cm_counters: the non-zero ethtool counters of both ends (RNR, drops, CM events: what a slow
+# or failed connected cell is diagnosed from)
+cm_counters() {
+    for b_cn in A B1; do
+        b_ci=ib0; [ $b_cn = B1 ] && b_ci=ib1
+        diag "bench counters $MODE srq=$SRQ $SLOT run $RUN $b_cn/$b_ci: $(ns_exec $b_cn ethtool -S $b_ci 2>/dev/null |
+            awk -F': *' 'NR > 1 && $2 != 0 { sub(/^ */, "", $1); printf "%s=%s ", $1, $2 }')"
+    done
 }
 pair_phase() { # SRQ MODE...
     SRQ=$1; shift

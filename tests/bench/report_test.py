@@ -69,7 +69,7 @@ def run(tmp, prev=None, prev_meta=None):
         f.write(TAP)
     out = os.path.join(tmp, "out")
     cmd = [sys.executable, report, "--tap", tap, "--out", out, "--meta", "udp_rate=200M",
-           "--meta", "runs=3", "--meta", "quick=0"]
+           "--meta", "runs=3", "--meta", "quick=0", "--meta", "ours_params="]   # as scripts/bench passes it
     if prev:
         cmd += ["--prev", prev]
     if prev_meta:
@@ -138,6 +138,16 @@ def main():
         rc, recs3, md3 = run(tmp, pp, pm)
         check("no comparison against a run of another configuration (quick, 1 run)",
               "No comparison with the previous run" in md3 and "runs 1 -> 3" in md3 and "REGRESSION" not in md3)
+        with open(pm, "w") as f:   # a meta.json from before ours_params: same configuration
+            json.dump({"runs": "3", "quick": "0"}, f)
+        rc, recs4, md4 = run(tmp, pp, pm)
+        check("a previous meta without ours_params compares with a run without parameters",
+              "No comparison" not in md4 and "1 regression(s) beyond the noise floor" in md4)
+        with open(pm, "w") as f:
+            json.dump({"runs": "3", "quick": "0", "ours_params": "nonsrq_min_recv=1"}, f)
+        rc, recs5, md5 = run(tmp, pp, pm)
+        check("no comparison against a run of ours with other module parameters",
+              "No comparison with the previous run" in md5 and "ours_params nonsrq_min_recv=1 -> " in md5)
     print("1..%d" % n)
     return 1 if fails else 0
 
