@@ -317,6 +317,16 @@ void Connection::execute(cm::Step st)
 Status Connection::act(cm::Action a, const cm::Step &st)
 {
 	using cm::Action;
+	if (!qp_ && (a == Action::QpToErr || a == Action::PostDrainWr)) {
+		// A teardown step queued behind a setup step whose CreateQp failed (review-s5 F2):
+		// no QP, nothing to move to error or fence; SetupFailed already decided Destroy.
+		count(t_.ifstats().cm_no_qp_actions);
+		return Status::Ok;
+	}
+	if (!qp_ && (a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts)) {
+		count(t_.ifstats().cm_no_qp_actions);
+		return Status::Invalid;	// never on a NULL QP: fed back as SetupFailed
+	}
 	switch (a) {
 	case Action::CreateQp: return create_qp();
 	case Action::QpToInit:

@@ -106,6 +106,9 @@ public:
 	cm::Counters counters() const;
 	const RcStats &stats() const { return st_; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
+	// Table lock: its StartSending ran and its StopSending did not yet, so it may carry the
+	// peer's packets; the table publishes one such connection per peer (CmTable::republish).
+	bool offered = false;
 
 private:
 	void execute(cm::Step st);

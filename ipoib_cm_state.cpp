@@ -710,6 +710,21 @@ Step Conn::on_draining(const Event &e)
 		// A send that failed before the QP entered error (flushes are not reported).
 		ctr_.inc(wc_ctr(e.wc));
 		return st;
+	case Ev::SetupFailed:
+		// Steps are computed when their event arrives and run later, in order: a setup
+		// step (Connect's, a REQ's) whose CreateQp then failed can be followed by the
+		// teardown step queued behind it (Close, ModeDatagram, REJ). Without a QP there
+		// is nothing to fence: no receive was posted, nothing was sent (review-s5 F2). The
+		// executor skips the queued QP actions (cm_no_qp_actions); without this Destroy a
+		// non-SRQ connection would wait for an RxEmpty that never comes. A QP that does
+		// exist is still in the queued teardown's hands.
+		ctr_.inc(Ctr::SetupFailures);
+		qp_ = qp_ && e.qp_exists;
+		if (!qp_) {
+			rts_ = false;
+			destroy(st);
+		}
+		return st;
 	default:
 		return ignore();
 	}
@@ -760,7 +775,16 @@ Step Conn::dispatch(const Event &e)
 	case State::Accepting: return on_accepting(e);
 	case State::Established: return on_established(e);
 	case State::Draining: return on_draining(e);
-	case State::Closed: break;
+	case State::Closed:
+		if (e.kind == Ev::SetupFailed) {
+			// As in draining (on_draining): a setup step that failed after the teardown
+			// queued behind it had nothing to fence (SRQ, no RTS) and already ends in
+			// Destroy; the executor skips its QP actions. Expected, so not "ignored".
+			ctr_.inc(Ctr::SetupFailures);
+			qp_ = qp_ && e.qp_exists;
+			return Step{};
+		}
+		break;
 	}
 	return ignore();
 }

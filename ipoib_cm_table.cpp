@@ -332,8 +332,12 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				p->await_until = 0;
 			}
 			// A connection accepted from a bidirectional peer will carry our packets too
-			// once established (its StartSending sends this queue): no second one.
-			const bool passive_will_send = p->passive && p->passive->bidir();
+			// once established (its StartSending sends this queue): no second one. One
+			// that is draining never will (nor will an established one that offered:
+			// it would be p->send, stop_sending hands the slot on).
+			const cm::State ps = p->passive ? p->passive->state() : cm::State::Closed;
+			const bool passive_will_send =
+				p->passive && p->passive->bidir() && (ps == cm::State::Accepting || ps == cm::State::Established);
 			if (!p->active && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
@@ -507,6 +511,34 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 
 // ---- peer-level actions (the connection's work item, process context)
 
+// The table decides which connection is the peer's send path (review-s5 F1). A peer may have
+// two connections that may send: a crossing both ends accepted (cm_crossings_both), or a peer
+// that came back from a new QP while its DREQ for our old connection was lost (ib_cm sends a
+// DREQ once, core/cm.c cm_destroy_id). The first to offer is published; when it stops, the
+// other one, if it offered, takes over with the queue. Otherwise the survivor would never be
+// published (its StartSending already ran) and xmit would queue behind it for ever.
+void CmTable::publish(CmPeer &p, Connection &c, CmPending &q)
+{
+	p.send = &c;
+	kapi_skb *skb;
+	while (p.pending.pop(skb))
+		if (!q.push(skb))
+			kapi_skb_free(skb);	// same capacity: cannot happen
+	p.fallback_until = 0;
+	p.backoff_ms = 0;
+	p.stale_retries = 0;
+	p.await_until = 0;
+}
+
+Connection *CmTable::candidate(CmPeer &p)
+{
+	if (p.active && p.active->offered)
+		return p.active;
+	if (p.passive && p.passive->offered)
+		return p.passive;
+	return nullptr;
+}
+
 void CmTable::start_sending(Connection &c)
 {
 	CmPending q;
@@ -514,33 +546,46 @@ void CmTable::start_sending(Connection &c)
 	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
 	kapi_netdev_tx_lock(netdev());
+	bool sends = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
+		c.offered = true;
 		CmPeer *p = c.owner;
-		if (p && !p->send)
-			p->send = &c;
-		if (p && p->send == &c) {
-			kapi_skb *skb;
-			while (p->pending.pop(skb))
-				if (!q.push(skb))
-					kapi_skb_free(skb);	// same capacity: cannot happen
-			p->fallback_until = 0;
-			p->backoff_ms = 0;
-			p->stale_retries = 0;
-			p->await_until = 0;
+		if (p && !p->send) {
+			publish(*p, c, q);
+			sends = true;
 		}
 	}
 	kapi_skb *skb;
-	while (q.pop(skb))
+	while (sends && q.pop(skb))
 		c.send(skb, now);
 	kapi_netdev_tx_unlock(netdev());
 }
 
+// Under the tx lock, like start_sending: the successor's queue goes out before new packets.
+// Work items of one interface run one at a time (ordered workqueue), so the successor's own
+// StopSending cannot run meanwhile; it offered, so its QP is in RTS.
 void CmTable::stop_sending(Connection &c)
 {
-	kstd::SpinIrqSaveGuard g(lock_);
-	if (c.owner && c.owner->send == &c)
-		c.owner->send = nullptr;
+	CmPending q;
+	Connection *next = nullptr;
+	const u64 now = kapi_now_ms();
+	kapi_netdev_tx_lock(netdev());
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		c.offered = false;
+		CmPeer *p = c.owner;
+		if (p && p->send == &c) {
+			p->send = nullptr;
+			next = candidate(*p);
+			if (next)
+				publish(*p, *next, q);
+		}
+	}
+	kapi_skb *skb;
+	while (next && q.pop(skb))
+		next->send(skb, now);
+	kapi_netdev_tx_unlock(netdev());
 }
 
 // FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited
@@ -599,6 +644,7 @@ void CmTable::await_other(Connection &c)
 
 void CmTable::retire(Connection &c)
 {
+	stop_sending(c);	// StopSending came first (ForceDestroy too); belt and braces
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (CmPeer *p = c.owner) {
@@ -606,8 +652,6 @@ void CmTable::retire(Connection &c)
 				p->active = nullptr;
 			if (p->passive == &c)
 				p->passive = nullptr;
-			if (p->send == &c)
-				p->send = nullptr;	// StopSending came first; belt and braces
 			p->conns--;
 			c.owner = nullptr;
 		}

@@ -50,7 +50,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	HwAddr addr;			// flags octet zero
 	Connection *active = nullptr;	// ours, connecting or established
 	Connection *passive = nullptr;	// accepted from the peer
-	Connection *send = nullptr;	// published by StartSending: xmit's RC path
+	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
@@ -64,7 +64,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 #define IPOIB_CM_IF_STATS(X)                                                                    \
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
-	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)
+	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
+	X(cm_no_qp_actions)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -164,6 +165,9 @@ private:
 	cm::Config config(cm::Dir d, u8 stale_retries) const;
 	template <typename F> void for_each_conn(F f);
 	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
+	// Lock held: c becomes p's send path and takes p's queue into q (the caller sends it).
+	void publish(CmPeer &p, Connection &c, CmPending &q);
+	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 
 	Interface &ifc_;
 	CmParams p_;

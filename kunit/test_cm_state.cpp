@@ -973,7 +973,8 @@ bool drive_to(Conn &c, State s)
 // literal table read against docs/connected.md §2, not derived from the code. Columns:
 // active idle, connecting, established, draining; passive idle, accepting, established,
 // draining (reached as drive_to does: bidirectional peer, Close from established). x = legal,
-// s = legal with an SRQ only, n = without an SRQ only, . = ignored. Closed ignores everything.
+// s = legal with an SRQ only, n = without an SRQ only, . = ignored. Closed ignores everything
+// but SetupFailed (a setup step that ran after the teardown queued behind it, review-s5 F2).
 struct LegalRow {
 	Ev e;
 	const char *cols;
@@ -987,7 +988,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::ModeConnected,	"x.x.xxx."},
 	{Ev::CrossingLost,	".x......"},
 	{Ev::CrossingRefused,	".x......"},
-	{Ev::SetupFailed,	".xx..xx."},
+	{Ev::SetupFailed,	".xxx.xxx"},	// draining/closed: a deferred setup step (F2)
 	{Ev::ForceDestroy,	"xxxxxxxx"},
 	{Ev::ReqReceived,	"....x..."},
 	{Ev::RepReceived,	".x.x...x"},
@@ -1019,7 +1020,7 @@ bool legal(Dir d, bool srq, State s, Ev e)
 	case State::Connecting: case State::Accepting: col = 1; break;
 	case State::Established: col = 2; break;
 	case State::Draining: col = 3; break;
-	case State::Closed: return false;
+	case State::Closed: return e == Ev::SetupFailed;
 	}
 	if (d == Dir::Passive)
 		col += 4;
@@ -1076,10 +1077,10 @@ KTEST(cm_state_illegal, closed_is_final)
 	ASSERT_EQ(c.state(), State::Closed);
 	for (usize e = 0; e < kEvCount; e++) {
 		Step st = c.on(Event::of(Ev(e)));
-		EXPECT_TRUE(st.ignored);
+		EXPECT_EQ(st.ignored, Ev(e) != Ev::SetupFailed);	// F2: expected there, counted
 		EXPECT_EQ(st.n, 0u);
 	}
-	EXPECT_EQ(c.counters()[Ctr::Ignored], u64(kEvCount));
+	EXPECT_EQ(c.counters()[Ctr::Ignored], u64(kEvCount - 1));
 	EXPECT_EQ(c.counters()[Ctr::Closed], 1u);	// destroyed exactly once
 }
 
@@ -1284,6 +1285,13 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					if (!e.qp_exists)
 						qp = false;
 				}
+				// A deferred setup step whose CreateQp failed after a teardown was
+				// queued behind it (review-s5 F2): no QP, nothing was sent.
+				if (e.kind == Ev::SetupFailed && !e.qp_exists &&
+				    (before == State::Draining || before == State::Closed)) {
+					rts = false;
+					qp = false;
+				}
 			}
 			if (e.kind == Ev::DrainWrDone && !st.ignored)
 				ASSERT_TRUE(drain_posted);
@@ -1388,6 +1396,201 @@ KTEST(cm_state_teardown, counters_sum)
 	EXPECT_EQ(total[Ctr::EnteredEstablished], 2u);
 }
 
+// review-s5 F2 (the reviewer's case): a teardown step queued behind a setup step whose CreateQp
+// then fails. SetupFailed without a QP must end in Destroy (in the queued step or its own), not be
+// ignored; before the fix s3 was ignored for both and the non-SRQ one never destroyed.
+KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		Conn a(Dir::Active, cfg(srq));
+		Step s1 = a.on(ev(Ev::Connect));
+		EXPECT_TRUE(s1.has(Action::CreateQp));
+		Step s2 = a.on(ev(Ev::ModeDatagram));
+		EXPECT_TRUE(s2.has(Action::QpToErr));
+		Step s3 = a.on(Event::setup_failed(false));
+		EXPECT_FALSE(s3.ignored);
+		EXPECT_TRUE(s3.has(Action::Destroy) || s2.has(Action::Destroy));
+	}
+}
+
+// review-s5 F2: the walk above checks each step as if it ran at once. The driver runs steps
+// later, in order, from the work item (docs/connected.md §1), and SetupFailed comes from what
+// actually ran. This walk models that executor: events queue steps, the FIFO runs at random
+// points, CreateQp fails at random (SetupFailed with qp_exists as executed, its step run at
+// once as Connection::execute does), and QP events and completions come only when the modelled
+// QP can produce them. Invariants: no QP action without a QP but QpToErr/PostDrainWr, which the
+// executor skips (cm_no_qp_actions), and only after a CreateQp failed; Destroy once, last in its
+// step, after QpToErr and the fence's completions when a QP exists; after Close and every
+// completion the connection always ends destroyed (none stuck in draining).
+KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
+{
+	u32 seed = 777;
+	auto rnd = [&seed](u32 n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 16) % n;
+	};
+	static const Ev kEvents[] = {Ev::Close, Ev::IdleTimeout, Ev::ModeDatagram, Ev::ModeConnected,
+				     Ev::SendWatchdog, Ev::DrainTimeout, Ev::RepReceived, Ev::RtuReceived,
+				     Ev::RejReceived, Ev::DreqReceived, Ev::DrepReceived, Ev::ReqError,
+				     Ev::RepError, Ev::TimewaitExit, Ev::QpFatal, Ev::WcError};
+	constexpr usize kCmFrom = 6;	// CM events: only after our REQ/REP went out
+	constexpr usize kQpFrom = 14;	// QP events: only with a QP
+	int skipped = 0, failed_creates = 0, destroys = 0, queued_teardowns = 0;
+	for (int run = 0; run < 3000; run++) {
+		const bool srq = run & 1;
+		Conn k(run & 2 ? Dir::Passive : Dir::Active, cfg(srq));
+		static Step fifo[40];	// static: the kernel's frame limit; 1 + 30 + 1 + 3 steps at most
+		usize head = 0, tail = 0;
+		bool fifo_full = false;
+		bool qp = false, create_failed = false, recv_posted = false, in_error = false, cm_sent = false;
+		bool drain_posted = false, rx_empty = false, last_wqe = false, drain_done = false, destroyed = false;
+		auto feed = [&](const Event &e) {
+			Step st = k.on(e);
+			if (st.inline_ok())
+				return;
+			if (tail < sizeof(fifo) / sizeof(fifo[0]))
+				fifo[tail++] = st;
+			else
+				fifo_full = true;
+		};
+		// The work item running the step at the head; nullptr, or what broke.
+		auto run_one = [&]() -> const char * {
+			Step st = fifo[head++];
+			for (int i = 0; i < st.n; i++) {
+				const Action a = st.act[i];
+				bool ok = true;
+				switch (a) {
+				case Action::CreateQp:
+					if (qp)
+						return "CreateQp twice";
+					ok = rnd(3) != 0;
+					qp = ok;
+					if (!ok) {
+						failed_creates++;
+						create_failed = true;
+						if (k.state() == State::Draining || k.state() == State::Closed)
+							queued_teardowns++;
+					}
+					break;
+				case Action::QpToInit:
+				case Action::QpToRtr:
+				case Action::QpToRts:
+					if (!qp)
+						return "QP transition without a QP";
+					break;
+				case Action::PostRecv:
+					if (!qp)
+						return "PostRecv without a QP";
+					recv_posted = true;
+					break;
+				case Action::SendReq:
+				case Action::SendRep:
+					cm_sent = true;
+					break;
+				case Action::QpToErr:
+				case Action::PostDrainWr:
+					if (!qp) {
+						if (!create_failed)
+							return "QpToErr/PostDrainWr without a QP, and no CreateQp failed";
+						skipped++;	// the executor's guard
+						break;
+					}
+					if (a == Action::QpToErr)
+						in_error = true;
+					else if (!in_error)
+						return "drain WR before QpToErr";
+					else
+						drain_posted = true;
+					break;
+				case Action::Destroy:
+					if (destroyed)
+						return "Destroy twice";
+					if (i + 1 != st.n)
+						return "Destroy not last";
+					if (qp && !in_error)
+						return "Destroy of a QP never moved to error";
+					if (qp && !srq && recv_posted && !rx_empty)
+						return "non-SRQ Destroy before RxEmpty";
+					if (drain_posted && !drain_done)
+						return "Destroy before the drain WR completed";
+					destroyed = true;
+					destroys++;
+					return nullptr;	// retired: the rest of the FIFO never runs
+				default:
+					break;
+				}
+				if (!ok) {	// the rest of the step is skipped, SetupFailed's runs now
+					st = k.on(Event::setup_failed(qp));
+					i = -1;
+				}
+			}
+			return nullptr;
+		};
+		// A completion or QP event the modelled QP can produce now.
+		auto completion = [&]() -> bool {
+			if (!qp || !in_error)
+				return false;
+			if (!srq && recv_posted && !rx_empty) {
+				rx_empty = true;
+				feed(ev(Ev::RxEmpty));
+			} else if (srq && !last_wqe) {
+				last_wqe = true;
+				feed(ev(Ev::LastWqeReached));
+			} else if (drain_posted && !drain_done) {
+				drain_done = true;
+				feed(ev(Ev::DrainWrDone));
+			} else {
+				return false;
+			}
+			return true;
+		};
+		if (run & 2)
+			feed(Event::req(PrivDataResult::Ok, true));
+		else
+			feed(Event::connect(false));
+		const char *bad = nullptr;
+		for (int i = 0; i < 30 && !bad && !destroyed; i++) {
+			const u32 r = rnd(4);
+			if (r == 0 && head < tail) {
+				bad = run_one();
+			} else if (r == 1) {
+				(void)completion();
+			} else {
+				const usize n = qp ? sizeof(kEvents) / sizeof(kEvents[0]) : cm_sent ? kQpFrom : kCmFrom;
+				Event e = ev(kEvents[rnd(u32(n))]);
+				e.peer_bidir = true;
+				e.rej_reason = u8(rnd(36));
+				e.wc = WcCause(rnd(3));
+				feed(e);
+			}
+		}
+		if (!bad && !destroyed)
+			feed(ev(Ev::Close));
+		for (int i = 0; i < 100 && !bad && !destroyed; i++) {
+			if (head < tail)
+				bad = run_one();
+			else if (!completion())
+				break;
+		}
+		if (fifo_full)
+			bad = "the modelled step FIFO overflowed (a test bug)";
+		else if (!bad && !destroyed)
+			bad = "not destroyed after Close and every completion (stuck)";
+		if (bad) {
+			char msg[200];
+			ktest_snprintf(msg, sizeof(msg), "run %d (%s, srq=%d): %s; state %s", run,
+				       run & 2 ? "passive" : "active", int(srq), bad, state_name(k.state()));
+			KTEST_FAIL(msg);
+			return;
+		}
+		ASSERT_EQ(k.state(), State::Closed);
+	}
+	EXPECT_GT(queued_teardowns, 50);	// the walks do reach F2's order
+	EXPECT_GT(skipped, 20);
+	EXPECT_GT(failed_creates, 300);
+	EXPECT_EQ(destroys, 3000);
+}
+
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
 	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names));
@@ -1419,6 +1622,8 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, force_destroy_at_interface_stop),
 	    KTEST_CASE(cm_state_teardown, actions_run_where_they_may),
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
-	    KTEST_CASE(cm_state_teardown, counters_sum));
+	    KTEST_CASE(cm_state_teardown, counters_sum),
+	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
+	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
 
 } // namespace ktest_cm_state
