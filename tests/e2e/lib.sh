@@ -158,6 +158,16 @@ cm_oneway() {
         ns_move ib0 A && ns_move ib1 B && ns_addr A ib0 "$1.1/24" && ns_addr B ib1 "$1.2/24" &&
         ip -n A link set ib0 mtu 65520 && wait_carrier ib0 A 60 && wait_carrier ib1 B 60
 }
+# ping_within SECONDS NS ADDR [ping args]: one ping from NS gets a reply within SECONDS of
+# wall time (tries every 0.5 s; wait_for counts tries, and a lost ping takes -W 1 each)
+ping_within() {
+    _end=$(( $(cut -d. -f1 /proc/uptime) + $1 )); _ns=$2 _a=$3; shift 3
+    while [ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ]; do
+        ip netns exec "$_ns" /usr/bin/ping -c 1 -W 1 "$@" "$_a" >/dev/null 2>&1 && return 0
+        sleep 0.5
+    done
+    return 1
+}
 # big_ping_recovers ADDR: a 60000-byte ping from A gets a reply within 15 tries
 big_ping_recovers() { for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
     ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 "$1" >/dev/null && return 0; done; return 1; }
