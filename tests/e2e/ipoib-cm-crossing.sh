@@ -1,15 +1,20 @@
 #!/bin/sh
 # Connected mode ours <-> ours, crossing REQs (RFC 4755 §3.3, docs/connected.md §2): softib's
-# `delay_cm req 1 MS` on both hosts holds each host's next REQ on the wire, so each REQ
+# `delay_cm` on both hosts holds each host's next REQ on the wire, so each REQ
 # arrives after the other host sent its own. Both ends announce kCapBidir: the end with the
 # larger address rejects the peer's REQ with Consumer Reject (28) and keeps its own, the
 # smaller accepts and its own REQ is rejected. Exactly one connection results (one line on
 # each side, the two ends of one QP pair, bidir=1), the arbitration shows in the counters
-# (crossings won on one side, lost on the other, one REJ 28 each way), and the pings both
+# (crossings won on one side, lost on the other, one REJ 28 from the larger), and the pings both
 # hosts started at once lose nothing: packets wait in the neighbour's queue, never in a
 # connection that loses. Warm-up in datagram mode resolves the paths first, so both REQs go
-# out within milliseconds of the switch to connected mode. The delay (700 ms) stays below
-# our CM response timeout (18: ib_cm waits 1024 ms + 2 × the packet lifetime): no REQ resent.
+# out soon after the switch to connected mode. Each host's next CM MAD after the REQ (its REP or REJ) is held too: a crossing
+# needs both REQs outstanding at both ends, and without it a REQ sent more than a REP's
+# turnaround after the other finds the other's connection already established, both REQs are
+# accepted and two connections result (counted cm_crossings_both; seen on 6.12 with the REQ
+# delay alone). So the hosts may send their REQs up to 400 ms apart. REQ + REP delays (800 ms)
+# stay below our CM response timeout (18: ib_cm waits 1024 ms + 2 × the packet lifetime): no
+# REQ resent.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -19,7 +24,7 @@
 # timeout: 240
 # kernels: stock debug
 . /e2e/lib.sh
-plan 22
+plan 23
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -35,7 +40,9 @@ check "static neighbours both ways" sh -c "/sbin/ip -n A neigh replace 10.0.6.2 
     /sbin/ip -n B neigh replace 10.0.6.1 lladdr $addr_a nud permanent dev icm1"
 check "warm-up pings in datagram mode (paths resolved both ways)" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.6.2 && /sbin/ip netns exec B /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.6.1'
 check "no connection yet" sh -c "[ \$(cat $(cm_file icm0 connections) $(cm_file icm1 connections) | wc -l) -eq 0 ]"
-check "delay_cm req 1 700 on both hosts" sh -c "echo 'delay_cm req 1 700' > $F0 && echo 'delay_cm req 1 700' > $F1"
+# one delay_cm per host (a second replaces the first): attribute 0 holds any CM MAD, here
+# each host's next two (its REQ, then its REP or REJ)
+check "delay_cm 0 2 400 on both hosts" sh -c "echo 'delay_cm 0 2 400' > $F0 && echo 'delay_cm 0 2 400' > $F1"
 snap s ib:softib0 ib:softib1 A:icm0 B:icm1
 # (the mode files are in the namespaces' sysfs now)
 check "both -> connected mode" sh -c '/sbin/ip netns exec A sh -c "echo connected > /sys/class/net/icm0/mode" &&
@@ -65,6 +72,7 @@ check_delta "$win: sent one Consumer Reject (28)" s $win:$wif cm_rej_tx_crossing
 check_delta "$lose: crossing lost (accepted the peer's REQ)" s $lose:$lif cm_crossings_lost -eq 1
 check_delta "$lose: its REQ's REJ classified 'crossing'" s $lose:$lif cm_rej_rx_crossing -eq 1
 check_delta "$lose: no fall back" s $lose:$lif cm_fall_backs -eq 0
+check "no side accepted both REQs (cm_crossings_both +0 on A and B)" sh -c "[ $(delta s A:icm0 cm_crossings_both) -eq 0 ] && [ $(delta s B:icm1 cm_crossings_both) -eq 0 ]"
 cm_ctrs A icm0; cm_ctrs B icm1
 check "kernel log clean" dmesg_clean
 ns_delete_all
