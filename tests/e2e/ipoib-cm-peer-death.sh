@@ -20,6 +20,8 @@
 # comes (B: cm_tx_queued 51, the new connection tx=0, rx=53; A's pings get no reply for 60 s).
 # Fix direction: when the send path goes (stop_sending), promote another established
 # connection of that peer that may send (and send its queue), or let xmit use it.
+# Reproduced in 3 of 4 stock 6.1 runs (once the replies rode UD during B's fall-back window,
+# which is why "B answers over the new connection" checks B's tx= on it: round 1 fails there).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -30,7 +32,7 @@
 # kernels: stock debug
 # tier: long
 . /e2e/lib.sh
-plan 26
+plan 28
 
 F1=/sys/kernel/debug/softib/softib1/fault
 dmesg_mark peerdeath
@@ -42,6 +44,11 @@ one_each() {
         [ "$(cm_field icm0 . qpn)" = "$(cm_field icm1 . rqpn)" ]
 }
 # new_pair QPN: one_each, and A's QP is not QPN
+# b_replies_rc: 5 pings A->B answered, and B's one connection sent them (not UD, not queued)
+b_replies_rc() {
+    _t0=$(cm_field icm1 . tx) && ns_ping A 10.0.9.2 5 >/dev/null && _t1=$(cm_field icm1 . tx) &&
+        diag "B's connection tx=$_t0 -> $_t1" && [ $((_t1 - _t0)) -ge 5 ]
+}
 new_pair() { [ -n "$1" ] && one_each && ! grep -q " qpn=$1 " "$(cm_file icm0 connections)"; }
 check "one connection, established on both ends" wait_for 10 one_each
 for round in 1 2; do
@@ -69,6 +76,7 @@ for round in 1 2; do
     fi
     # the back-off may still be running: wait for the new connection, then nothing else
     check "round $round: exactly one connection on each side again, a new pair, nothing draining (stale ones reaped)" wait_for 45 new_pair $qa
+    check "round $round: B answers 5 pings over the new connection (its tx= grows by >= 5)" b_replies_rc
     cm_show icm0 icm1
 done
 check "ping -s 60000 both ways" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 3 -W 2 -s 60000 10.0.9.2 && /sbin/ip netns exec B /usr/bin/ping -c 3 -W 2 -s 60000 10.0.9.1'
