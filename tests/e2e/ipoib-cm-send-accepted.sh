@@ -62,8 +62,10 @@ check "A: still exactly one connection, the active one" cm_has icm0 1 'dir=activ
 check "B: still exactly one connection, the passive one (no active of its own)" cm_has icm1 1 'dir=passive .* state=established '
 check_delta "softib1 sent no REQ" s ib:softib1 cm_tx_req -eq 0
 rx_a=$(cm_field icm0 'dir=active' rx); tx_b=$(cm_field icm1 'dir=passive' tx)
-check "A received on its active QP: rx=$rx_a >= 1000" test "${rx_a:-0}" -ge 1000
-check "B sent over its passive QP: tx=$tx_b >= 1000" test "${tx_b:-0}" -ge 1000
+# (packet counts, not rates: the debug kernel moves ~700 packets in these runs, stock ~6000;
+# pings alone are 26 each way)
+check "A received on its active QP: rx=$rx_a >= 100" test "${rx_a:-0}" -ge 100
+check "... all that B sent over its passive QP: tx=$tx_b = rx=$rx_a" test "${tx_b:-0}" -eq "${rx_a:-1}"
 check_delta "softib0 received >= 5 MB over RC" s ib:softib0 rc_rx_bytes -ge 5000000
 check_delta "no RNR retry exceeded on softib1's sends" s ib:softib1 rnr_retry_exceeded -eq 0
 check_delta "no RNR retry exceeded on softib0's sends" s ib:softib0 rnr_retry_exceeded -eq 0
