@@ -47,8 +47,15 @@ snap s ib:softib0 ib:softib1 A:icm0 B:icm1
 # (the mode files are in the namespaces' sysfs now)
 check "both -> connected mode" sh -c '/sbin/ip netns exec A sh -c "echo connected > /sys/class/net/icm0/mode" &&
     /sbin/ip netns exec B sh -c "echo connected > /sys/class/net/icm1/mode"'
-ns_exec A /usr/bin/ping -c 20 -i 0.1 -w 20 10.0.6.2 > /tmp/pa.out 2>&1 & pa=$!
-ns_exec B /usr/bin/ping -c 20 -i 0.1 -w 20 10.0.6.1 > /tmp/pb.out 2>&1 & pb=$!
+# Both pings start at one signal (/tmp/go), each already inside its namespace: on the debug
+# kernel two `ip netns exec` in a row put the first packets (and so the REQs) more than the
+# 400 ms apart that the delays cover.
+rm -f /tmp/go
+go_ping() { ns_exec "$1" sh -c "while [ ! -e /tmp/go ]; do sleep 0.01; done; exec /usr/bin/ping -c 20 -i 0.1 -w 20 $2"; }
+go_ping A 10.0.6.2 > /tmp/pa.out 2>&1 & pa=$!
+go_ping B 10.0.6.1 > /tmp/pb.out 2>&1 & pb=$!
+sleep 1	# both shells waiting (no packet is sent before /tmp/go)
+touch /tmp/go
 wait $pa; ra=$?; wait $pb; rb=$?
 diag "A: $(grep -E 'transmitted' /tmp/pa.out)"
 diag "B: $(grep -E 'transmitted' /tmp/pb.out)"
