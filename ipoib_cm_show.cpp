@@ -62,6 +62,28 @@ void CmTable::show(kapi_seq *s)
 	}
 }
 
+void CmTable::show_send_accepted(kapi_seq *s)
+{
+	kapi_seq_printf(s, "%u\n", __atomic_load_n(&send_accepted_, __ATOMIC_RELAXED) ? 1u : 0u);
+}
+
+int CmTable::store_send_accepted(StrView v, usize total)
+{
+	StrView d = v;
+	if (!d.empty() && d[d.size() - 1] == '\n')
+		d = d.substr(0, d.size() - 1);	// echo's newline
+	u32 on = 0;
+	if (total != v.size() || !kstd::parse_u32(d, 1, on)) {
+		log().warn("send_accepted: invalid value \"%.*s\"%s (0 or 1)", int(d.size()), d.data(),
+			   total != v.size() ? "..." : "");
+		return -KAPI_EINVAL;
+	}
+	__atomic_store_n(&send_accepted_, on != 0, __ATOMIC_RELAXED);
+	log().info("send_accepted %u: connections created from now on %s over accepted connections", on,
+		   on ? "send" : "do not send");
+	return 0;
+}
+
 const char *CmTable::stat_name(u32 i)
 {
 	if (i < cm::kCtrCount)
@@ -158,8 +180,12 @@ void CmTable::housekeeping()
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping
 				c.feed(cm::Event::of(cm::Ev::IdleTimeout));
-			else if (c.send_stalled(now))	// §3: sends outstanding, none completing
+			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
+				// once per connection: the event tears it down (cm_watchdog_teardowns)
+				log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", c.qpn(),
+					   (unsigned)cm::kSendWatchdogMs);
 				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
+			}
 		}
 		// Peers nobody uses: no connection, nothing queued, idle, not in a back-off.
 		kstd::List<CmPeer> keep;

@@ -270,7 +270,7 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 	cm::Config c;
 	c.srq = srq_.raw() != nullptr;
 	c.local_bidir = p_.bidir;
-	c.send_accepted = false;
+	c.send_accepted = __atomic_load_n(&send_accepted_, __ATOMIC_RELAXED);
 	c.connected_mode = connected();
 	c.stale_retries = stale_retries;
 	return c;

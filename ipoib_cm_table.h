@@ -117,6 +117,10 @@ public:
 	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }	// any context
 	void housekeeping();			// the delayed work
 	void show(kapi_seq *s);			// debugfs connections
+	// debugfs send_accepted (docs/connected.md §2 "Who sends"): the test knob, read by the
+	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
+	void show_send_accepted(kapi_seq *s);
+	int store_send_accepted(StrView v, usize total);
 	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
 	static const char *stat_name(u32 i);
 	u64 stat_value(u32 i) const;
@@ -194,6 +198,7 @@ private:
 	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
+	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)
 	cm::Counters retired_;		// of destroyed connections
 	RcStats retired_st_;
 	CmIfStats ifs_;

@@ -216,6 +216,13 @@ extern "C" void ipoib_core_debugfs_show(kapi_ctx *c, kapi_seq *s) noexcept
 	if (DebugFile *f = from_ctx<DebugFile>(c))
 		f->owner->show(f->view, s);
 }
+extern "C" int ipoib_core_debugfs_write(kapi_ctx *c, const char *buf, kapi_size_t len, kapi_size_t total) noexcept
+{
+	DebugFile *f = from_ctx<DebugFile>(c);
+	if (!f || f->view != DebugView::SendAccepted)
+		return -KAPI_EINVAL;	// only the knob is writable (kapi_debugfs_knob)
+	return f->owner->cm().store_send_accepted(StrView(buf, len), total);
+}
 
 // ---- connected mode: ib_cm (kapi/cm.c) ----
 extern "C" kapi_ctx *ipoib_core_cm_req(kapi_ctx *listener, kapi_cm_id *id, const kapi_cm_event *ev) noexcept

@@ -128,14 +128,15 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
 	for (u32 i = 0; i < kDebugViews; i++) {
 		debug_files_[i].owner = this;
 		debug_files_[i].view = DebugView(i);
-		kapi_debugfs_file(debugfs_.get(), names[i], debug_files_[i].ctx());
+		(DebugView(i) == DebugView::SendAccepted ? kapi_debugfs_knob : kapi_debugfs_file)(
+			debugfs_.get(), names[i], debug_files_[i].ctx());
 	}
 }
 

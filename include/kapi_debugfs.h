@@ -21,6 +21,11 @@ void kapi_debugfs_exit(void) KAPI_NOEXCEPT;
 struct kapi_debugfs *kapi_debugfs_dir(const char *name) KAPI_NOEXCEPT;	/* NULL if unavailable */
 /* A 0400 file in d whose reads call ipoib_core_debugfs_show(ctx, seq). */
 void kapi_debugfs_file(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
+/* A 0600 file: reads as kapi_debugfs_file; a write of n bytes calls
+ * ipoib_core_debugfs_write(ctx, buf, len, n) with the first len = min(n, KAPI_DEBUGFS_WRITE_MAX)
+ * bytes, and returns its error or n. */
+#define KAPI_DEBUGFS_WRITE_MAX 32
+void kapi_debugfs_knob(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
 /* Removes the directory and its files; waits for readers still inside a show function. */
 void kapi_debugfs_remove(struct kapi_debugfs *d) KAPI_NOEXCEPT;
 void kapi_seq_printf(struct kapi_seq *s, const char *fmt, ...) KAPI_NOEXCEPT KAPI_PRINTF(2, 3);

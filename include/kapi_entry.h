@@ -81,6 +81,8 @@ void ipoib_core_srq_event(struct kapi_ctx *srq, enum kapi_qp_event_kind kind) KA
 int ipoib_core_join_done(struct kapi_ctx *group, struct kapi_mcast *mc, int status) KAPI_NOEXCEPT;
 void ipoib_core_path_done(struct kapi_ctx *path, int status, struct kapi_path *rec, kapi_u16 dlid) KAPI_NOEXCEPT;
 void ipoib_core_debugfs_show(struct kapi_ctx *file, struct kapi_seq *s) KAPI_NOEXCEPT;
+/* A write to a kapi_debugfs_knob file: buf holds the first len of total bytes. 0 or -errno. */
+int ipoib_core_debugfs_write(struct kapi_ctx *file, const char *buf, kapi_size_t len, kapi_size_t total) KAPI_NOEXCEPT;
 
 /* ---- P_Key children (kapi/link.c), all called with rtnl held; owner: the Port ---- */
 int ipoib_core_child_sysfs(struct kapi_ctx *owner, int create, const char *buf, kapi_size_t len) KAPI_NOEXCEPT;

@@ -52,6 +52,38 @@ void kapi_debugfs_file(struct kapi_debugfs *d, const char *name, struct kapi_ctx
 	debugfs_create_file(name, 0400, d->dir, ctx, &kapi_dbg_fops);
 }
 
+static ssize_t kapi_dbg_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	char buf[KAPI_DEBUGFS_WRITE_MAX];
+	size_t len = min_t(size_t, n, sizeof(buf));
+	struct seq_file *s = f->private_data;
+	int err;
+
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	err = ipoib_core_debugfs_write(s->private, buf, len, n);
+	return err ? err : (ssize_t)n;
+}
+
+static int kapi_dbg_knob_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, kapi_dbg_show, inode->i_private);
+}
+
+static const struct file_operations kapi_dbg_knob_fops = {
+	.owner = THIS_MODULE,
+	.open = kapi_dbg_knob_open,
+	.read = seq_read,
+	.write = kapi_dbg_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+void kapi_debugfs_knob(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx)
+{
+	debugfs_create_file(name, 0600, d->dir, ctx, &kapi_dbg_knob_fops);
+}
+
 /* debugfs_remove_recursive waits for readers still inside a show function. */
 void kapi_debugfs_remove(struct kapi_debugfs *d)
 {

@@ -158,6 +158,16 @@ cm_oneway() {
         ns_move ib0 A && ns_move ib1 B && ns_addr A ib0 "$1.1/24" && ns_addr B ib1 "$1.2/24" &&
         ip -n A link set ib0 mtu 65520 && wait_carrier ib0 A 60 && wait_carrier ib1 B 60
 }
+# ping_within SECONDS NS ADDR [ping args]: one ping from NS gets a reply within SECONDS of
+# wall time (tries every 0.5 s; wait_for counts tries, and a lost ping takes -W 1 each)
+ping_within() {
+    _end=$(( $(cut -d. -f1 /proc/uptime) + $1 )); _ns=$2 _a=$3; shift 3
+    while [ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ]; do
+        ip netns exec "$_ns" /usr/bin/ping -c 1 -W 1 "$@" "$_a" >/dev/null 2>&1 && return 0
+        sleep 0.5
+    done
+    return 1
+}
 # big_ping_recovers ADDR: a 60000-byte ping from A gets a reply within 15 tries
 big_ping_recovers() { for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
     ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 "$1" >/dev/null && return 0; done; return 1; }
@@ -240,6 +250,36 @@ cm_ours_pair() {
     check "static neighbour for B on A" ns_ip A neigh replace "$1.2" lladdr "$_cm_addr_b" nud permanent dev icm0
 }
 _cm_both_up() { has_carrier icm0 A && has_carrier icm1 B; }
+# cm_intree_pair NET: ours on softib0 (icm0) in namespace A as NET.1, the in-tree ib_ipoib on
+# softib1 (ib1) in B as NET.2 (its ib0 on softib0 down), both in connected mode with MTU
+# 65520, carrier on both, static neighbours both ways (an ARP reply is unicast and would open
+# a connection of its own). Checked piece by piece.
+cm_intree_pair() {
+    check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
+    ip link set ib0 down 2>/dev/null
+    check "both -> connected mode" sh -c 'echo connected > /sys/class/net/icm0/mode && echo connected > /sys/class/net/ib1/mode'
+    _cm_a=$(cat /sys/class/net/icm0/address); _cm_b=$(cat /sys/class/net/ib1/address)
+    ns_create A B
+    ns_move icm0 A && ns_move ib1 B
+    ns_addr A icm0 "$1.1/24" && ns_addr B ib1 "$1.2/24"
+    check "carrier on both" wait_for 60 _cm_intree_up
+    check "MTU 65520 on both" sh -c "/sbin/ip -n A link set icm0 mtu 65520 && /sbin/ip -n B link set ib1 mtu 65520"
+    check "static neighbours both ways" sh -c "/sbin/ip -n A neigh replace $1.2 lladdr $_cm_b nud permanent dev icm0 &&
+        /sbin/ip -n B neigh replace $1.1 lladdr $_cm_a nud permanent dev ib1"
+}
+_cm_intree_up() { has_carrier icm0 A && has_carrier ib1 B; }
+# cm_file IF NAME: ib_ipoib_cm's debugfs file NAME (connections, send_accepted, ...) of IF
+cm_file() { echo "/sys/kernel/debug/ib_ipoib_cm/$1/$2"; }
+# cm_n IF [ERE]: how many connections of IF the debugfs file lists (those matching ERE)
+cm_n() { grep -Ec -- "${2:-.}" "$(cm_file "$1" connections)"; }
+# cm_has IF N ERE: IF lists exactly N connections and N of them match ERE (for wait_for)
+cm_has() { [ "$(cm_n "$1")" -eq "$2" ] && [ "$(cm_n "$1" "$3")" -eq "$2" ]; }
+# cm_field IF ERE FIELD: the value of FIELD= (not dir=) on IF's first connection matching ERE
+cm_field() { grep -E -- "$2" "$(cm_file "$1" connections)" | sed -n "1s/.* $3=\([^ ]*\).*/\1/p"; }
+# cm_show IF...: each interface's connections as diagnostics
+cm_show() { for _i in "$@"; do diag "$_i: $(cat "$(cm_file "$_i" connections)")"; done; }
+# cm_ctrs NS IF: IF's non-zero cm_/rc_ counters on one diagnostic line
+cm_ctrs() { diag "$2: $(ns_exec "$1" ethtool -S "$2" | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr -s ' \n' ' ')"; }
 
 # ---- iperf3
 # iperf3_server NS [PORT=5201] [extra iperf3 -s args]: start a daemon in NS and wait (30 s)

@@ -1,0 +1,92 @@
+#!/bin/sh
+# Connected mode ours <-> ours, crossing REQs (RFC 4755 §3.3, docs/connected.md §2): softib's
+# `delay_cm` on both hosts holds each host's next REQ on the wire, so each REQ
+# arrives after the other host sent its own. Both ends announce kCapBidir: the end with the
+# larger address rejects the peer's REQ with Consumer Reject (28) and keeps its own, the
+# smaller accepts and its own REQ is rejected. Exactly one connection results (one line on
+# each side, the two ends of one QP pair, bidir=1), the arbitration shows in the counters
+# (crossings won on one side, lost on the other, one REJ 28 from the larger), and the pings both
+# hosts started at once lose nothing: packets wait in the neighbour's queue, never in a
+# connection that loses. Warm-up in datagram mode resolves the paths first, so both REQs go
+# out soon after the switch to connected mode. Each host's next CM MAD after the REQ (its REP or REJ) is held too: a crossing
+# needs both REQs outstanding at both ends, and without it a REQ sent more than a REP's
+# turnaround after the other finds the other's connection already established, both REQs are
+# accepted and two connections result (counted cm_crossings_both; seen on 6.12 with the REQ
+# delay alone). So the hosts may send their REQs up to 400 ms apart. REQ + REP delays (800 ms)
+# stay below our CM response timeout (18: ib_cm waits 1024 ms + 2 × the packet lifetime): no
+# REQ resent.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d
+# mem: 1024
+# timeout: 240
+# kernels: stock debug
+# tier: core
+# (the connected-mode scenario of make test's debug tier, 162 s there: concurrent REQs, a
+# Consumer Reject teardown of a connecting QP, the neighbour queue sent by the survivor, under
+# lockdep, KASAN and kmemleak. Measured there too: ipoib-cm-watchdog 240 s, -send-accepted-nosrq
+# 327 s, -rmmod 616 s; with stock 6.1 (~4.9 min for the new scenarios) and 6.12 (~4.2 min)
+# this keeps the cm additions to make test near 12 min)
+. /e2e/lib.sh
+plan 23
+
+F0=/sys/kernel/debug/softib/softib0/fault
+F1=/sys/kernel/debug/softib/softib1/fault
+dmesg_mark crossing
+check "icm0 and icm1 exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
+addr_a=$(cat /sys/class/net/icm0/address); addr_b=$(cat /sys/class/net/icm1/address)
+diag "A $addr_a, B $addr_b"
+ns_create A B
+ns_move icm0 A && ns_move icm1 B
+ns_addr A icm0 10.0.6.1/24 && ns_addr B icm1 10.0.6.2/24
+check "carrier on both" wait_for 60 _cm_both_up
+check "static neighbours both ways" sh -c "/sbin/ip -n A neigh replace 10.0.6.2 lladdr $addr_b nud permanent dev icm0 &&
+    /sbin/ip -n B neigh replace 10.0.6.1 lladdr $addr_a nud permanent dev icm1"
+check "warm-up pings in datagram mode (paths resolved both ways)" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.6.2 && /sbin/ip netns exec B /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.6.1'
+check "no connection yet" sh -c "[ \$(cat $(cm_file icm0 connections) $(cm_file icm1 connections) | wc -l) -eq 0 ]"
+# one delay_cm per host (a second replaces the first): attribute 0 holds any CM MAD, here
+# each host's next two (its REQ, then its REP or REJ)
+check "delay_cm 0 2 400 on both hosts" sh -c "echo 'delay_cm 0 2 400' > $F0 && echo 'delay_cm 0 2 400' > $F1"
+snap s ib:softib0 ib:softib1 A:icm0 B:icm1
+# (the mode files are in the namespaces' sysfs now)
+check "both -> connected mode" sh -c '/sbin/ip netns exec A sh -c "echo connected > /sys/class/net/icm0/mode" &&
+    /sbin/ip netns exec B sh -c "echo connected > /sys/class/net/icm1/mode"'
+# Both pings start at one signal (/tmp/go), each already inside its namespace: on the debug
+# kernel two `ip netns exec` in a row put the first packets (and so the REQs) more than the
+# 400 ms apart that the delays cover.
+rm -f /tmp/go
+go_ping() { ns_exec "$1" sh -c "while [ ! -e /tmp/go ]; do sleep 0.01; done; exec /usr/bin/ping -c 20 -i 0.1 -w 20 $2"; }
+go_ping A 10.0.6.2 > /tmp/pa.out 2>&1 & pa=$!
+go_ping B 10.0.6.1 > /tmp/pb.out 2>&1 & pb=$!
+sleep 1	# both shells waiting (no packet is sent before /tmp/go)
+touch /tmp/go
+wait $pa; ra=$?; wait $pb; rb=$?
+diag "A: $(grep -E 'transmitted' /tmp/pa.out)"
+diag "B: $(grep -E 'transmitted' /tmp/pb.out)"
+check "A's 20 pings during the race: 20 replies" sh -c "test $ra = 0 && grep -q ' 20 received' /tmp/pa.out"
+check "B's 20 pings during the race: 20 replies" sh -c "test $rb = 0 && grep -q ' 20 received' /tmp/pb.out"
+check "both REQs were held (delayed_fault +1 on each host)" sh -c "[ $(delta s ib:softib0 delayed_fault) -ge 1 ] && [ $(delta s ib:softib1 delayed_fault) -ge 1 ]"
+check_delta "softib0 sent one REQ (no resend)" s ib:softib0 cm_tx_req -eq 1
+check_delta "softib1 sent one REQ (no resend)" s ib:softib1 cm_tx_req -eq 1
+cm_show icm0 icm1
+check "A: exactly one connection, established, bidir=1" wait_for 10 cm_has icm0 1 ' state=established .* bidir=1 '
+check "B: exactly one connection, established, bidir=1" cm_has icm1 1 ' state=established .* bidir=1 '
+qa=$(cm_field icm0 . qpn); ra_=$(cm_field icm0 . rqpn); qb=$(cm_field icm1 . qpn); rb_=$(cm_field icm1 . rqpn)
+check "A's and B's lines are the two ends of one QP pair ($qa $ra_ / $qb $rb_)" sh -c "[ -n '$qa' ] && [ -n '$qb' ] && [ '$qa $ra_' = '$rb_ $qb' ]"
+# the survivor is the larger address's REQ (flag octet zeroed): its side is dir=active
+big=$(printf '%s\n%s\n' "00${addr_a#??}" "00${addr_b#??}" | sort | tail -n 1)
+if [ "$big" = "00${addr_a#??}" ]; then win=A; wif=icm0; lose=B; lif=icm1; else win=B; wif=icm1; lose=A; lif=icm0; fi
+diag "larger address: $win"
+check "$win (larger address) holds the active end" cm_has $wif 1 '^dir=active '
+check_delta "$win: crossing won (rejected the peer's REQ)" s $win:$wif cm_crossings_won -eq 1
+check_delta "$win: sent one Consumer Reject (28)" s $win:$wif cm_rej_tx_crossing -eq 1
+check_delta "$lose: crossing lost (accepted the peer's REQ)" s $lose:$lif cm_crossings_lost -eq 1
+check_delta "$lose: its REQ's REJ classified 'crossing'" s $lose:$lif cm_rej_rx_crossing -eq 1
+check_delta "$lose: no fall back" s $lose:$lif cm_fall_backs -eq 0
+check "no side accepted both REQs (cm_crossings_both +0 on A and B)" sh -c "[ $(delta s A:icm0 cm_crossings_both) -eq 0 ] && [ $(delta s B:icm1 cm_crossings_both) -eq 0 ]"
+cm_ctrs A icm0; cm_ctrs B icm1
+check "kernel log clean" dmesg_clean
+ns_delete_all
+exit $(tap_status)
