@@ -10,18 +10,13 @@
 # down hears nothing and is reaped after cm_idle_timeout=15). Twice, so the second death meets
 # a reconnected connection. No kernel report.
 #
-# NOT in the make test tiers (tier: long) because it exposes a driver bug, in CmTable's send
-# path selection (ipoib_cm_table.cpp, "cmtear"'s files), seen on stock 6.1 in session 5: in
-# round 1, after port up A reconnects (new QP pair 0x13) while B's old passive connection (0x12)
-# is still B's send path (its failure, RETRY_EXC on B's replies to A's dead QP, comes ~0.9 s
-# later). The new passive's StartSending finds p->send taken and does nothing; when the old
-# one then fails, StopSending clears p->send and nothing promotes the established new passive:
-# every later B->A packet waits in the peer's pending queue for a StartSending that never
-# comes (B: cm_tx_queued 51, the new connection tx=0, rx=53; A's pings get no reply for 60 s).
-# Fix direction: when the send path goes (stop_sending), promote another established
-# connection of that peer that may send (and send its queue), or let xmit use it.
-# Reproduced in 3 of 4 stock 6.1 runs (once the replies rode UD during B's fall-back window,
-# which is why "B answers over the new connection" checks B's tx= on it: round 1 fails there).
+# Found a driver bug when written (session 5, 3 of 4 stock runs failed round 1): after port up
+# A reconnects while B's old passive connection is still B's send path; the new passive's
+# StartSending found the slot taken and, when the old one failed ~0.9 s later, nothing promoted
+# the new one: every B->A packet waited in the pending queue for good. Fixed by the table
+# handing the send path to the peer's other offering connection at StopSending (review-s5 F1,
+# also ipoib-cm-republish); "B answers over the new connection" checks B's tx= on it, so
+# replies that ride UD during B's fall-back window do not hide it. 3 of 3 stock runs pass since.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -30,7 +25,6 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: long
 . /e2e/lib.sh
 plan 28
 
