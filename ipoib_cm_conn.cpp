@@ -351,6 +351,16 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::FallBack: t_.fall_back(*this); return Status::Ok;
 	case Action::Reconnect: t_.reconnect(*this); return Status::Ok;
 	case Action::AwaitOther: t_.await_other(*this); return Status::Ok;
+	case Action::WaitSends:
+		// After QuiesceTx nothing posts any more; NAPI completes what was posted. A send
+		// still outstanding after the bound is flushed by QpToErr (counted: the peer is
+		// slow or gone; the send watchdog and RETRY_EXC deal with it).
+		if (!tx_.wait_completed(cm::kWaitSendsMs)) {
+			count_local(st_.rc_tx_wait_expired);
+			t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after %u ms: flushed", qpn(),
+				       tx_.outstanding(), cm::kWaitSendsMs);
+		}
+		return Status::Ok;
 	}
 	return Status::Invalid;
 }

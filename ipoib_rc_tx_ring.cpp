@@ -55,6 +55,16 @@ bool RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR;
 }
 
+bool RcTxRing::wait_completed(u32 max_ms) const
+{
+	for (u32 waited = 0; outstanding(); waited += kWaitStepMs) {
+		if (waited >= max_ms)
+			return false;
+		kapi_msleep(kWaitStepMs);
+	}
+	return true;
+}
+
 u32 RcTxRing::drain()
 {
 	const u32 n = head_ - tail_;

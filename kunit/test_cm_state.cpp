@@ -437,7 +437,7 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_EQ(o.counters()[Ctr::Opened], 0u);
 	// established: unpublish, DREQ, error, fence
 	Conn e = active_established(cfg(false));
-	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_FALSE(e.sending());
 }
@@ -446,7 +446,7 @@ KTEST(cm_state_active, reap_and_watchdog)
 {
 	// idle reaping
 	Conn r = active_established(cfg(true));
-	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
 	EXPECT_EQ(r.counters()[Ctr::Reaped], 1u);
 	// send watchdog: torn down and UD for a back-off
 	Conn w = active_established(cfg(false));
@@ -459,7 +459,7 @@ KTEST(cm_state_active, mode_changes)
 {
 	// mode -> datagram closes active connections (Linux flushes its paths)
 	Conn m = active_established(cfg(true));
-	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
 	Conn mc(Dir::Active, cfg(true));
 	(void)mc.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(mc.on(ev(Ev::ModeDatagram)), Action::QpToErr, Action::Destroy);	// SRQ, INIT
@@ -1088,7 +1088,7 @@ KTEST(cm_state_illegal, closed_is_final)
 KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 {
 	Conn c = active_established(cfg(true));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
 	EXPECT_EQ(c.state(), State::Draining);
 	// a drain completion before the fence is posted proves nothing: no destroy
 	EXPECT_TRUE(c.on(ev(Ev::DrainWrDone)).ignored);
@@ -1114,7 +1114,7 @@ KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 KTEST(cm_state_teardown, nonsrq_fences_at_once)
 {
 	Conn c = passive_established(cfg(false));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_TRUE(c.on(ev(Ev::LastWqeReached)).ignored);	// never raised without an SRQ
 	EXPECT_ACTIONS(c.on(ev(Ev::DreqReceived)), Action::SendDrep);	// crossing DREQs
@@ -1185,6 +1185,7 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 		false,	// FallBack
 		false,	// Reconnect
 		false,	// AwaitOther
+		true,	// WaitSends
 	};
 	for (usize i = 0; i < kActionCount; i++)
 		EXPECT_EQ(may_sleep(Action(i)), kSleeps[i]);
@@ -1242,7 +1243,7 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 		seed = seed * 1103515245u + 12345u;
 		return (seed >> 16) % n;
 	};
-	int destroys = 0, fenced_destroys = 0;
+	int destroys = 0, fenced_destroys = 0, waits = 0;
 	for (int run = 0; run < 3000; run++) {
 		Config c = cfg(run & 1, (run >> 1) & 1);
 		c.send_accepted = (run % 7) == 0;
@@ -1336,9 +1337,22 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					ASSERT_TRUE(unquiesced);
 					unquiesced = false;
 				}
+				if (a == Action::WaitSends) {
+					// right after QuiesceTx (no producer left), before QpToErr, and
+					// only for a local decision on a healthy connection
+					ASSERT_TRUE(j > 0 && st.act[j - 1] == Action::QuiesceTx);
+					ASSERT_TRUE(st.index(Action::QpToErr) > j);
+					ASSERT_TRUE(e.kind == Ev::Close || e.kind == Ev::IdleTimeout ||
+						    e.kind == Ev::ModeDatagram);
+					waits++;
+				}
 				if (a == Action::QpToErr) {
 					ASSERT_FALSE(published);	// StopSending came first
 					ASSERT_FALSE(unquiesced);	// and the xmits were waited out
+					// a graceful teardown of a send path waits for its sends first
+					if (st.has(Action::StopSending) &&
+					    (e.kind == Ev::Close || e.kind == Ev::IdleTimeout || e.kind == Ev::ModeDatagram))
+						ASSERT_TRUE(st.has(Action::WaitSends));
 				}
 			}
 			ASSERT_FALSE(unquiesced);	// QuiesceTx in the same step
@@ -1366,6 +1380,7 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 	}
 	EXPECT_GT(destroys, 300);	// the walks do reach the end
 	EXPECT_GT(fenced_destroys, 100);	// ...through the fence, not only forced
+	EXPECT_GT(waits, 5);		// graceful teardowns of send paths were reached (and waited)
 }
 
 KTEST(cm_state_teardown, counters_sum)
