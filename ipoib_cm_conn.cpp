@@ -152,6 +152,11 @@ cm::Step Connection::feed(const cm::Event &e)
 
 void Connection::cm_event(const kapi_cm_event &ev)
 {
+	// What WaitDrep waits for: the peer is done with the connection (its answer to our DREQ,
+	// its own DREQ crossing ours, a REJ) or ib_cm gave up on the DREQ.
+	if (ev.kind == KAPI_CM_EV_DREP || ev.kind == KAPI_CM_EV_DREQ || ev.kind == KAPI_CM_EV_REJ ||
+	    ev.kind == KAPI_CM_EV_DREQ_ERROR || ev.kind == KAPI_CM_EV_TIMEWAIT_EXIT)
+		__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);
 	switch (ev.kind) {
 	case KAPI_CM_EV_REP: {
 		cm::PrivData pd;
@@ -335,7 +340,18 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::SendRtu: return kstd::from_errno(kapi_cm_send_rtu(id_));
 	case Action::SendRej: return send_rej(st);
 	case Action::CmNotify: return kstd::from_errno(kapi_cm_notify_comm_est(id_));
-	case Action::SendDreq: return kstd::from_errno(kapi_cm_send_dreq(id_));
+	case Action::SendDreq:
+		if (const int rc = kapi_cm_send_dreq(id_)) {
+			__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);	// no DREP will come
+			return kstd::from_errno(rc);
+		}
+		return Status::Ok;
+	case Action::WaitDrep:
+		if (!wait_drep()) {
+			count_local(st_.rc_drep_wait_expired);
+			t_.log().debug("QPN 0x%06x: no DREP after %u ms", qpn(), cm::kWaitSendsMs);
+		}
+		return Status::Ok;
 	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
 	case Action::StopSending: t_.stop_sending(*this); return Status::Ok;
 	case Action::QuiesceTx: kapi_netdev_tx_barrier(t_.netdev()); return Status::Ok;
@@ -457,6 +473,18 @@ Status Connection::send_rej(const cm::Step &st)
 		kapi_cm_node_guid(t_.ib(), guid);
 	return kstd::from_errno(
 		kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd))));
+}
+
+// WaitDrep: the QP stays in RTS until the peer is done with it (ib_cm's event reaches
+// cm_event on ib_cm's own work queue, not ours), bounded.
+bool Connection::wait_drep()
+{
+	for (u32 waited = 0; !__atomic_load_n(&peer_closing_, __ATOMIC_ACQUIRE); waited += RcTxRing::kWaitStepMs) {
+		if (waited >= cm::kWaitSendsMs)
+			return false;
+		kapi_msleep(RcTxRing::kWaitStepMs);
+	}
+	return true;
 }
 
 void Connection::destroy()

@@ -44,7 +44,7 @@ struct CmPeer;
 	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)            \
-	X(rc_tx_wait_expired)
+	X(rc_tx_wait_expired) X(rc_drep_wait_expired)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
@@ -116,6 +116,7 @@ private:
 	Status send_rep();
 	Status send_rej(const cm::Step &st);
 	void destroy();
+	bool wait_drep();
 	void receive(const kapi_wc &wc, u64 now);
 	void priv_data(u8 *out) const;
 	void touch(u64 now);
@@ -140,6 +141,7 @@ private:
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
+	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;

@@ -84,7 +84,7 @@ constexpr const char *kActionNames[kActionCount] = {
 	"create_qp", "qp_init", "post_recv", "qp_rtr", "qp_rts", "send_req", "send_rep",
 	"send_rtu", "send_rej", "cm_notify", "send_dreq", "send_drep", "stop_sending", "quiesce_tx", "qp_err",
 	"post_drain_wr", "start_sending", "destroy", "fall_back", "reconnect", "await_other",
-	"wait_sends",
+	"wait_sends", "wait_drep",
 };
 
 constexpr const char *kCtrNames[kCtrCount] = {
@@ -107,7 +107,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 
 static_assert(usize(State::Closed) + 1 == kStateCount);
 static_assert(usize(Ev::DrainTimeout) + 1 == kEvCount);
-static_assert(usize(Action::WaitSends) + 1 == kActionCount);
+static_assert(usize(Action::WaitDrep) + 1 == kActionCount);
 static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
 
 } // namespace
@@ -143,6 +143,7 @@ bool may_sleep(Action a)
 	case Action::QpToErr:		// ib_modify_qp: mlx5_ib_modify_qp takes qp->mutex
 	case Action::QuiesceTx:
 	case Action::WaitSends:		// msleep until the send ring is empty, bounded
+	case Action::WaitDrep:		// msleep until the peer answered the DREQ, bounded
 	case Action::Destroy:		// ib_destroy_cm_id, ib_destroy_qp
 		return true;
 	default:
@@ -232,14 +233,19 @@ void Conn::unpublish(Step &st, bool wait_sends)
 // with an SRQ only after LAST_WQE_REACHED (IBA 10.3.1: until then the QP may still consume
 // SRQ WQEs). A graceful teardown (a local decision on a healthy connection: Close, idle, mode
 // datagram) first waits, bounded, for the sends already posted: a QP in error flushes them
-// (IBA 10.3.1), and a packet the stack handed us before the switch would be lost. After an
+// (IBA 10.3.1), and a packet the stack handed us before the switch would be lost; then, with
+// a DREQ, for the peer's answer, so the peer's sends still in flight (it waits for them before
+// its DREP, the DREQ row of on_established) reach a QP still in RTS. After an
 // error (WC error, QP fatal, the watchdog, the peer's DREQ/REJ) waiting cannot help: the QP or
 // the peer's side is in error already.
 void Conn::teardown(Step &st, bool dreq, bool graceful)
 {
 	unpublish(st, graceful);
-	if (dreq)
+	if (dreq) {
 		st.push(Action::SendDreq);
+		if (graceful)
+			st.push(Action::WaitDrep);
+	}
 	st.push(Action::QpToErr);
 	enter(State::Draining);
 	fence(st);
@@ -606,9 +612,11 @@ Step Conn::on_established(const Event &e)
 		publish(st);
 		return st;
 	case Ev::DreqReceived:
+		// The peer closes: our sends already posted complete first (its QP stays in RTS
+		// until our DREP when it is of our kind, WaitDrep), then the DREP.
 		ctr_.inc(Ctr::DreqReceived);
 		ctr_.inc(Ctr::PeerClosed);
-		unpublish(st);
+		unpublish(st, true);
 		st.push(Action::SendDrep);
 		teardown(st, false);
 		return st;

@@ -296,8 +296,12 @@ enum class Action : u8 {
 	WaitSends,	// a graceful teardown (Close, idle, mode datagram), right after QuiesceTx:
 			// wait, bounded (kWaitSendsMs, counted when it expires), until the sends
 			// already posted have completed, so QpToErr flushes none (docs/connected.md §4)
+	WaitDrep,	// right after SendDreq of a graceful teardown: keep the QP in RTS, bounded
+			// (kWaitSendsMs, counted), until the peer's DREP (or its DREQ, REJ, a DREQ
+			// timeout): the peer waited for its own sends before it (DREQ row), so sends
+			// in flight in both directions complete before either QP enters error
 };
-inline constexpr usize kActionCount = 22;
+inline constexpr usize kActionCount = 23;
 // The bound of WaitSends: a live peer ACKs in microseconds; a dead one fails the sends with
 // RETRY_EXC (0.8 s at softib's lifetime, §3) or is the send watchdog's, which does not wait.
 inline constexpr u32 kWaitSendsMs = 1000;

@@ -437,7 +437,7 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_EQ(o.counters()[Ctr::Opened], 0u);
 	// established: unpublish, DREQ, error, fence
 	Conn e = active_established(cfg(false));
-	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_FALSE(e.sending());
 }
@@ -446,7 +446,7 @@ KTEST(cm_state_active, reap_and_watchdog)
 {
 	// idle reaping
 	Conn r = active_established(cfg(true));
-	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	EXPECT_EQ(r.counters()[Ctr::Reaped], 1u);
 	// send watchdog: torn down and UD for a back-off
 	Conn w = active_established(cfg(false));
@@ -459,7 +459,7 @@ KTEST(cm_state_active, mode_changes)
 {
 	// mode -> datagram closes active connections (Linux flushes its paths)
 	Conn m = active_established(cfg(true));
-	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	Conn mc(Dir::Active, cfg(true));
 	(void)mc.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(mc.on(ev(Ev::ModeDatagram)), Action::QpToErr, Action::Destroy);	// SRQ, INIT
@@ -474,7 +474,7 @@ KTEST(cm_state_active, mode_changes)
 KTEST(cm_state_active, peer_events)
 {
 	Conn a = active_established(cfg(false));
-	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::QuiesceTx, Action::SendDrep, Action::QpToErr,
+	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_EQ(a.counters()[Ctr::PeerClosed], 1u);
 	Conn r = active_established(cfg(false));
@@ -685,7 +685,8 @@ KTEST(cm_state_passive, established_teardown)
 {
 	// established one-way (Linux peer): no StopSending, no fall back on errors
 	Conn o = passive_established(cfg(false), false);
-	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+	// (nothing of ours to wait for; the peer's sends still reach a QP in RTS until its DREP)
+	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::WaitDrep, Action::QpToErr, Action::PostDrainWr);
 	Conn e = passive_established(cfg(false), false);
 	EXPECT_ACTIONS(e.on(Event::wc_error(WcCause::Other)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
 	// established bidirectional: the passive one was a send path, so errors fall back
@@ -1088,7 +1089,7 @@ KTEST(cm_state_illegal, closed_is_final)
 KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 {
 	Conn c = active_established(cfg(true));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	EXPECT_EQ(c.state(), State::Draining);
 	// a drain completion before the fence is posted proves nothing: no destroy
 	EXPECT_TRUE(c.on(ev(Ev::DrainWrDone)).ignored);
@@ -1114,7 +1115,7 @@ KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 KTEST(cm_state_teardown, nonsrq_fences_at_once)
 {
 	Conn c = passive_established(cfg(false));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_TRUE(c.on(ev(Ev::LastWqeReached)).ignored);	// never raised without an SRQ
 	EXPECT_ACTIONS(c.on(ev(Ev::DreqReceived)), Action::SendDrep);	// crossing DREQs
@@ -1186,6 +1187,7 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 		false,	// Reconnect
 		false,	// AwaitOther
 		true,	// WaitSends
+		true,	// WaitDrep
 	};
 	for (usize i = 0; i < kActionCount; i++)
 		EXPECT_EQ(may_sleep(Action(i)), kSleeps[i]);
@@ -1343,16 +1345,27 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					ASSERT_TRUE(j > 0 && st.act[j - 1] == Action::QuiesceTx);
 					ASSERT_TRUE(st.index(Action::QpToErr) > j);
 					ASSERT_TRUE(e.kind == Ev::Close || e.kind == Ev::IdleTimeout ||
-						    e.kind == Ev::ModeDatagram);
+						    e.kind == Ev::ModeDatagram || e.kind == Ev::DreqReceived);
 					waits++;
+				}
+				if (a == Action::WaitDrep) {
+					// the QP stays in RTS until the peer answered our DREQ
+					ASSERT_TRUE(j > 0 && st.act[j - 1] == Action::SendDreq);
+					ASSERT_TRUE(st.index(Action::QpToErr) > j);
 				}
 				if (a == Action::QpToErr) {
 					ASSERT_FALSE(published);	// StopSending came first
 					ASSERT_FALSE(unquiesced);	// and the xmits were waited out
 					// a graceful teardown of a send path waits for its sends first
 					if (st.has(Action::StopSending) &&
-					    (e.kind == Ev::Close || e.kind == Ev::IdleTimeout || e.kind == Ev::ModeDatagram))
+					    (e.kind == Ev::Close || e.kind == Ev::IdleTimeout || e.kind == Ev::ModeDatagram ||
+					     (e.kind == Ev::DreqReceived && before == State::Established)))
 						ASSERT_TRUE(st.has(Action::WaitSends));
+					if (st.has(Action::SendDreq) && st.has(Action::WaitSends))
+						ASSERT_TRUE(st.has(Action::WaitDrep));
+					if (st.has(Action::WaitDrep))
+						ASSERT_TRUE(e.kind == Ev::Close || e.kind == Ev::IdleTimeout ||
+							    e.kind == Ev::ModeDatagram);
 				}
 			}
 			ASSERT_FALSE(unquiesced);	// QuiesceTx in the same step
