@@ -227,25 +227,44 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 {
 	RcRecvRing &r = srq_ ? t_.srq_ring() : rx_;
 	kapi_skb *skb = r.complete(wc);
-	if (wc.status != KAPI_WC_SUCCESS) {
-		if (wc.status != KAPI_WC_WR_FLUSH_ERR)
-			feed(cm::Event::wc_error(wc_cause(wc.status)));
-		// Non-SRQ: an error completion is never reposted, so the count only falls; at 0
-		// no receive completion of this QP can still come (docs/connected.md §4, §5).
-		if (!srq_ && r.empty()) {
-			// The fence may now complete and the work item destroy us: off the poll's list
-			// first (RxEmpty is what a non-SRQ Destroy waits for; ForceDestroy runs with NAPI off).
-			t_.rx_untouch(*this);
-			feed(cm::Event::of(cm::Ev::RxEmpty));
-		}
-		return;
+	const bool ok = wc.status == KAPI_WC_SUCCESS;
+	if (!ok && wc.status != KAPI_WC_WR_FLUSH_ERR)
+		feed(cm::Event::wc_error(wc_cause(wc.status)));
+	if (ok && skb) {	// !skb: no replacement buffer, dropped and counted by the ring
+		touch(now);
+		t_.ifc().receive_rc(skb, peer_, st_);
 	}
-	if (!srq_)
+	if (srq_)
+		return;
+	// Non-SRQ: an error completion is never reposted and stops the ring, and so does the
+	// stop QpToErr requested (rx_stop_now), so the count only falls; at 0 no receive
+	// completion of this QP can still come (docs/connected.md §4, §5). Checked after a
+	// success too: a receive completed before QpToErr may be the last one posted.
+	if (r.empty())
+		return report_rx_empty();
+	if (ok)
 		t_.rx_touched(*this);	// grow_if_low + repost once per poll (rx_batch)
-	if (!skb)
-		return;	// no replacement buffer: dropped and counted by the ring
-	touch(now);
-	t_.ifc().receive_rc(skb, peer_, st_);
+}
+
+// The fence may now complete and the work item destroy us: off the poll's list first
+// (RxEmpty is what a non-SRQ Destroy waits for; ForceDestroy runs with NAPI off), and
+// nothing of *this is touched after the feed.
+void Connection::report_rx_empty()
+{
+	if (rx_empty_reported_)
+		return;
+	rx_empty_reported_ = true;
+	t_.rx_untouch(*this);
+	feed(cm::Event::of(cm::Ev::RxEmpty));
+}
+
+void Connection::rx_stop_now()
+{
+	if (rx_empty_reported_)
+		return;
+	rx_.stop();
+	if (rx_.empty())
+		report_rx_empty();
 }
 
 bool Connection::rx_batch()
@@ -355,7 +374,14 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
 	case Action::StopSending: t_.stop_sending(*this); return Status::Ok;
 	case Action::QuiesceTx: kapi_netdev_tx_barrier(t_.netdev()); return Status::Ok;
-	case Action::QpToErr: return kstd::from_errno(kapi_qp_to_error(qp_));
+	case Action::QpToErr: {
+		const int rc = kapi_qp_to_error(qp_);
+		// The ring is NAPI's: NAPI stops it (never a repost onto a QP in error) and
+		// reports RxEmpty at once if nothing is posted (docs/connected.md §5).
+		if (!srq_)
+			t_.rx_stop_request(*this);
+		return kstd::from_errno(rc);
+	}
 	case Action::PostDrainWr:
 		// A refused drain WR leaves the fence open: the connection stays in draining
 		// until ForceDestroy (counted, never a destroy without the fence).

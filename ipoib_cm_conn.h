@@ -83,8 +83,14 @@ public:
 	// and reposts are per batch (ipoib_rc_recv_ring.h). True when a refused post left
 	// nothing posted (needs_retry): the caller brings NAPI back later.
 	bool rx_batch();
+	// NAPI, for a stop the work item requested at QpToErr (non-SRQ): the ring posts nothing
+	// more, and when nothing is posted any more RxEmpty is reported now (no completion
+	// would say so: refused posts, or a failed post_initial left nothing posted).
+	void rx_stop_now();
 	Connection *napi_next = nullptr;	// NAPI only: the table's list of connections to batch
 	bool napi_listed = false;		// NAPI only
+	Connection *stop_next = nullptr;	// table lock: the table's list of stop requests
+	bool stop_listed = false;		// table lock
 	// xmit (netif tx lock held): skb at the encapsulation header. Consumes it.
 	void send(kapi_skb *skb, u64 now_ms);
 
@@ -118,6 +124,7 @@ private:
 	void destroy();
 	bool wait_drep();
 	void receive(const kapi_wc &wc, u64 now);
+	void report_rx_empty();	// NAPI: once, the last thing NAPI does with *this
 	void priv_data(u8 *out) const;
 	void touch(u64 now);
 
@@ -141,6 +148,7 @@ private:
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
+	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only

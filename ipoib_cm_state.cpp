@@ -38,6 +38,14 @@ bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms)
 	return outstanding > 0 && kstd::i64(now_ms - last_progress_ms) > kstd::i64(kSendWatchdogMs);
 }
 
+u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want)
+{
+	if (max_cqe <= fixed || !per_conn)
+		return 0;
+	const u32 fit = (max_cqe - fixed) / per_conn;
+	return fit < want ? fit : want;
+}
+
 // ---- REJ classification
 
 RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected,

@@ -85,6 +85,12 @@ struct SendClock {
 	}
 	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
 };
+// The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
+// entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
+// own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ
+// (max_cqe); the connections that fit are the bound on connections, at most `want`
+// (max_nonsrq_conn_qp, or the SRQ mode bound). 0: not even one fits.
+u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
 

@@ -64,7 +64,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 #define IPOIB_CM_IF_STATS(X)                                                                    \
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
-	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)
+	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)    \
+	X(cm_tx_wake_held)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -152,8 +153,12 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
+	// are below their wake mark too (counted cm_tx_wake_held when they are not).
+	bool tx_may_wake();
 	void rx_touched(Connection &c);	// NAPI: c's own ring completed a receive in this poll
 	void rx_untouch(Connection &c);	// NAPI: c reports RxEmpty (may be destroyed after it)
+	void rx_stop_request(Connection &c);	// work item, at QpToErr (non-SRQ): NAPI stops c's ring
 
 private:
 	CmPeer *find(const HwAddr &a);
@@ -161,6 +166,10 @@ private:
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
 	void free_dead();
 	bool over_limit() const;
+	bool rc_below_wake() const;
+	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
+	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
+	u32 cq_per_conn() const;	// CQ entries per connection
 	cm::Config config(cm::Dir d, u8 stale_retries) const;
 	template <typename F> void for_each_conn(F f);
 	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
@@ -184,10 +193,13 @@ private:
 	u32 nsge_ = 1;
 	u32 send_ring_ = 0;
 	u32 recv_queue_ = 0;
-	u32 inflight_ = 0;		// RC sends posted, not completed (all connections)
-	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll()
+	u32 inflight_ = 0;		// RC sends posted, not completed (all connections); lock_
+					// for writes, atomic reads (rc_below_wake)
+	u32 max_conns_ = 0;		// connections the receive CQ has room for (start())
+	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll(),
+						// and the rings that need a retry (needs_retry)
+	Connection *rx_stops_ = nullptr;	// lock_: rx_stop_request() not yet run by NAPI
 	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
-	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	cm::Counters retired_;		// of destroyed connections

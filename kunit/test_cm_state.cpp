@@ -1416,9 +1416,30 @@ KTEST(cm_state_teardown, counters_sum)
 	EXPECT_EQ(total[Ctr::EnteredEstablished], 2u);
 }
 
+// The receive CQ bounds the connections (docs/connected.md §4, review finding 7): softib's
+// max_cqe 65536 without an SRQ, recv_queue_size 512 (UD ring 512, RC send bound 128): 128
+// rings of 512 + 512 + 128 + 128 drain WRs = 66304 do not fit; 126 connections do.
+KTEST(cm_params, cq_bounds_connections)
+{
+	const u32 fixed = 512 + 128, per = 512 + 1;
+	EXPECT_EQ(cq_conns_fit(65536, fixed, per, 128), 126u);
+	EXPECT_LE(fixed + 126 * per, 65536u);
+	EXPECT_GT(fixed + 127 * per, 65536u);	// one more would overrun
+	EXPECT_EQ(cq_conns_fit(65536, 256 + 128, 256 + 1, 128), 128u);	// the default sizes fit
+	EXPECT_EQ(cq_conns_fit(1 << 22, fixed, per, 128), 128u);	// never above the parameter
+	// SRQ mode: the SRQ is fixed, a connection adds its drain WR
+	EXPECT_EQ(cq_conns_fit(4096, 512 + 512 + 128, 1, 1024), 1024u);
+	EXPECT_EQ(cq_conns_fit(2048, 512 + 512 + 128, 1, 1024), 896u);
+	// nothing fits: connected mode off
+	EXPECT_EQ(cq_conns_fit(640, fixed, per, 128), 0u);
+	EXPECT_EQ(cq_conns_fit(1000, fixed, per, 128), 0u);
+	EXPECT_EQ(cq_conns_fit(fixed + per, fixed, per, 128), 1u);
+}
+
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
-	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names));
+	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
+	    KTEST_CASE(cm_params, cq_bounds_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
 	    KTEST_CASE(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers),
 	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));
