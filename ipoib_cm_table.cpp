@@ -323,6 +323,15 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 
 // ---- xmit
 
+// The peer's connection can still carry its queue (it has not started its teardown).
+bool CmTable::may_carry(const Connection *c)
+{
+	if (!c)
+		return false;
+	const cm::State st = c->state();
+	return st != cm::State::Draining && st != cm::State::Closed;
+}
+
 CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
 	HwAddr key = dst;
@@ -357,9 +366,12 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				p->await_until = 0;
 			}
 			// A connection accepted from a bidirectional peer will carry our packets too
-			// once established (its StartSending sends this queue): no second one.
-			const bool passive_will_send = p->passive && p->passive->bidir();
-			if (!p->active && !p->await_until && !passive_will_send) {
+			// once established (its StartSending sends this queue): no second one. One
+			// that is draining (the peer closed it, or ours is being torn down) never
+			// will: the queue would only wait for its fence and overflow, so a new
+			// connection replaces it as the peer's active one.
+			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
 				if (!connect(*p, now, Gfp::Atomic))
@@ -730,6 +742,28 @@ void CmTable::free_dead()
 		c->quiesce();
 		delete c;
 	}
+}
+
+// ---- rtnl_link_stats64 (ip -s link, /sys/class/net/*/statistics)
+
+void CmTable::add_stats64(kapi_stats64 &o) const
+{
+	RcStats t;
+	{
+		auto &self = const_cast<CmTable &>(*this);
+		kstd::SpinIrqSaveGuard g(self.lock_);
+		t.add(retired_st_);
+		t.add(srq_st_);
+		for (Connection &c : self.conns_)
+			t.add(c.stats());
+	}
+	o.tx_packets += t.rc_tx_packets;
+	o.tx_bytes += t.rc_tx_bytes;
+	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
+	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_too_big + read_stat(ifs_.cm_tx_drop_queue_full) +
+			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
+	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short;
+	o.rx_dropped += t.rc_rx_drop_nomem;
 }
 
 } // namespace ipoib

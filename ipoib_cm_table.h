@@ -120,6 +120,9 @@ public:
 	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
 	static const char *stat_name(u32 i);
 	u64 stat_value(u32 i) const;
+	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
+	// Interface::receive_rc): sends, their bytes, errors and drops (review-cm finding 8).
+	void add_stats64(kapi_stats64 &o) const;
 
 	// ---- for Connection
 	Interface &ifc() { return ifc_; }
@@ -164,6 +167,7 @@ private:
 	CmPeer *find(const HwAddr &a);
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
+	static bool may_carry(const Connection *c);	// lock held: not draining or closed
 	void free_dead();
 	bool over_limit() const;
 	bool rc_below_wake() const;
