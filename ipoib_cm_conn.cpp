@@ -505,8 +505,9 @@ Status Connection::send_rej(const cm::Step &st)
 // cm_event on ib_cm's own work queue, not ours), bounded.
 bool Connection::wait_drep()
 {
-	for (u32 waited = 0; !__atomic_load_n(&peer_closing_, __ATOMIC_ACQUIRE); waited += RcTxRing::kWaitStepMs) {
-		if (waited >= cm::kWaitSendsMs)
+	const u64 end = kapi_now_ms() + cm::kWaitSendsMs;	// the clock: msleep oversleeps
+	while (!__atomic_load_n(&peer_closing_, __ATOMIC_ACQUIRE)) {
+		if (kapi_now_ms() >= end)
 			return false;
 		kapi_msleep(RcTxRing::kWaitStepMs);
 	}

@@ -57,8 +57,10 @@ bool RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 
 bool RcTxRing::wait_completed(u32 max_ms) const
 {
-	for (u32 waited = 0; outstanding(); waited += kWaitStepMs) {
-		if (waited >= max_ms)
+	// The clock, not the sum of the sleeps: msleep(2) sleeps at least a jiffy more.
+	const u64 end = kapi_now_ms() + max_ms;
+	while (outstanding()) {
+		if (kapi_now_ms() >= end)
 			return false;
 		kapi_msleep(kWaitStepMs);
 	}

@@ -416,9 +416,12 @@ void fake_msleep_hook(void (*fn)(void *arg), void *arg)
 	slept_ms = 0;
 }
 kapi_u64 fake_slept_ms(void) { return slept_ms; }
+static kapi_u64 now_ms;	/* the fake clock: only sleeping moves it */
+kapi_u64 kapi_now_ms(void) { return now_ms; }
 void kapi_msleep(unsigned int ms)
 {
 	slept_ms += ms;
+	now_ms += ms;
 	if (msleep_fn)
 		msleep_fn(msleep_arg);
 }
