@@ -377,12 +377,20 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				if (!connect(*p, now, Gfp::Atomic))
 					return Verdict::UseUd;
 			}
-			if (!p->pending.push(skb)) {
-				count(ifs_.cm_tx_drop_queue_full);
-				kapi_skb_free(skb);
-			} else {
+			if (p->pending.push(skb)) {
 				count(ifs_.cm_tx_queued);
+				return Verdict::Done;
 			}
+			// The queue is full (a burst while the connection is set up): a packet the
+			// UD path carries goes there, ahead of the queue, rather than being lost;
+			// a larger one is dropped (ICMP from the UD path would lower the route's
+			// PMTU for a transient condition).
+			if (kapi_skb_len(skb) <= u32(kPseudoLen) + ifc_.mcast_mtu_ + u32(kEncapLen)) {
+				count(ifs_.cm_tx_overflow_ud);
+				return Verdict::UseUd;
+			}
+			count(ifs_.cm_tx_drop_queue_full);
+			kapi_skb_free(skb);
 			return Verdict::Done;
 		}
 		if (inflight_ >= send_ring_) {

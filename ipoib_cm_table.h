@@ -65,7 +65,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)    \
-	X(cm_tx_wake_held)
+	X(cm_tx_wake_held) X(cm_tx_overflow_ud)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
