@@ -161,7 +161,7 @@ sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/flood.out)
 got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' /tmp/flood.out)
 diag "ping under mode switches: sent $sent received $got"
 if uses_rc ib0; then
-    diag "RC sends flushed at the switches (both ends): $(( $(delta sw A:ib0 rc_tx_wc_errors) + $(delta sw B:ib1 rc_tx_wc_errors) )), waits expired: $(( $(delta sw A:ib0 rc_tx_wait_expired) + $(delta sw B:ib1 rc_tx_wait_expired) ))"
+    diag "RC sends flushed at the switches (both ends): $(( $(delta sw A:ib0 rc_tx_wc_errors) + $(delta sw B:ib1 rc_tx_wc_errors) )), waits expired: $(( $(delta sw A:ib0 rc_tx_wait_expired) + $(delta sw B:ib1 rc_tx_wait_expired) )), queue overflow to UD: $(( $(delta sw A:ib0 cm_tx_overflow_ud) + $(delta sw B:ib1 cm_tx_overflow_ud) )), dropped: $(( $(delta sw A:ib0 cm_tx_drop_queue_full) + $(delta sw B:ib1 cm_tx_drop_queue_full) ))"
 fi
 check "every ping under mode switches answered (150/150)" sh -c "[ '$sent' = 150 ] && [ '$got' = 150 ]"
 check_output "iperf3 under mode switches moved data" 'receiver' sh -c "[ $ip3_rc = 0 ] && cat /tmp/iperf.out"
