@@ -152,6 +152,11 @@ cm::Step Connection::feed(const cm::Event &e)
 
 void Connection::cm_event(const kapi_cm_event &ev)
 {
+	// What WaitDrep waits for: the peer is done with the connection (its answer to our DREQ,
+	// its own DREQ crossing ours, a REJ) or ib_cm gave up on the DREQ.
+	if (ev.kind == KAPI_CM_EV_DREP || ev.kind == KAPI_CM_EV_DREQ || ev.kind == KAPI_CM_EV_REJ ||
+	    ev.kind == KAPI_CM_EV_DREQ_ERROR || ev.kind == KAPI_CM_EV_TIMEWAIT_EXIT)
+		__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);
 	switch (ev.kind) {
 	case KAPI_CM_EV_REP: {
 		cm::PrivData pd;
@@ -222,25 +227,44 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 {
 	RcRecvRing &r = srq_ ? t_.srq_ring() : rx_;
 	kapi_skb *skb = r.complete(wc);
-	if (wc.status != KAPI_WC_SUCCESS) {
-		if (wc.status != KAPI_WC_WR_FLUSH_ERR)
-			feed(cm::Event::wc_error(wc_cause(wc.status)));
-		// Non-SRQ: an error completion is never reposted, so the count only falls; at 0
-		// no receive completion of this QP can still come (docs/connected.md §4, §5).
-		if (!srq_ && r.empty()) {
-			// The fence may now complete and the work item destroy us: off the poll's list
-			// first (RxEmpty is what a non-SRQ Destroy waits for; ForceDestroy runs with NAPI off).
-			t_.rx_untouch(*this);
-			feed(cm::Event::of(cm::Ev::RxEmpty));
-		}
-		return;
+	const bool ok = wc.status == KAPI_WC_SUCCESS;
+	if (!ok && wc.status != KAPI_WC_WR_FLUSH_ERR)
+		feed(cm::Event::wc_error(wc_cause(wc.status)));
+	if (ok && skb) {	// !skb: no replacement buffer, dropped and counted by the ring
+		touch(now);
+		t_.ifc().receive_rc(skb, peer_, st_);
 	}
-	if (!srq_)
+	if (srq_)
+		return;
+	// Non-SRQ: an error completion is never reposted and stops the ring, and so does the
+	// stop QpToErr requested (rx_stop_now), so the count only falls; at 0 no receive
+	// completion of this QP can still come (docs/connected.md §4, §5). Checked after a
+	// success too: a receive completed before QpToErr may be the last one posted.
+	if (r.empty())
+		return report_rx_empty();
+	if (ok)
 		t_.rx_touched(*this);	// grow_if_low + repost once per poll (rx_batch)
-	if (!skb)
-		return;	// no replacement buffer: dropped and counted by the ring
-	touch(now);
-	t_.ifc().receive_rc(skb, peer_, st_);
+}
+
+// The fence may now complete and the work item destroy us: off the poll's list first
+// (RxEmpty is what a non-SRQ Destroy waits for; ForceDestroy runs with NAPI off), and
+// nothing of *this is touched after the feed.
+void Connection::report_rx_empty()
+{
+	if (rx_empty_reported_)
+		return;
+	rx_empty_reported_ = true;
+	t_.rx_untouch(*this);
+	feed(cm::Event::of(cm::Ev::RxEmpty));
+}
+
+void Connection::rx_stop_now()
+{
+	if (rx_empty_reported_)
+		return;
+	rx_.stop();
+	if (rx_.empty())
+		report_rx_empty();
 }
 
 bool Connection::rx_batch()
@@ -345,11 +369,29 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::SendRtu: return kstd::from_errno(kapi_cm_send_rtu(id_));
 	case Action::SendRej: return send_rej(st);
 	case Action::CmNotify: return kstd::from_errno(kapi_cm_notify_comm_est(id_));
-	case Action::SendDreq: return kstd::from_errno(kapi_cm_send_dreq(id_));
+	case Action::SendDreq:
+		if (const int rc = kapi_cm_send_dreq(id_)) {
+			__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);	// no DREP will come
+			return kstd::from_errno(rc);
+		}
+		return Status::Ok;
+	case Action::WaitDrep:
+		if (!wait_drep()) {
+			count_local(st_.rc_drep_wait_expired);
+			t_.log().debug("QPN 0x%06x: no DREP after %u ms", qpn(), cm::kWaitSendsMs);
+		}
+		return Status::Ok;
 	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
 	case Action::StopSending: t_.stop_sending(*this); return Status::Ok;
 	case Action::QuiesceTx: kapi_netdev_tx_barrier(t_.netdev()); return Status::Ok;
-	case Action::QpToErr: return kstd::from_errno(kapi_qp_to_error(qp_));
+	case Action::QpToErr: {
+		const int rc = kapi_qp_to_error(qp_);
+		// The ring is NAPI's: NAPI stops it (never a repost onto a QP in error) and
+		// reports RxEmpty at once if nothing is posted (docs/connected.md §5).
+		if (!srq_)
+			t_.rx_stop_request(*this);
+		return kstd::from_errno(rc);
+	}
 	case Action::PostDrainWr:
 		// A refused drain WR leaves the fence open: the connection stays in draining
 		// until ForceDestroy (counted, never a destroy without the fence).
@@ -361,6 +403,16 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::FallBack: t_.fall_back(*this); return Status::Ok;
 	case Action::Reconnect: t_.reconnect(*this); return Status::Ok;
 	case Action::AwaitOther: t_.await_other(*this); return Status::Ok;
+	case Action::WaitSends:
+		// After QuiesceTx nothing posts any more; NAPI completes what was posted. A send
+		// still outstanding after the bound is flushed by QpToErr (counted: the peer is
+		// slow or gone; the send watchdog and RETRY_EXC deal with it).
+		if (!tx_.wait_completed(cm::kWaitSendsMs)) {
+			count_local(st_.rc_tx_wait_expired);
+			t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after %u ms: flushed", qpn(),
+				       tx_.outstanding(), cm::kWaitSendsMs);
+		}
+		return Status::Ok;
 	}
 	return Status::Invalid;
 }
@@ -457,6 +509,19 @@ Status Connection::send_rej(const cm::Step &st)
 		kapi_cm_node_guid(t_.ib(), guid);
 	return kstd::from_errno(
 		kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd))));
+}
+
+// WaitDrep: the QP stays in RTS until the peer is done with it (ib_cm's event reaches
+// cm_event on ib_cm's own work queue, not ours), bounded.
+bool Connection::wait_drep()
+{
+	const u64 end = kapi_now_ms() + cm::kWaitSendsMs;	// the clock: msleep oversleeps
+	while (!__atomic_load_n(&peer_closing_, __ATOMIC_ACQUIRE)) {
+		if (kapi_now_ms() >= end)
+			return false;
+		kapi_msleep(RcTxRing::kWaitStepMs);
+	}
+	return true;
 }
 
 void Connection::destroy()

@@ -43,7 +43,8 @@ struct CmPeer;
 	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
 	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
-	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)
+	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)            \
+	X(rc_tx_wait_expired) X(rc_drep_wait_expired)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
@@ -82,8 +83,14 @@ public:
 	// and reposts are per batch (ipoib_rc_recv_ring.h). True when a refused post left
 	// nothing posted (needs_retry): the caller brings NAPI back later.
 	bool rx_batch();
+	// NAPI, for a stop the work item requested at QpToErr (non-SRQ): the ring posts nothing
+	// more, and when nothing is posted any more RxEmpty is reported now (no completion
+	// would say so: refused posts, or a failed post_initial left nothing posted).
+	void rx_stop_now();
 	Connection *napi_next = nullptr;	// NAPI only: the table's list of connections to batch
 	bool napi_listed = false;		// NAPI only
+	Connection *stop_next = nullptr;	// table lock: the table's list of stop requests
+	bool stop_listed = false;		// table lock
 	// xmit (netif tx lock held): skb at the encapsulation header. Consumes it.
 	void send(kapi_skb *skb, u64 now_ms);
 
@@ -118,7 +125,9 @@ private:
 	Status send_rep();
 	Status send_rej(const cm::Step &st);
 	void destroy();
+	bool wait_drep();
 	void receive(const kapi_wc &wc, u64 now);
+	void report_rx_empty();	// NAPI: once, the last thing NAPI does with *this
 	void priv_data(u8 *out) const;
 	void touch(u64 now);
 
@@ -142,6 +151,8 @@ private:
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
+	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
+	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;

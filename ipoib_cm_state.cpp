@@ -38,6 +38,14 @@ bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms)
 	return outstanding > 0 && kstd::i64(now_ms - last_progress_ms) > kstd::i64(kSendWatchdogMs);
 }
 
+u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want)
+{
+	if (max_cqe <= fixed || !per_conn)
+		return 0;
+	const u32 fit = (max_cqe - fixed) / per_conn;
+	return fit < want ? fit : want;
+}
+
 // ---- REJ classification
 
 RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected,
@@ -84,6 +92,7 @@ constexpr const char *kActionNames[kActionCount] = {
 	"create_qp", "qp_init", "post_recv", "qp_rtr", "qp_rts", "send_req", "send_rep",
 	"send_rtu", "send_rej", "cm_notify", "send_dreq", "send_drep", "stop_sending", "quiesce_tx", "qp_err",
 	"post_drain_wr", "start_sending", "destroy", "fall_back", "reconnect", "await_other",
+	"wait_sends", "wait_drep",
 };
 
 constexpr const char *kCtrNames[kCtrCount] = {
@@ -106,7 +115,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 
 static_assert(usize(State::Closed) + 1 == kStateCount);
 static_assert(usize(Ev::DrainTimeout) + 1 == kEvCount);
-static_assert(usize(Action::AwaitOther) + 1 == kActionCount);
+static_assert(usize(Action::WaitDrep) + 1 == kActionCount);
 static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
 
 } // namespace
@@ -141,6 +150,8 @@ bool may_sleep(Action a)
 	case Action::QpToRts:
 	case Action::QpToErr:		// ib_modify_qp: mlx5_ib_modify_qp takes qp->mutex
 	case Action::QuiesceTx:
+	case Action::WaitSends:		// msleep until the send ring is empty, bounded
+	case Action::WaitDrep:		// msleep until the peer answered the DREQ, bounded
 	case Action::Destroy:		// ib_destroy_cm_id, ib_destroy_qp
 		return true;
 	default:
@@ -213,11 +224,13 @@ void Conn::publish(Step &st)
 	}
 }
 
-void Conn::unpublish(Step &st)
+void Conn::unpublish(Step &st, bool wait_sends)
 {
 	if (sending_) {
 		st.push(Action::StopSending);
 		st.push(Action::QuiesceTx);
+		if (wait_sends)
+			st.push(Action::WaitSends);
 		sending_ = false;
 	}
 }
@@ -226,12 +239,21 @@ void Conn::unpublish(Step &st)
 // and one posted after the drain WR would complete after it), tell the peer, move the QP to
 // error (every outstanding WR flushes), then the fence: the drain WR at once without an SRQ;
 // with an SRQ only after LAST_WQE_REACHED (IBA 10.3.1: until then the QP may still consume
-// SRQ WQEs).
-void Conn::teardown(Step &st, bool dreq)
+// SRQ WQEs). A graceful teardown (a local decision on a healthy connection: Close, idle, mode
+// datagram) first waits, bounded, for the sends already posted: a QP in error flushes them
+// (IBA 10.3.1), and a packet the stack handed us before the switch would be lost; then, with
+// a DREQ, for the peer's answer, so the peer's sends still in flight (it waits for them before
+// its DREP, the DREQ row of on_established) reach a QP still in RTS. After an
+// error (WC error, QP fatal, the watchdog, the peer's DREQ/REJ) waiting cannot help: the QP or
+// the peer's side is in error already.
+void Conn::teardown(Step &st, bool dreq, bool graceful)
 {
-	unpublish(st);
-	if (dreq)
+	unpublish(st, graceful);
+	if (dreq) {
 		st.push(Action::SendDreq);
+		if (graceful)
+			st.push(Action::WaitDrep);
+	}
 	st.push(Action::QpToErr);
 	enter(State::Draining);
 	fence(st);
@@ -572,11 +594,11 @@ Step Conn::on_established(const Event &e)
 	Step st;
 	switch (e.kind) {
 	case Ev::Close:
-		teardown(st, true);
+		teardown(st, true, true);
 		return st;
 	case Ev::IdleTimeout:
 		ctr_.inc(Ctr::Reaped);
-		teardown(st, true);
+		teardown(st, true, true);
 		return st;
 	case Ev::SendWatchdog:
 		if (!sending_)
@@ -588,7 +610,7 @@ Step Conn::on_established(const Event &e)
 	case Ev::ModeDatagram:
 		mode_connected_ = false;
 		if (dir_ == Dir::Active) {
-			teardown(st, true);	// as Linux's flush of paths on a mode change
+			teardown(st, true, true);	// as Linux's flush of paths on a mode change
 		} else {
 			unpublish(st);
 		}
@@ -598,9 +620,11 @@ Step Conn::on_established(const Event &e)
 		publish(st);
 		return st;
 	case Ev::DreqReceived:
+		// The peer closes: our sends already posted complete first (its QP stays in RTS
+		// until our DREP when it is of our kind, WaitDrep), then the DREP.
 		ctr_.inc(Ctr::DreqReceived);
 		ctr_.inc(Ctr::PeerClosed);
-		unpublish(st);
+		unpublish(st, true);
 		st.push(Action::SendDrep);
 		teardown(st, false);
 		return st;

@@ -85,6 +85,12 @@ struct SendClock {
 	}
 	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
 };
+// The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
+// entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
+// own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ
+// (max_cqe); the connections that fit are the bound on connections, at most `want`
+// (max_nonsrq_conn_qp, or the SRQ mode bound). 0: not even one fits.
+u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
 
@@ -293,8 +299,18 @@ enum class Action : u8 {
 	FallBack,	// the neighbour sends over UD and retries CM after a back-off
 	Reconnect,	// the neighbour opens a new connection now (stale state)
 	AwaitOther,	// §3.3 crossing: the neighbour keeps its queue for the peer's connection
+	WaitSends,	// a graceful teardown (Close, idle, mode datagram), right after QuiesceTx:
+			// wait, bounded (kWaitSendsMs, counted when it expires), until the sends
+			// already posted have completed, so QpToErr flushes none (docs/connected.md §4)
+	WaitDrep,	// right after SendDreq of a graceful teardown: keep the QP in RTS, bounded
+			// (kWaitSendsMs, counted), until the peer's DREP (or its DREQ, REJ, a DREQ
+			// timeout): the peer waited for its own sends before it (DREQ row), so sends
+			// in flight in both directions complete before either QP enters error
 };
-inline constexpr usize kActionCount = 21;
+inline constexpr usize kActionCount = 23;
+// The bound of WaitSends: a live peer ACKs in microseconds; a dead one fails the sends with
+// RETRY_EXC (0.8 s at softib's lifetime, §3) or is the send watchdog's, which does not wait.
+inline constexpr u32 kWaitSendsMs = 1000;
 const char *action_name(Action a);
 // Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
 // sleep): never run in the atomic context an event may arrive in.
@@ -407,14 +423,14 @@ private:
 	Step dispatch(const Event &e);	// on() without the final ordering (destroy_last)
 	bool may_send() const;
 	void enter(State s);
-	void teardown(Step &st, bool dreq);
+	void teardown(Step &st, bool dreq, bool graceful = false);
 	void fence(Step &st);
 	void fence_done(Step &st);
 	void peer_gone(Step &st);
 	void destroy(Step &st);
 	void establish(Step &st);
 	void publish(Step &st);
-	void unpublish(Step &st);
+	void unpublish(Step &st, bool wait_sends = false);
 	Step on_idle(const Event &e);
 	Step on_connecting(const Event &e);
 	Step on_accepting(const Event &e);

@@ -44,9 +44,32 @@ u32 CmTable::cq_entries() const
 {
 	if (!recv_mtu_)
 		return 0;
-	const u32 rx = srq_.raw() ? recv_queue_ : recv_queue_ * p_.max_nonsrq_conn_qp;
-	const u32 conns = srq_.raw() ? kCmMaxSrqConns : p_.max_nonsrq_conn_qp;
-	return rx + send_ring_ + conns;
+	return cq_fixed() + max_conns_ * cq_per_conn();
+}
+
+u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + send_ring_; }
+u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : recv_queue_) + 1; }
+
+// The device bounds the CQ (max_cqe): softib's 65536 cannot hold 128 non-SRQ rings of 512.
+// As the in-tree driver clamps its queue sizes to the device's, the bound on connections is
+// lowered to what fits, with one log line; never a CQ that can overrun (an overrun errors
+// every QP on it).
+bool CmTable::fit_cq(u32 ud_entries)
+{
+	const u32 want = srq_.raw() ? kCmMaxSrqConns : p_.max_nonsrq_conn_qp;
+	const u32 max_cqe = kapi_cq_max_entries(ib());
+	const u32 fixed = ud_entries + cq_fixed();
+	max_conns_ = max_cqe ? cm::cq_conns_fit(max_cqe, fixed, cq_per_conn(), want) : want;
+	if (!max_conns_) {
+		log().warn("the device's CQ holds %u entries, below the %u connected mode needs for one connection: CM off",
+			   max_cqe, fixed + cq_per_conn());
+		return false;
+	}
+	if (max_conns_ < want)
+		log().info("the device's CQ holds %u entries: at most %u connections (%s %u), %u receives each",
+			   max_cqe, max_conns_, srq_.raw() ? "SRQ mode" : "max_nonsrq_conn_qp", want,
+			   srq_.raw() ? 0 : recv_queue_);
+	return true;
 }
 
 Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
@@ -89,6 +112,8 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 		recv_mtu_ = 0;
 		return Status::Ok;
 	}
+	if (!fit_cq(recv_queue_size))	// the UD receives share the CQ
+		recv_mtu_ = 0;
 	return Status::Ok;	// the interface's bring-up line says which (summary())
 }
 
@@ -177,7 +202,7 @@ void CmTable::stop_end()
 		}
 		while (CmPeer *p = peers_.pop_front())
 			peers.push_back(*p);
-		inflight_ = 0;
+		__atomic_store_n(&inflight_, 0u, __ATOMIC_RELEASE);
 	}
 	if (left)
 		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
@@ -262,7 +287,7 @@ CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 
 bool CmTable::over_limit() const
 {
-	return nconns_ >= (srq_.raw() ? kCmMaxSrqConns : p_.max_nonsrq_conn_qp);
+	return nconns_ >= max_conns_;	// what the CQ holds (fit_cq)
 }
 
 cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
@@ -297,6 +322,15 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 }
 
 // ---- xmit
+
+// The peer's connection can still carry its queue (it has not started its teardown).
+bool CmTable::may_carry(const Connection *c)
+{
+	if (!c)
+		return false;
+	const cm::State st = c->state();
+	return st != cm::State::Draining && st != cm::State::Closed;
+}
 
 CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
@@ -333,29 +367,38 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			}
 			// A connection accepted from a bidirectional peer will carry our packets too
 			// once established (its StartSending sends this queue): no second one. One
-			// that is draining never will (nor will an established one that offered:
-			// it would be p->send, stop_sending hands the slot on).
-			const cm::State ps = p->passive ? p->passive->state() : cm::State::Closed;
-			const bool passive_will_send =
-				p->passive && p->passive->bidir() && (ps == cm::State::Accepting || ps == cm::State::Established);
-			if (!p->active && !p->await_until && !passive_will_send) {
+			// that is draining (the peer closed it, or ours is being torn down) never
+			// will: the queue would only wait for its fence and overflow, so a new
+			// connection replaces it as the peer's active one. (An established one that
+			// offered would be p->send: stop_sending hands the slot on.)
+			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
 				if (!connect(*p, now, Gfp::Atomic))
 					return Verdict::UseUd;
 			}
-			if (!p->pending.push(skb)) {
-				count(ifs_.cm_tx_drop_queue_full);
-				kapi_skb_free(skb);
-			} else {
+			if (p->pending.push(skb)) {
 				count(ifs_.cm_tx_queued);
+				return Verdict::Done;
 			}
+			// The queue is full (a burst while the connection is set up): a packet the
+			// UD path carries goes there, ahead of the queue, rather than being lost;
+			// a larger one is dropped (ICMP from the UD path would lower the route's
+			// PMTU for a transient condition).
+			if (kapi_skb_len(skb) <= u32(kPseudoLen) + ifc_.mcast_mtu_ + u32(kEncapLen)) {
+				count(ifs_.cm_tx_overflow_ud);
+				return Verdict::UseUd;
+			}
+			count(ifs_.cm_tx_drop_queue_full);
+			kapi_skb_free(skb);
 			return Verdict::Done;
 		}
 		if (inflight_ >= send_ring_) {
+			// The queue was stopped at the bound (rc_posted) and nothing wakes it
+			// before the RC sends are below half: only a race gets here.
 			count(ifs_.cm_inflight_full);
 			kapi_netdev_stop_queue(netdev());
-			tx_stopped_ = true;
 			kapi_skb_free(skb);
 			return Verdict::Done;
 		}
@@ -368,20 +411,43 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 void CmTable::rc_posted()
 {
 	kstd::SpinIrqSaveGuard g(lock_);
-	if (++inflight_ >= send_ring_) {
+	__atomic_store_n(&inflight_, inflight_ + 1, __ATOMIC_RELEASE);
+	if (inflight_ >= send_ring_)
 		kapi_netdev_stop_queue(netdev());
-		tx_stopped_ = true;
-	}
+}
+
+// One netdev queue carries UD and RC sends, each with its own bound (the UD ring, the RC
+// inflight count): it stops when either is full and wakes only when both are below their
+// wake marks (half), whichever completion comes last. Each side publishes its count, then a
+// full fence, then reads the other's: of two completions racing, at least one sees both
+// below and wakes (review-cm finding 4: a UD completion woke the queue while RC was at its
+// bound, and the next RC packet was dropped).
+bool CmTable::rc_below_wake() const { return __atomic_load_n(&inflight_, __ATOMIC_ACQUIRE) <= send_ring_ / 2; }
+
+bool CmTable::tx_may_wake()
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	// the UD ring published its tail
+	if (rc_below_wake())
+		return true;
+	if (kapi_netdev_queue_stopped(netdev()))
+		count(ifs_.cm_tx_wake_held);
+	return false;
 }
 
 void CmTable::rc_sent(u32 n)
 {
-	kstd::SpinIrqSaveGuard g(lock_);
-	inflight_ -= n < inflight_ ? n : inflight_;
-	if (tx_stopped_ && inflight_ <= send_ring_ / 2 && ifc_.is_up()) {
-		tx_stopped_ = false;
-		kapi_netdev_wake_queue(netdev());
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		__atomic_store_n(&inflight_, inflight_ - (n < inflight_ ? n : inflight_), __ATOMIC_RELEASE);
 	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !rc_below_wake())
+		return;
+	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
+		count(ifs_.cm_tx_wake_held);	// the UD ring's completion wakes it
+		return;
+	}
+	kapi_netdev_wake_queue(netdev());
 }
 
 bool CmTable::path_copy(const HwAddr &peer, kapi_cm_path *out)
@@ -425,19 +491,57 @@ void CmTable::rx_untouch(Connection &c)
 	c.napi_listed = false;
 }
 
+void CmTable::rx_stop_request(Connection &c)
+{
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (!c.stop_listed) {
+			c.stop_listed = true;
+			c.stop_next = rx_stops_;
+			__atomic_store_n(&rx_stops_, &c, __ATOMIC_RELEASE);	// after_poll's hint
+		}
+	}
+	kapi_napi_schedule(netdev());	// not running (interface down): the next open's NAPI
+}
+
 // NAPI, after each poll: the receive rings' batch duties (ipoib_rc_recv_ring.h). Every
-// connection listed completed a receive in this poll and has not reported RxEmpty since
-// (rx_untouch), so its non-SRQ fence has not completed and it is alive. A ring that could post nothing gets another pass from the housekeeping work.
+// connection listed completed a receive in this poll, or needed a retry in the last one, and
+// has not reported RxEmpty since (rx_untouch), so its non-SRQ fence has not completed and it
+// is alive. A ring that could post nothing (needs_retry) stays listed: no completion will
+// list it again, and a QP that can receive must not keep zero receives posted; the
+// housekeeping work brings NAPI back for it. Then the stops QpToErr requested: under the
+// table lock, so a connection that reported RxEmpty meanwhile cannot be retired (retire
+// unlinks it) and freed while we look at it.
 void CmTable::after_poll()
 {
 	if (srq_.raw())
 		srq_ring_.repost();
 	bool retry = false;
+	Connection *again = nullptr;
 	while (Connection *c = napi_touched_) {
 		napi_touched_ = c->napi_next;
 		c->napi_next = nullptr;
 		c->napi_listed = false;
-		retry |= c->rx_batch();
+		if (c->rx_batch()) {
+			retry = true;
+			c->napi_next = again;
+			again = c;
+		}
+	}
+	for (Connection *c = again; c;) {
+		Connection *next = c->napi_next;
+		c->napi_next = nullptr;
+		rx_touched(*c);
+		c = next;
+	}
+	if (__atomic_load_n(&rx_stops_, __ATOMIC_ACQUIRE)) {	// rarely: teardowns only
+		kstd::SpinIrqSaveGuard g(lock_);
+		while (Connection *c = rx_stops_) {
+			rx_stops_ = c->stop_next;
+			c->stop_next = nullptr;
+			c->stop_listed = false;
+			c->rx_stop_now();
+		}
 	}
 	if (srq_.raw() && srq_ring_.needs_retry())
 		retry = true;
@@ -655,6 +759,15 @@ void CmTable::retire(Connection &c)
 			p->conns--;
 			c.owner = nullptr;
 		}
+		if (c.stop_listed) {	// ForceDestroy before NAPI ran the stop
+			for (Connection **p = &rx_stops_; *p; p = &(*p)->stop_next) {
+				if (*p == &c) {
+					*p = c.stop_next;
+					break;
+				}
+			}
+			c.stop_listed = false;
+		}
 		conns_.remove(c);
 		nconns_--;
 		retired_.add(c.counters());
@@ -678,6 +791,28 @@ void CmTable::free_dead()
 		c->quiesce();
 		delete c;
 	}
+}
+
+// ---- rtnl_link_stats64 (ip -s link, /sys/class/net/*/statistics)
+
+void CmTable::add_stats64(kapi_stats64 &o) const
+{
+	RcStats t;
+	{
+		auto &self = const_cast<CmTable &>(*this);
+		kstd::SpinIrqSaveGuard g(self.lock_);
+		t.add(retired_st_);
+		t.add(srq_st_);
+		for (Connection &c : self.conns_)
+			t.add(c.stats());
+	}
+	o.tx_packets += t.rc_tx_packets;
+	o.tx_bytes += t.rc_tx_bytes;
+	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
+	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_too_big + read_stat(ifs_.cm_tx_drop_queue_full) +
+			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
+	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short;
+	o.rx_dropped += t.rc_rx_drop_nomem;
 }
 
 } // namespace ipoib

@@ -65,7 +65,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
-	X(cm_no_qp_actions)
+	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -124,6 +124,9 @@ public:
 	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
 	static const char *stat_name(u32 i);
 	u64 stat_value(u32 i) const;
+	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
+	// Interface::receive_rc): sends, their bytes, errors and drops (review-cm finding 8).
+	void add_stats64(kapi_stats64 &o) const;
 
 	// ---- for Connection
 	Interface &ifc() { return ifc_; }
@@ -157,15 +160,24 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
+	// are below their wake mark too (counted cm_tx_wake_held when they are not).
+	bool tx_may_wake();
 	void rx_touched(Connection &c);	// NAPI: c's own ring completed a receive in this poll
 	void rx_untouch(Connection &c);	// NAPI: c reports RxEmpty (may be destroyed after it)
+	void rx_stop_request(Connection &c);	// work item, at QpToErr (non-SRQ): NAPI stops c's ring
 
 private:
 	CmPeer *find(const HwAddr &a);
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
+	static bool may_carry(const Connection *c);	// lock held: not draining or closed
 	void free_dead();
 	bool over_limit() const;
+	bool rc_below_wake() const;
+	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
+	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
+	u32 cq_per_conn() const;	// CQ entries per connection
 	cm::Config config(cm::Dir d, u8 stale_retries) const;
 	template <typename F> void for_each_conn(F f);
 	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
@@ -192,10 +204,13 @@ private:
 	u32 nsge_ = 1;
 	u32 send_ring_ = 0;
 	u32 recv_queue_ = 0;
-	u32 inflight_ = 0;		// RC sends posted, not completed (all connections)
-	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll()
+	u32 inflight_ = 0;		// RC sends posted, not completed (all connections); lock_
+					// for writes, atomic reads (rc_below_wake)
+	u32 max_conns_ = 0;		// connections the receive CQ has room for (start())
+	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll(),
+						// and the rings that need a retry (needs_retry)
+	Connection *rx_stops_ = nullptr;	// lock_: rx_stop_request() not yet run by NAPI
 	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
-	bool tx_stopped_ = false;	// we stopped the netdev queue at the bound
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)

@@ -357,7 +357,9 @@ void Interface::poll_tx()
 			return true;
 		},
 		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
-		[this, up](u32 n) { tx_.completed(n, up); });
+		// One netdev queue for UD and RC: it wakes only when both are below their wake
+		// marks (CmTable::tx_may_wake; review-cm finding 4).
+		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
 	warn_foreign(foreign);
 }
 

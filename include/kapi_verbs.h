@@ -32,6 +32,8 @@ struct kapi_page;	/* struct page, order 0 */
 struct kapi_pd *kapi_pd_alloc(struct kapi_ib_device *ib) KAPI_NOEXCEPT;	/* NULL on failure */
 void kapi_pd_free(struct kapi_pd *pd) KAPI_NOEXCEPT;
 kapi_u32 kapi_pd_lkey(const struct kapi_pd *pd) KAPI_NOEXCEPT;
+/* The device's largest CQ (ib_device.attrs.max_cqe; 0 if it reports none). */
+kapi_u32 kapi_cq_max_entries(const struct kapi_ib_device *ib) KAPI_NOEXCEPT;
 /* A CQ whose completion event schedules nd's NAPI. */
 struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries) KAPI_NOEXCEPT;
 void kapi_cq_destroy(struct kapi_cq *cq) KAPI_NOEXCEPT;

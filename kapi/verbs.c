@@ -45,6 +45,13 @@ static void kapi_cq_comp(struct ib_cq *cq, void *ctx)
 	kapi_napi_schedule(ctx);
 }
 
+kapi_u32 kapi_cq_max_entries(const struct kapi_ib_device *ib)
+{
+	const struct ib_device *d = (const struct ib_device *)ib;
+
+	return d->attrs.max_cqe > 0 ? (kapi_u32)d->attrs.max_cqe : 0;
+}
+
 struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries)
 {
 	struct ib_cq_init_attr attr = { .cqe = entries };

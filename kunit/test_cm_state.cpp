@@ -437,7 +437,7 @@ KTEST(cm_state_active, local_intents)
 	EXPECT_EQ(o.counters()[Ctr::Opened], 0u);
 	// established: unpublish, DREQ, error, fence
 	Conn e = active_established(cfg(false));
-	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(e.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_FALSE(e.sending());
 }
@@ -446,7 +446,7 @@ KTEST(cm_state_active, reap_and_watchdog)
 {
 	// idle reaping
 	Conn r = active_established(cfg(true));
-	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(r.on(ev(Ev::IdleTimeout)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	EXPECT_EQ(r.counters()[Ctr::Reaped], 1u);
 	// send watchdog: torn down and UD for a back-off
 	Conn w = active_established(cfg(false));
@@ -459,7 +459,7 @@ KTEST(cm_state_active, mode_changes)
 {
 	// mode -> datagram closes active connections (Linux flushes its paths)
 	Conn m = active_established(cfg(true));
-	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(m.on(ev(Ev::ModeDatagram)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	Conn mc(Dir::Active, cfg(true));
 	(void)mc.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(mc.on(ev(Ev::ModeDatagram)), Action::QpToErr, Action::Destroy);	// SRQ, INIT
@@ -474,7 +474,7 @@ KTEST(cm_state_active, mode_changes)
 KTEST(cm_state_active, peer_events)
 {
 	Conn a = active_established(cfg(false));
-	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::QuiesceTx, Action::SendDrep, Action::QpToErr,
+	EXPECT_ACTIONS(a.on(ev(Ev::DreqReceived)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_EQ(a.counters()[Ctr::PeerClosed], 1u);
 	Conn r = active_established(cfg(false));
@@ -685,7 +685,8 @@ KTEST(cm_state_passive, established_teardown)
 {
 	// established one-way (Linux peer): no StopSending, no fall back on errors
 	Conn o = passive_established(cfg(false), false);
-	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+	// (nothing of ours to wait for; the peer's sends still reach a QP in RTS until its DREP)
+	EXPECT_ACTIONS(o.on(ev(Ev::IdleTimeout)), Action::SendDreq, Action::WaitDrep, Action::QpToErr, Action::PostDrainWr);
 	Conn e = passive_established(cfg(false), false);
 	EXPECT_ACTIONS(e.on(Event::wc_error(WcCause::Other)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
 	// established bidirectional: the passive one was a send path, so errors fall back
@@ -1089,7 +1090,7 @@ KTEST(cm_state_illegal, closed_is_final)
 KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 {
 	Conn c = active_established(cfg(true));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr);
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr);
 	EXPECT_EQ(c.state(), State::Draining);
 	// a drain completion before the fence is posted proves nothing: no destroy
 	EXPECT_TRUE(c.on(ev(Ev::DrainWrDone)).ignored);
@@ -1115,7 +1116,7 @@ KTEST(cm_state_teardown, srq_waits_for_last_wqe)
 KTEST(cm_state_teardown, nonsrq_fences_at_once)
 {
 	Conn c = passive_established(cfg(false));
-	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr,
+	EXPECT_ACTIONS(c.on(ev(Ev::Close)), Action::StopSending, Action::QuiesceTx, Action::WaitSends, Action::SendDreq, Action::WaitDrep, Action::QpToErr,
 		       Action::PostDrainWr);
 	EXPECT_TRUE(c.on(ev(Ev::LastWqeReached)).ignored);	// never raised without an SRQ
 	EXPECT_ACTIONS(c.on(ev(Ev::DreqReceived)), Action::SendDrep);	// crossing DREQs
@@ -1186,6 +1187,8 @@ KTEST(cm_state_teardown, actions_run_where_they_may)
 		false,	// FallBack
 		false,	// Reconnect
 		false,	// AwaitOther
+		true,	// WaitSends
+		true,	// WaitDrep
 	};
 	for (usize i = 0; i < kActionCount; i++)
 		EXPECT_EQ(may_sleep(Action(i)), kSleeps[i]);
@@ -1243,7 +1246,7 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 		seed = seed * 1103515245u + 12345u;
 		return (seed >> 16) % n;
 	};
-	int destroys = 0, fenced_destroys = 0;
+	int destroys = 0, fenced_destroys = 0, waits = 0;
 	for (int run = 0; run < 3000; run++) {
 		Config c = cfg(run & 1, (run >> 1) & 1);
 		c.send_accepted = (run % 7) == 0;
@@ -1344,9 +1347,33 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					ASSERT_TRUE(unquiesced);
 					unquiesced = false;
 				}
+				if (a == Action::WaitSends) {
+					// right after QuiesceTx (no producer left), before QpToErr, and
+					// only for a local decision on a healthy connection
+					ASSERT_TRUE(j > 0 && st.act[j - 1] == Action::QuiesceTx);
+					ASSERT_TRUE(st.index(Action::QpToErr) > j);
+					ASSERT_TRUE(e.kind == Ev::Close || e.kind == Ev::IdleTimeout ||
+						    e.kind == Ev::ModeDatagram || e.kind == Ev::DreqReceived);
+					waits++;
+				}
+				if (a == Action::WaitDrep) {
+					// the QP stays in RTS until the peer answered our DREQ
+					ASSERT_TRUE(j > 0 && st.act[j - 1] == Action::SendDreq);
+					ASSERT_TRUE(st.index(Action::QpToErr) > j);
+				}
 				if (a == Action::QpToErr) {
 					ASSERT_FALSE(published);	// StopSending came first
 					ASSERT_FALSE(unquiesced);	// and the xmits were waited out
+					// a graceful teardown of a send path waits for its sends first
+					if (st.has(Action::StopSending) &&
+					    (e.kind == Ev::Close || e.kind == Ev::IdleTimeout || e.kind == Ev::ModeDatagram ||
+					     (e.kind == Ev::DreqReceived && before == State::Established)))
+						ASSERT_TRUE(st.has(Action::WaitSends));
+					if (st.has(Action::SendDreq) && st.has(Action::WaitSends))
+						ASSERT_TRUE(st.has(Action::WaitDrep));
+					if (st.has(Action::WaitDrep))
+						ASSERT_TRUE(e.kind == Ev::Close || e.kind == Ev::IdleTimeout ||
+							    e.kind == Ev::ModeDatagram);
 				}
 			}
 			ASSERT_FALSE(unquiesced);	// QuiesceTx in the same step
@@ -1374,6 +1401,7 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 	}
 	EXPECT_GT(destroys, 300);	// the walks do reach the end
 	EXPECT_GT(fenced_destroys, 100);	// ...through the fence, not only forced
+	EXPECT_GT(waits, 5);		// graceful teardowns of send paths were reached (and waited)
 }
 
 KTEST(cm_state_teardown, counters_sum)
@@ -1591,9 +1619,30 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 	EXPECT_EQ(destroys, 3000);
 }
 
+// The receive CQ bounds the connections (docs/connected.md §4, review finding 7): softib's
+// max_cqe 65536 without an SRQ, recv_queue_size 512 (UD ring 512, RC send bound 128): 128
+// rings of 512 + 512 + 128 + 128 drain WRs = 66304 do not fit; 126 connections do.
+KTEST(cm_params, cq_bounds_connections)
+{
+	const u32 fixed = 512 + 128, per = 512 + 1;
+	EXPECT_EQ(cq_conns_fit(65536, fixed, per, 128), 126u);
+	EXPECT_LE(fixed + 126 * per, 65536u);
+	EXPECT_GT(fixed + 127 * per, 65536u);	// one more would overrun
+	EXPECT_EQ(cq_conns_fit(65536, 256 + 128, 256 + 1, 128), 128u);	// the default sizes fit
+	EXPECT_EQ(cq_conns_fit(1 << 22, fixed, per, 128), 128u);	// never above the parameter
+	// SRQ mode: the SRQ is fixed, a connection adds its drain WR
+	EXPECT_EQ(cq_conns_fit(4096, 512 + 512 + 128, 1, 1024), 1024u);
+	EXPECT_EQ(cq_conns_fit(2048, 512 + 512 + 128, 1, 1024), 896u);
+	// nothing fits: connected mode off
+	EXPECT_EQ(cq_conns_fit(640, fixed, per, 128), 0u);
+	EXPECT_EQ(cq_conns_fit(1000, fixed, per, 128), 0u);
+	EXPECT_EQ(cq_conns_fit(fixed + per, fixed, per, 128), 1u);
+}
+
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
-	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names));
+	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
+	    KTEST_CASE(cm_params, cq_bounds_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
 	    KTEST_CASE(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers),
 	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));

@@ -410,3 +410,24 @@ int kapi_srq_arm_limit(struct kapi_srq *srq, kapi_u32 limit) { return 0; }
 
 /* ---- CM (kapi/cm.c): a Path frees its saved record; the host never saves one (no SA) */
 void kapi_cm_path_free(struct kapi_cm_path *p) { kapi_kfree(p); }
+
+/* ---- sleeping (RcTxRing::wait_completed): another context runs meanwhile (the hook) */
+static void (*msleep_fn)(void *arg);
+static void *msleep_arg;
+static kapi_u64 slept_ms;
+void fake_msleep_hook(void (*fn)(void *arg), void *arg)
+{
+	msleep_fn = fn;
+	msleep_arg = arg;
+	slept_ms = 0;
+}
+kapi_u64 fake_slept_ms(void) { return slept_ms; }
+static kapi_u64 now_ms;	/* the fake clock: only sleeping moves it */
+kapi_u64 kapi_now_ms(void) { return now_ms; }
+void kapi_msleep(unsigned int ms)
+{
+	slept_ms += ms;
+	now_ms += ms;
+	if (msleep_fn)
+		msleep_fn(msleep_arg);
+}

@@ -88,6 +88,11 @@ long fake_dma_syncs_dev(void) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
 
+/* kapi_msleep: each call moves the fake clock (kapi_now_ms) and fake_slept_ms() by ms and
+ * runs the hook (if set), which stands in for what other contexts (NAPI) do meanwhile. */
+void fake_msleep_hook(void (*fn)(void *arg), void *arg) KAPI_NOEXCEPT;
+kapi_u64 fake_slept_ms(void) KAPI_NOEXCEPT;
+
 /* The netdev's work item: the fake's delayed_work (time does not pass on its own). */
 struct fake_work {
 	int pending;
