@@ -143,12 +143,16 @@ check_output "the parent ib1 stayed connected" '^connected$' sysr B ib1/mode
 # mode whatever its size, and a switch to datagram tears the active connections down. The
 # teardown waits (bounded, WaitSends, docs/connected.md §4) for the sends already posted before
 # QpToErr, so none in flight is flushed; what xmit hands over meanwhile goes over UD. Every
-# ping must be answered, with or without RC.
-snap sw A:ib0 B:ib1
+# ping must be answered, with or without RC. iperf3 is paced (100 Mbit/s): unpaced, the TCP
+# burst that follows a switch from RC to UD overruns B's UD receive queue under TCG (softib
+# drop_no_rwqe 37-87 per run; UD has no flow control, IBA 9.8.3.3 silently drops a UD packet
+# with no receive posted) and a ping caught in it was lost 1 run in 3: a fabric loss, counted
+# by the HCA, not what this check is about. The drops are printed below either way.
+snap sw A:ib0 B:ib1 ib:softib0 ib:softib1
 iperf3_server B 5201 -1
 ns_exec A /usr/bin/ping -c 150 -i 0.02 -W 3 -s 1000 10.0.0.2 > /tmp/flood.out 2>&1 &
 flood=$!
-ns_exec A iperf3 -c 10.0.0.2 -p 5201 -t 6 -f m > /tmp/iperf.out 2>&1 &
+ns_exec A iperf3 -c 10.0.0.2 -p 5201 -t 6 -b 100M -f m > /tmp/iperf.out 2>&1 &
 ip3=$!
 for i in 1 2 3; do
     sysw A ib0/mode connected; sleep 0.3; sysw B ib1/mode datagram; sleep 0.3
@@ -163,6 +167,12 @@ diag "ping under mode switches: sent $sent received $got"
 if uses_rc ib0; then
     diag "RC sends flushed at the switches (both ends): $(( $(delta sw A:ib0 rc_tx_wc_errors) + $(delta sw B:ib1 rc_tx_wc_errors) )), waits expired: $(( $(delta sw A:ib0 rc_tx_wait_expired) + $(delta sw B:ib1 rc_tx_wait_expired) )), queue overflow to UD: $(( $(delta sw A:ib0 cm_tx_overflow_ud) + $(delta sw B:ib1 cm_tx_overflow_ud) )), dropped: $(( $(delta sw A:ib0 cm_tx_drop_queue_full) + $(delta sw B:ib1 cm_tx_drop_queue_full) ))"
 fi
+# where a lost ping went: softib drops (no receive posted on a UD QP, no QP, port down) and
+# the sequence numbers answered
+for _d in drop_no_rwqe drop_no_qp drop_port_down rnr_nak flushed_wqes; do
+    diag "softib $_d: host A +$(delta sw ib:softib0 $_d), host B +$(delta sw ib:softib1 $_d)"
+done
+[ "$got" = 150 ] || diag "answered seqs: $(sed -n 's/.*icmp_seq=\([0-9]*\).*/\1/p' /tmp/flood.out | tr '\n' ' ')"
 check "every ping under mode switches answered (150/150)" sh -c "[ '$sent' = 150 ] && [ '$got' = 150 ]"
 check_output "iperf3 under mode switches moved data" 'receiver' sh -c "[ $ip3_rc = 0 ] && cat /tmp/iperf.out"
 diag "$(grep -E 'sender|receiver' /tmp/iperf.out)"
