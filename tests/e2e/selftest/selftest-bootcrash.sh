@@ -5,6 +5,7 @@
 # This script never runs.
 # cmdline: rdinit=/no-such-init
 # timeout: 30
+# expect-retries: 1
 # expect: fail vm-died kernel-report boot-crash
 . /e2e/lib.sh
 plan 1

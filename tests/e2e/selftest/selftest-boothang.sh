@@ -5,6 +5,7 @@
 # This script never runs.
 # boot-allow: 0
 # timeout: 30
+# expect-retries: 1
 # expect: fail vm-died boot-hang
 . /e2e/lib.sh
 plan 1

@@ -3,6 +3,7 @@
 # failing everything).
 # load: e2e_selftest
 # timeout: 30
+# expect-retries: 0
 # expect: pass
 . /e2e/lib.sh
 plan 2
