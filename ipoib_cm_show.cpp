@@ -37,6 +37,16 @@ void format_addr(const HwAddr &a, char (&out)[3 * kHwAddrLen])
 	}
 }
 
+// In cm::RejCode order: the IBA 12.6.7.2 code and its name, then everything else.
+#define IPOIB_REJ_NAMES(d)                                                                      \
+	"cm_rej_" d "_1_no_qp", "cm_rej_" d "_2_no_eec", "cm_rej_" d "_3_no_resources",          \
+	"cm_rej_" d "_5_unsupported", "cm_rej_" d "_8_invalid_service_id",                       \
+	"cm_rej_" d "_26_invalid_mtu", "cm_rej_" d "_28_consumer", "cm_rej_" d "_other"
+const char *const g_rej_names[] = {IPOIB_REJ_NAMES("tx"), IPOIB_REJ_NAMES("rx")};
+#undef IPOIB_REJ_NAMES
+static_assert(sizeof(g_rej_names) / sizeof(g_rej_names[0]) == 2 * cm::kRejCodeCount);
+static_assert(usize(cm::RejCode::Other) + 1 == cm::kRejCodeCount);
+
 u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); }
 
 } // namespace
@@ -84,6 +94,11 @@ int CmTable::store_send_accepted(StrView v, usize total)
 	return 0;
 }
 
+void CmTable::count_rej(bool sent, u32 reason)
+{
+	count((sent ? rej_tx_ : rej_rx_)[usize(cm::rej_code(reason))]);
+}
+
 const char *CmTable::stat_name(u32 i)
 {
 	if (i < cm::kCtrCount)
@@ -92,7 +107,10 @@ const char *CmTable::stat_name(u32 i)
 	if (i < kRcStatCount)
 		return g_rc_stat_names[i];
 	i -= kRcStatCount;
-	return i < kCmIfStatCount ? g_if_stat_names[i] : "";
+	if (i < kCmIfStatCount)
+		return g_if_stat_names[i];
+	i -= kCmIfStatCount;
+	return i < 2 * cm::kRejCodeCount ? g_rej_names[i] : "";
 }
 
 u64 CmTable::stat_value(u32 i) const
@@ -113,7 +131,13 @@ u64 CmTable::stat_value(u32 i) const
 		return v;
 	}
 	i -= kRcStatCount;
-	return i < kCmIfStatCount ? read_stat((&ifs_.cm_tx_queued)[i]) : 0;
+	if (i < kCmIfStatCount)
+		return read_stat((&ifs_.cm_tx_queued)[i]);
+	i -= kCmIfStatCount;
+	if (i < cm::kRejCodeCount)
+		return read_stat(rej_tx_[i]);
+	i -= cm::kRejCodeCount;
+	return i < cm::kRejCodeCount ? read_stat(rej_rx_[i]) : 0;
 }
 
 // rtnl held. Datagram: active connections close, passive ones stop sending (they keep

@@ -75,6 +75,10 @@ struct CmIfStats {
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
 
+// ethtool -S of connected mode: cm::Counters, the RC datapath's, the interface's, then the
+// REJs sent and received by reason.
+inline constexpr u32 kCmTableStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount + 2 * cm::kRejCodeCount;
+
 class CmTable;
 // The interface's SRQ: the only Srq the driver creates, so its event entry point reaches the
 // table through it (ipoib_entry.cpp).
@@ -121,7 +125,7 @@ public:
 	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
 	void show_send_accepted(kapi_seq *s);
 	int store_send_accepted(StrView v, usize total);
-	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
+	u32 stat_count() const { return kCmTableStats; }
 	static const char *stat_name(u32 i);
 	u64 stat_value(u32 i) const;
 	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
@@ -151,6 +155,9 @@ public:
 	u32 recv_queue_size() const { return recv_queue_; }
 	bool bidir() const { return p_.bidir; }
 	CmIfStats &ifstats() { return ifs_; }
+	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
+	// cm_rej_rx_*). Any context.
+	void count_rej(bool sent, u32 reason);
 	// Actions that concern the peer (from the connection's work item)
 	void start_sending(Connection &c);
 	void stop_sending(Connection &c);
@@ -217,6 +224,8 @@ private:
 	cm::Counters retired_;		// of destroyed connections
 	RcStats retired_st_;
 	CmIfStats ifs_;
+	u64 rej_tx_[cm::kRejCodeCount] = {};	// count_rej (atomic increments)
+	u64 rej_rx_[cm::kRejCodeCount] = {};
 };
 
 } // namespace ipoib
