@@ -53,7 +53,8 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
 // (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
-// an SRQ-attached QP).
+// an SRQ-attached QP); then one per peer in UD fallback: dir=none peer= state=fallback
+// fallback= backoff= idle=.
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -69,6 +70,20 @@ void CmTable::show(kapi_seq *s)
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000));
+	}
+	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
+	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
+	// packet after it connects again), backoff= the current back-off in ms.
+	for (CmPeer &p : peers_) {
+		if (p.send || !p.fallback_until || now >= p.fallback_until)
+			continue;
+		HwAddr peer = p.addr;
+		peer.b[0] = kFlagRc;
+		char addr[3 * kHwAddrLen];
+		format_addr(peer, addr);
+		kapi_seq_printf(s, "dir=none peer=%s state=fallback fallback=%llu backoff=%u idle=%llu\n", addr,
+				(unsigned long long)((p.fallback_until - now + 999) / 1000), p.backoff_ms,
+				(unsigned long long)(now > p.used_ms ? (now - p.used_ms) / 1000 : 0));
 	}
 }
 

@@ -701,11 +701,14 @@ void CmTable::fall_back(Connection &c)
 {
 	CmPending q;
 	u32 backoff = 0;
+	bool first = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = c.owner;
 		if (!p)
 			return;
+		first = !p->fallback_logged;
+		p->fallback_logged = true;
 		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
 					      : kCmBackoffMinMs;
 		backoff = p->backoff_ms;
@@ -717,7 +720,13 @@ void CmTable::fall_back(Connection &c)
 			if (!q.push(skb))
 				kapi_skb_free(skb);	// same capacity: cannot happen
 	}
-	log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	if (first) {	// issue 13 item 3: logged once per peer, counted
+		count(ifs_.cm_fallback_peers);
+		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs)",
+			   c.peer().qpn(), backoff);
+	} else {
+		log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	}
 	kapi_skb *skb;
 	while (q.pop(skb))
 		kapi_skb_requeue(skb);

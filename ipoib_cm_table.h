@@ -54,6 +54,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	CmPending pending;		// packets waiting for `send`, in order
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
+	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
 	u32 conns = 0;			// connections whose owner this is (retire drops it)
@@ -65,7 +66,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
-	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud)
+	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
