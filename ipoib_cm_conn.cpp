@@ -170,6 +170,7 @@ void Connection::cm_event(const kapi_cm_event &ev)
 		return;
 	}
 	case KAPI_CM_EV_REJ:
+		t_.count_rej(false, ev.rej_reason);
 		feed(cm::Event::rej(u8(ev.rej_reason), peer_announces_bidir(ev.priv, ev.priv_len)));
 		return;
 	case KAPI_CM_EV_RTU: feed(cm::Event::of(cm::Ev::RtuReceived)); return;
@@ -283,10 +284,11 @@ void Connection::send(kapi_skb *skb, u64 now)
 		count_local(st_.rc_tx_drop_dma);
 		return kapi_skb_free(skb);
 	}
-	// RFC 4755 §5.1: the connection carries at most min(both Receive MTUs), header included.
+	// RFC 4755 §5.1: the connection carries at most min(both Receive MTUs), header included;
+	// a larger packet's sender is told that MTU (ICMP, counted by the interface).
 	if (kapi_skb_len(skb) > mtu() + u32(kEncapLen)) {
-		count_local(st_.rc_tx_drop_too_big);
-		return kapi_skb_free(skb);
+		count_local(st_.rc_tx_too_big);
+		return t_.ifc().send_too_big_rc(skb, mtu());
 	}
 	touch(now);
 	if (tx_.post(skb, now) != RcPost::Posted)
@@ -507,8 +509,10 @@ Status Connection::send_rej(const cm::Step &st)
 	const bool ari = st.rej_ari_ca_guid;	// IBA 12.6.7.2: Timeout carries our CA GUID
 	if (ari)
 		kapi_cm_node_guid(t_.ib(), guid);
-	return kstd::from_errno(
-		kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd))));
+	const int rc = kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd)));
+	if (!rc)
+		t_.count_rej(true, st.rej_reason);
+	return kstd::from_errno(rc);
 }
 
 // WaitDrep: the QP stays in RTS until the peer is done with it (ib_cm's event reaches

@@ -43,7 +43,7 @@ struct CmPeer;
 	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
 	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
-	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)            \
+	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_too_big) X(rc_drain_wr_errors)            \
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;

@@ -37,13 +37,24 @@ void format_addr(const HwAddr &a, char (&out)[3 * kHwAddrLen])
 	}
 }
 
+// In cm::RejCode order: the IBA 12.6.7.2 code and its name, then everything else.
+#define IPOIB_REJ_NAMES(d)                                                                      \
+	"cm_rej_" d "_1_no_qp", "cm_rej_" d "_2_no_eec", "cm_rej_" d "_3_no_resources",          \
+	"cm_rej_" d "_5_unsupported", "cm_rej_" d "_8_invalid_service_id",                       \
+	"cm_rej_" d "_26_invalid_mtu", "cm_rej_" d "_28_consumer", "cm_rej_" d "_other"
+const char *const g_rej_names[] = {IPOIB_REJ_NAMES("tx"), IPOIB_REJ_NAMES("rx")};
+#undef IPOIB_REJ_NAMES
+static_assert(sizeof(g_rej_names) / sizeof(g_rej_names[0]) == 2 * cm::kRejCodeCount);
+static_assert(usize(cm::RejCode::Other) + 1 == cm::kRejCodeCount);
+
 u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); }
 
 } // namespace
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
 // (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
-// an SRQ-attached QP).
+// an SRQ-attached QP); then one per peer in UD fallback: dir=none peer= state=fallback
+// fallback= backoff= idle=.
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -59,6 +70,20 @@ void CmTable::show(kapi_seq *s)
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000));
+	}
+	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
+	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
+	// packet after it connects again), backoff= the current back-off in ms.
+	for (CmPeer &p : peers_) {
+		if (p.send || !p.fallback_until || now >= p.fallback_until)
+			continue;
+		HwAddr peer = p.addr;
+		peer.b[0] = kFlagRc;
+		char addr[3 * kHwAddrLen];
+		format_addr(peer, addr);
+		kapi_seq_printf(s, "dir=none peer=%s state=fallback fallback=%llu backoff=%u idle=%llu\n", addr,
+				(unsigned long long)((p.fallback_until - now + 999) / 1000), p.backoff_ms,
+				(unsigned long long)(now > p.used_ms ? (now - p.used_ms) / 1000 : 0));
 	}
 }
 
@@ -84,6 +109,11 @@ int CmTable::store_send_accepted(StrView v, usize total)
 	return 0;
 }
 
+void CmTable::count_rej(bool sent, u32 reason)
+{
+	count((sent ? rej_tx_ : rej_rx_)[usize(cm::rej_code(reason))]);
+}
+
 const char *CmTable::stat_name(u32 i)
 {
 	if (i < cm::kCtrCount)
@@ -92,7 +122,10 @@ const char *CmTable::stat_name(u32 i)
 	if (i < kRcStatCount)
 		return g_rc_stat_names[i];
 	i -= kRcStatCount;
-	return i < kCmIfStatCount ? g_if_stat_names[i] : "";
+	if (i < kCmIfStatCount)
+		return g_if_stat_names[i];
+	i -= kCmIfStatCount;
+	return i < 2 * cm::kRejCodeCount ? g_rej_names[i] : "";
 }
 
 u64 CmTable::stat_value(u32 i) const
@@ -113,7 +146,13 @@ u64 CmTable::stat_value(u32 i) const
 		return v;
 	}
 	i -= kRcStatCount;
-	return i < kCmIfStatCount ? read_stat((&ifs_.cm_tx_queued)[i]) : 0;
+	if (i < kCmIfStatCount)
+		return read_stat((&ifs_.cm_tx_queued)[i]);
+	i -= kCmIfStatCount;
+	if (i < cm::kRejCodeCount)
+		return read_stat(rej_tx_[i]);
+	i -= cm::kRejCodeCount;
+	return i < cm::kRejCodeCount ? read_stat(rej_rx_[i]) : 0;
 }
 
 // rtnl held. Datagram: active connections close, passive ones stop sending (they keep

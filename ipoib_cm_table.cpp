@@ -583,12 +583,14 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
 		delete c;
 		count(ifs_.cm_req_no_memory);
+		count_rej(true, cm::rej::kNoResources);
 		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
 	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
 	kstd::SpinIrqSaveGuard g(lock_);
 	if (!open_) {	// stopping: the listeners are going
 		delete c;
+		count_rej(true, cm::rej::kNoResources);	// the shim's REJ, as above
 		return nullptr;
 	}
 	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
@@ -699,11 +701,14 @@ void CmTable::fall_back(Connection &c)
 {
 	CmPending q;
 	u32 backoff = 0;
+	bool first = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = c.owner;
 		if (!p)
 			return;
+		first = !p->fallback_logged;
+		p->fallback_logged = true;
 		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
 					      : kCmBackoffMinMs;
 		backoff = p->backoff_ms;
@@ -715,7 +720,13 @@ void CmTable::fall_back(Connection &c)
 			if (!q.push(skb))
 				kapi_skb_free(skb);	// same capacity: cannot happen
 	}
-	log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	if (first) {	// issue 13 item 3: logged once per peer, counted
+		count(ifs_.cm_fallback_peers);
+		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs)",
+			   c.peer().qpn(), backoff);
+	} else {
+		log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	}
 	kapi_skb *skb;
 	while (q.pop(skb))
 		kapi_skb_requeue(skb);
@@ -809,7 +820,8 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	o.tx_packets += t.rc_tx_packets;
 	o.tx_bytes += t.rc_tx_bytes;
 	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
-	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_too_big + read_stat(ifs_.cm_tx_drop_queue_full) +
+	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
+	o.tx_dropped += t.rc_tx_drop_ring_full + read_stat(ifs_.cm_tx_drop_queue_full) +
 			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
 	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short;
 	o.rx_dropped += t.rc_rx_drop_nomem;

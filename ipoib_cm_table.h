@@ -54,6 +54,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	CmPending pending;		// packets waiting for `send`, in order
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
+	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
 	u32 conns = 0;			// connections whose owner this is (retire drops it)
@@ -65,7 +66,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
-	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud)
+	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -74,6 +75,10 @@ struct CmIfStats {
 #define IPOIB_CM_IF_STAT_ONE(n) +1
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
+
+// ethtool -S of connected mode: cm::Counters, the RC datapath's, the interface's, then the
+// REJs sent and received by reason.
+inline constexpr u32 kCmTableStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount + 2 * cm::kRejCodeCount;
 
 class CmTable;
 // The interface's SRQ: the only Srq the driver creates, so its event entry point reaches the
@@ -121,7 +126,7 @@ public:
 	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
 	void show_send_accepted(kapi_seq *s);
 	int store_send_accepted(StrView v, usize total);
-	u32 stat_count() const { return cm::kCtrCount + kRcStatCount + kCmIfStatCount; }
+	u32 stat_count() const { return kCmTableStats; }
 	static const char *stat_name(u32 i);
 	u64 stat_value(u32 i) const;
 	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
@@ -151,6 +156,9 @@ public:
 	u32 recv_queue_size() const { return recv_queue_; }
 	bool bidir() const { return p_.bidir; }
 	CmIfStats &ifstats() { return ifs_; }
+	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
+	// cm_rej_rx_*). Any context.
+	void count_rej(bool sent, u32 reason);
 	// Actions that concern the peer (from the connection's work item)
 	void start_sending(Connection &c);
 	void stop_sending(Connection &c);
@@ -217,6 +225,8 @@ private:
 	cm::Counters retired_;		// of destroyed connections
 	RcStats retired_st_;
 	CmIfStats ifs_;
+	u64 rej_tx_[cm::kRejCodeCount] = {};	// count_rej (atomic increments)
+	u64 rej_rx_[cm::kRejCodeCount] = {};
 };
 
 } // namespace ipoib

@@ -124,4 +124,18 @@ Survivor crossing_req_survivor(const u8 local[kHwAddrLen], const u8 remote[kHwAd
 	return Survivor::Local;	// same address (a REQ to ourselves): not smaller, reject it
 }
 
+RejCode rej_code(u32 reason)
+{
+	switch (reason) {
+	case 1: return RejCode::NoQp;
+	case 2: return RejCode::NoEec;
+	case 3: return RejCode::NoResources;
+	case 5: return RejCode::Unsupported;
+	case 8: return RejCode::InvalidServiceId;
+	case 26: return RejCode::InvalidMtu;
+	case 28: return RejCode::Consumer;
+	default: return RejCode::Other;
+	}
+}
+
 } // namespace ipoib::cm

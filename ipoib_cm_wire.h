@@ -98,4 +98,13 @@ u32 connection_mtu(u32 local_recv_mtu, u32 peer_recv_mtu);
 enum class Survivor { Local, Remote };
 Survivor crossing_req_survivor(const u8 local[kHwAddrLen], const u8 remote[kHwAddrLen]);
 
+// ---- REJs by reason (IBA 12.6.7.2 "REJ reason codes"; issue 11 item 9): the codes connected
+// mode meets each get a counter of their own, sent and received, the rest one "other". 1 No
+// QP, 2 No EEC, 3 No Resources (Linux's and ib_cm's own refusals), 5 Unsupported request and
+// 26 Invalid MTU (bad private data), 8 Invalid Service ID (the RFC service-ID retry), 28
+// Consumer Reject (RFC 4755 §3.3 crossings, and Linux's refusals).
+enum class RejCode : u8 { NoQp, NoEec, NoResources, Unsupported, InvalidServiceId, InvalidMtu, Consumer, Other };
+inline constexpr usize kRejCodeCount = 8;
+RejCode rej_code(u32 reason);
+
 } // namespace ipoib::cm

@@ -104,7 +104,7 @@ inline constexpr u32 kStatCount = 0 IPOIB_STATS(IPOIB_STAT_ONE);
 // (qp_event_<kind>, QpEventCounts)
 inline constexpr u32 kQpEventStats = KAPI_QPEV_KIND_COUNT;
 // ... then connected mode's (CmTable::stat_name).
-inline constexpr u32 kCmStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount;
+inline constexpr u32 kCmStats = kCmTableStats;
 inline constexpr u32 kEthtoolStats = kStatCount + kQpEventStats + kCmStats;
 const char *stat_name(u32 i);
 
@@ -224,6 +224,10 @@ public:
 	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st);
 	// Any context: the path to dst's GID is resolved (the REQ has its path record).
 	bool path_resolved(const HwAddr &dst);
+	// xmit: an RC connection's packet (at the encapsulation header, linear) above its MTU
+	// (RFC 4755 §5.1): the sender is told that MTU as for the UD path (ipoib_oversize.h), or
+	// it is dropped; counted either way (tx_icmp_*, tx_drop_too_big).
+	void send_too_big_rc(kapi_skb *skb, u32 conn_mtu);
 
 private:
 	// datapath
@@ -235,6 +239,9 @@ private:
 	// RFC 4755 §3.1: the RC flag says we accept connections (the listener runs in both modes).
 	u8 addr_flags() const { return cm_.available() ? kFlagRc : 0; }
 	void send_too_big(kapi_skb *skb, bool multicast);	// ipoib_if_mode.cpp
+	u32 cm_mtu_cap() const;			// connected mode's MTU bound by the receive SGEs
+	u32 mode_max_mtu(bool connected) const;	// mode::max_mtu with that bound
+	void queue_too_big(kapi_skb *skb, bool multicast, u32 mtu, u32 icmp_mtu);
 	void send_icmps();	// the work: the ICMPs send_too_big queued
 	void drop_icmps();	// stop/teardown: the queue freed
 	void join_mtu();	// the work, rtnl held: the broadcast group's MTU (ipoib_if_mode.cpp)
@@ -309,7 +316,11 @@ private:
 	// own ICMP socket reaches xmit with that socket locked, and icmp(v6)_send's trylock of it
 	// would fail there (in-tree defers the same way, ipoib_cm_skb_too_long).
 	kstd::SpinLock icmp_lock_{KAPI_LOCK_IF_ICMP};
-	kstd::Ring<kapi_skb *, 16> icmp_q_;
+	struct IcmpItem {
+		kapi_skb *skb = nullptr;
+		u32 mtu = 0;	// a connection's MTU; 0: the UD path's, read again at send time
+	};
+	kstd::Ring<IcmpItem, 16> icmp_q_;
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet

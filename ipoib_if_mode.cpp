@@ -4,15 +4,32 @@
 // offloads it allows, and what happens to a packet above the UD path's MTU
 // (ipoib_oversize.h). Every mode change is serialised by rtnl.
 #include "ipoib_if.h"
+#include "ipoib_cm_wire.h"
 #include "ipoib_mode.h"
 #include "ipoib_oversize.h"
 
 namespace ipoib {
 
+// Connected mode's largest MTU: 65520, or less when the device's receive SGEs hold less
+// (docs/connected.md §5: 16 SGEs hold 65152 octets). The Receive MTU we advertise is what the
+// buffers hold (RFC 4755 §6), so the netdev never takes a packet no connection could carry.
+u32 Interface::cm_mtu_cap() const
+{
+	const u32 held = cm_.available() ? cm::connection_mtu(cm_.recv_mtu(), cm::kMaxRecvMtu) : mode::kCmMtu;
+	return held < mode::kCmMtu ? held : mode::kCmMtu;
+}
+
+u32 Interface::mode_max_mtu(bool connected) const
+{
+	const u32 m = mode::max_mtu(connected, ud_mtu_limit());
+	const u32 cap = cm_mtu_cap();
+	return connected && m > cap ? cap : m;
+}
+
 Status Interface::change_mtu(u32 mtu)
 {
 	const bool cm = connected_mode();
-	const u32 limit = mode::max_mtu(cm, ud_mtu_limit());
+	const u32 limit = mode_max_mtu(cm);
 	if (mtu > limit) {
 		log_.warn("MTU %u exceeds the %s mode's %u", mtu, mode::name(cm), limit);
 		return Status::Invalid;
@@ -36,9 +53,11 @@ void Interface::apply_mode(bool connected)
 	}
 	kapi_netdev_update_features(nd());	// ndo_fix_features asks fix_features()
 	const u32 ud = ud_mtu_limit();
-	const u32 target = mode::switch_mtu(connected, kapi_netdev_mtu(nd()), ud);
+	u32 target = mode::switch_mtu(connected, kapi_netdev_mtu(nd()), ud);
+	if (connected && target > cm_mtu_cap())
+		target = cm_mtu_cap();
 	if (connected)
-		kapi_netdev_set_max_mtu(nd(), mode::max_mtu(true, ud));
+		kapi_netdev_set_max_mtu(nd(), mode_max_mtu(true));
 	int rc = kapi_netdev_set_mtu_locked(nd(), target);
 	if (rc)
 		log_.warn("cannot set MTU %u for %s mode: %d", target, mode::name(connected), rc);
@@ -57,7 +76,7 @@ void Interface::join_mtu()
 	const bool cm = connected_mode();
 	if (!mode::join_sets_mtu(cm))
 		return;
-	kapi_netdev_set_max_mtu(nd(), mode::max_mtu(cm, mcast_mtu_));
+	kapi_netdev_set_max_mtu(nd(), mode::max_mtu(cm, mcast_mtu_));	// datagram only (join_sets_mtu)
 	int rc = kapi_netdev_set_mtu_locked(nd(), mcast_mtu_);
 	if (rc)
 		log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
@@ -68,7 +87,20 @@ void Interface::join_mtu()
 // follows; the ICMP itself goes out from the work, icmp_q_), and drops it in every case.
 void Interface::send_too_big(kapi_skb *skb, bool multicast)
 {
-	const u32 mtu = mcast_mtu_;
+	queue_too_big(skb, multicast, mcast_mtu_, 0);
+}
+
+// The in-tree driver answers every IPv4 packet above a connection's MTU with frag-needed,
+// DF or not (ipoib_cm_skb_too_long); ours takes the UD path's verdict: a forwarded IPv4
+// packet without DF is dropped unanswered (RFC 1812 §5.2.6 would have it fragmented).
+void Interface::send_too_big_rc(kapi_skb *skb, u32 conn_mtu)
+{
+	queue_too_big(skb, false, conn_mtu, conn_mtu);
+}
+
+// icmp_mtu: the MTU the ICMP carries, 0 for the UD path's as it is when the work sends it.
+void Interface::queue_too_big(kapi_skb *skb, bool multicast, u32 mtu, u32 icmp_mtu)
+{
 	switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), multicast, kapi_icmp_skb_local(skb), mtu)) {
 	case Oversize::Fits:
 		return drop(skb, stats_.tx_drop_too_big);	// not called for these
@@ -77,7 +109,7 @@ void Interface::send_too_big(kapi_skb *skb, bool multicast)
 		bool queued;
 		{
 			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
-			queued = icmp_q_.push(skb);
+			queued = icmp_q_.push(IcmpItem{skb, icmp_mtu});
 		}
 		if (!queued)
 			return drop(skb, stats_.tx_drop_icmp_queue_full);
@@ -95,18 +127,20 @@ void Interface::send_too_big(kapi_skb *skb, bool multicast)
 	drop(skb, stats_.tx_drop_too_big);
 }
 
-// The work (process context). The verdict is taken again with the MTU of now: one that grew
-// meanwhile (a new broadcast join) makes the ICMP carry the right value, or none.
+// The work (process context). The verdict is taken again with the MTU of now for the UD path:
+// one that grew meanwhile (a new broadcast join) makes the ICMP carry the right value, or
+// none. A connection's MTU is fixed for its life (RFC 4755 §5.1), so its value stands.
 void Interface::send_icmps()
 {
 	for (;;) {
-		kapi_skb *skb = nullptr;
+		IcmpItem it;
 		{
 			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
-			if (!icmp_q_.pop(skb))
+			if (!icmp_q_.pop(it))
 				return;
 		}
-		const u32 mtu = mcast_mtu_;
+		kapi_skb *skb = it.skb;
+		const u32 mtu = it.mtu ? it.mtu : mcast_mtu_;
 		switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), false, kapi_icmp_skb_local(skb), mtu)) {
 		case Oversize::FragNeeded:
 			kapi_icmp_frag_needed(skb, mtu);
@@ -125,14 +159,14 @@ void Interface::send_icmps()
 
 void Interface::drop_icmps()
 {
-	kapi_skb *skb = nullptr;
+	IcmpItem it;
 	for (;;) {
 		{
 			kstd::Guard<kstd::lock_policy::SpinIrqSave> g(icmp_lock_);
-			if (!icmp_q_.pop(skb))
+			if (!icmp_q_.pop(it))
 				return;
 		}
-		drop(skb, stats_.tx_drop_not_up);
+		drop(it.skb, stats_.tx_drop_not_up);
 	}
 }
 

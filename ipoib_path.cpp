@@ -202,7 +202,16 @@ bool Interface::path_resolved(const HwAddr &dst)
 	Neigh *n = neighs_.lookup(dst);
 	const bool ok = n && n->path->live_ah();
 	kapi_rcu_read_unlock();
-	return ok;
+	if (ok)
+		return true;
+	// RC traffic does not touch the neighbour, so the GC collects it while its Path (AH and
+	// record) stays: a new connection to that peer must not send its first packets over UD,
+	// where one above the UD MTU gets frag-needed with 2044 and lowers the route's PMTU for
+	// 10 minutes (e2e ipoib-cm-storm, round 3). Called under the CM table's lock: the path
+	// lock nests inside it (nothing takes them the other way round).
+	kstd::SpinIrqSaveGuard l(paths_.lock());
+	const Path *p = paths_.find(dst.gid());
+	return p && p->live_ah() && p->cm_rec;
 }
 
 void Interface::show(DebugView which, kapi_seq *s)

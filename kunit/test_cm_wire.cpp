@@ -235,6 +235,35 @@ KTEST(cm_mtu, connection_mtu)
 	EXPECT_EQ(connection_mtu(4, 65524), 0u);
 	EXPECT_EQ(connection_mtu(0, 0), 0u);
 	EXPECT_EQ(connection_mtu(0xffffffffu, 0xffffffffu), 0xfffffffbu);
+	// The connected-mode netdev cap (Interface::cm_mtu_cap): what our buffers hold, against
+	// the largest peer. 16 SGEs hold 3712 + 15 pages = 65152 (docs/connected.md §5); softib's
+	// host_recv_sge=8 gives 32384 (e2e ipoib-cm-pmtu).
+	EXPECT_EQ(connection_mtu(65152, kMaxRecvMtu), 65148u);
+	EXPECT_EQ(connection_mtu(32384, kMaxRecvMtu), 32380u);
+	EXPECT_EQ(connection_mtu(kMaxRecvMtu, kMaxRecvMtu), kMaxCmMtu);
+}
+
+// IBA 12.6.7.2 reason codes: each one connected mode meets has its own counter, the rest
+// (including 0 and codes above the table) share "other".
+KTEST(cm_rej_code, by_reason)
+{
+	EXPECT_EQ(rej_code(1), RejCode::NoQp);
+	EXPECT_EQ(rej_code(2), RejCode::NoEec);
+	EXPECT_EQ(rej_code(3), RejCode::NoResources);
+	EXPECT_EQ(rej_code(5), RejCode::Unsupported);
+	EXPECT_EQ(rej_code(8), RejCode::InvalidServiceId);
+	EXPECT_EQ(rej_code(26), RejCode::InvalidMtu);
+	EXPECT_EQ(rej_code(28), RejCode::Consumer);
+	static const u32 others[] = {0, 4, 6, 7, 9, 10, 25, 27, 29, 30, 35, 255, 0x10000 + 1};
+	for (u32 r : others)
+		EXPECT_EQ(rej_code(r), RejCode::Other);
+	// every bucket is reached by exactly one code, Other excepted
+	u32 hits[kRejCodeCount] = {};
+	for (u32 r = 0; r < 256; r++)
+		hits[usize(rej_code(r))]++;
+	for (usize i = 0; i + 1 < kRejCodeCount; i++)
+		EXPECT_EQ(hits[i], 1u);
+	EXPECT_EQ(hits[usize(RejCode::Other)], 256u - (kRejCodeCount - 1));
 }
 
 void make_addr(u8 out[kHwAddrLen], u8 flags, u32 qpn, u8 gid_last)
@@ -309,6 +338,7 @@ KTEST_SUITE(cm_caps, KTEST_CASE(cm_caps, round_trip), KTEST_CASE(cm_caps, absent
 KTEST_SUITE(cm_service_id, KTEST_CASE(cm_service_id, values_and_connect_order),
 	    KTEST_CASE(cm_service_id, parse));
 KTEST_SUITE(cm_mtu, KTEST_CASE(cm_mtu, connection_mtu));
+KTEST_SUITE(cm_rej_code, KTEST_CASE(cm_rej_code, by_reason));
 KTEST_SUITE(cm_arbitration, KTEST_CASE(cm_arbitration, smaller_local_accepts),
 	    KTEST_CASE(cm_arbitration, exactly_one_survives));
 

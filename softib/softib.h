@@ -117,6 +117,8 @@ struct softib_dev {
 	 * query_device result ib_core caches in ibdev.attrs, and never changed afterwards.
 	 */
 	bool srq;
+	/* receive SGE limit (host_recv_sge=, 1..SOFTIB_MAX_SGE): fixed like srq */
+	u32 recv_sge;
 	/* one-shot fault knobs, see softib_fault.c; under softib_lock */
 	u32 f_drop_ud, f_delay_ud, f_delay_ms;
 	u32 f_drop_sa, f_drop_cm;

@@ -18,9 +18,11 @@ bool softib_retry_immediate;
 u16 softib_pkeys[SOFTIB_MAX_PKEYS];
 int softib_npkeys;
 static bool *softib_host_srq;		/* [softib_hosts]: srq= with host_srq= applied */
+static u8 *softib_host_recv_sge;	/* [softib_hosts]: host_recv_sge=, SOFTIB_MAX_SGE unlisted */
 
 static char *pkeys = "";
 static char *host_srq = "";
+static char *host_recv_sge = "";
 static char *retry_exc = "timed";
 
 module_param_named(hosts, softib_hosts, int, 0444);
@@ -33,6 +35,8 @@ module_param_named(srq, softib_srq, int, 0444);
 MODULE_PARM_DESC(srq, "1: support SRQs (default); 0: create_srq returns -EOPNOTSUPP");
 module_param(host_srq, charp, 0444);
 MODULE_PARM_DESC(host_srq, "per-host SRQ override, host 0 first: 0/1 list (e.g. 1,0); unlisted hosts follow srq=");
+module_param(host_recv_sge, charp, 0444);
+MODULE_PARM_DESC(host_recv_sge, "per-host receive SGE limit (max_recv_sge, max_srq_sge), host 0 first: 1-" __stringify(SOFTIB_MAX_SGE) " list; unlisted hosts " __stringify(SOFTIB_MAX_SGE));
 module_param_named(time_scale, softib_time_scale, int, 0444);
 MODULE_PARM_DESC(time_scale, "divide RNR and ACK timeouts by N (1-1000000, default 1)");
 module_param(retry_exc, charp, 0444);
@@ -169,6 +173,28 @@ static int host_srq_entry(const char *tok, int i)
 	return 0;
 }
 
+/*
+ * host_recv_sge=32,8: entry i is host i's receive SGE limit (query_device's max_recv_sge and
+ * max_srq_sge, enforced by create_qp/create_srq). A module parameter for the same reason as
+ * host_srq=: consumers size their receive buffers from the attrs cached at registration
+ * (a multi-SGE receive holds at most max_sge pages).
+ */
+static int host_recv_sge_entry(const char *tok, int i)
+{
+	u8 v;
+
+	if (i == softib_hosts) {
+		pr_err("softib: host_recv_sge='%s': more entries than hosts=%d\n", host_recv_sge, softib_hosts);
+		return -EINVAL;
+	}
+	if (kstrtou8(tok, 10, &v) || v < 1 || v > SOFTIB_MAX_SGE) {
+		pr_err("softib: host_recv_sge='%s': bad entry '%s' (1-%d)\n", host_recv_sge, tok, SOFTIB_MAX_SGE);
+		return -EINVAL;
+	}
+	softib_host_recv_sge[i] = v;
+	return 0;
+}
+
 static int pkey_entry(const char *tok, int i)
 {
 	u16 v;
@@ -186,26 +212,26 @@ static int pkey_entry(const char *tok, int i)
 	return 0;
 }
 
+static void free_host_tables(void)
+{
+	kfree(softib_devs);
+	kfree(softib_host_srq);
+	kfree(softib_host_recv_sge);
+	softib_devs = NULL;
+	softib_host_srq = NULL;
+	softib_host_recv_sge = NULL;
+}
+
 /* The per-host tables, sized from hosts= once it is known to be in range. */
 static int alloc_host_tables(void)
 {
 	softib_devs = kcalloc(softib_hosts, sizeof(*softib_devs), GFP_KERNEL);
 	softib_host_srq = kcalloc(softib_hosts, sizeof(*softib_host_srq), GFP_KERNEL);
-	if (softib_devs && softib_host_srq)
+	softib_host_recv_sge = kcalloc(softib_hosts, sizeof(*softib_host_recv_sge), GFP_KERNEL);
+	if (softib_devs && softib_host_srq && softib_host_recv_sge)
 		return 0;
-	kfree(softib_devs);
-	kfree(softib_host_srq);
-	softib_devs = NULL;
-	softib_host_srq = NULL;
+	free_host_tables();
 	return -ENOMEM;
-}
-
-static void free_host_tables(void)
-{
-	kfree(softib_devs);
-	kfree(softib_host_srq);
-	softib_devs = NULL;
-	softib_host_srq = NULL;
 }
 
 static int parse_params(void)
@@ -240,9 +266,14 @@ static int parse_params(void)
 		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
 		return -EINVAL;
 	}
-	for (i = 0; i < softib_hosts; i++)
+	for (i = 0; i < softib_hosts; i++) {
 		softib_host_srq[i] = softib_srq;
+		softib_host_recv_sge[i] = SOFTIB_MAX_SGE;
+	}
 	err = parse_list(host_srq, host_srq_entry);
+	if (err)
+		return err;
+	err = parse_list(host_recv_sge, host_recv_sge_entry);
 	if (err)
 		return err;
 	softib_pkeys[0] = 0xffff;
@@ -271,6 +302,7 @@ static struct softib_dev *softib_add_host(int idx)
 	sd->next_qpn = SOFTIB_FIRST_QPN;
 	sd->node_guid = cpu_to_be64(SOFTIB_GUID_BASE + ((u64)idx << 8));
 	sd->srq = softib_host_srq[idx];		/* fixed from here on, see parse_host_srq */
+	sd->recv_sge = softib_host_recv_sge[idx];	/* likewise, host_recv_sge_entry */
 
 	for (p = 1; p <= softib_ports_per_host; p++) {
 		struct softib_port *sp = &sd->ports[p];

@@ -193,7 +193,7 @@ int softib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > SOFTIB_MAX_QP_WR || cap->max_recv_wr > SOFTIB_MAX_QP_WR ||
-	    cap->max_send_sge > SOFTIB_MAX_SGE || cap->max_recv_sge > SOFTIB_MAX_SGE ||
+	    cap->max_send_sge > SOFTIB_MAX_SGE || cap->max_recv_sge > sd->recv_sge ||
 	    cap->max_inline_data > 0)
 		return -EINVAL;
 	if (init->srq && !sd->srq)
@@ -598,7 +598,7 @@ int softib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (udata || init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!init->attr.max_wr || init->attr.max_wr > SOFTIB_MAX_SRQ_WR ||
-	    init->attr.max_sge > SOFTIB_MAX_SGE ||
+	    init->attr.max_sge > to_sdev(ibsrq->device)->recv_sge ||
 	    init->attr.srq_limit > init->attr.max_wr)
 		return -EINVAL;
 	srq->max_sge = max_t(u32, init->attr.max_sge, 1);

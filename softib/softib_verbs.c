@@ -38,7 +38,7 @@ static int softib_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	/* IBK_LOCAL_DMA_LKEY: ib_alloc_pd never needs a DMA MR (§1.1) */
 	a->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	a->max_send_sge = SOFTIB_MAX_SGE;
-	a->max_recv_sge = SOFTIB_MAX_SGE;
+	a->max_recv_sge = sd->recv_sge;
 	a->max_sge_rd = SOFTIB_MAX_SGE;
 	a->max_cq = 65536;
 	a->max_cqe = SOFTIB_MAX_CQE;	/* non-SRQ ipoib wants ~33k (§3.7) */
@@ -54,7 +54,7 @@ static int softib_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	if (sd->srq) {		/* per host, fixed before registration (softib_main.c) */
 		a->max_srq = 1024;
 		a->max_srq_wr = SOFTIB_MAX_SRQ_WR;
-		a->max_srq_sge = SOFTIB_MAX_SGE;
+		a->max_srq_sge = sd->recv_sge;
 	}
 	a->max_pkeys = SOFTIB_MAX_PKEYS;
 	a->local_ca_ack_delay = 15;

@@ -23,7 +23,7 @@
 # timeout: 400
 # kernels: stock debug
 . /e2e/lib.sh
-plan 41
+plan 48
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 CONNS=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
@@ -57,6 +57,8 @@ expect "valid REQ, Linux service ID -> REP with our UD QPN and Receive MTU" \
 expect "valid REQ, RFC 4755 service ID -> REP" "result=rep .*rep_qpn=0x$(printf %x $myqpn) " $sid_rfc rej "$(priv 0x00abcd 65524)"
 check "our connections go after the peer REJects the REP" wait_for 10 table_empty
 check_delta "two REQs accepted" b -:icm1 cm_accepted -eq 2
+check_delta "... and the peer's two REJs (28, Consumer) counted by reason" b -:icm1 cm_rej_rx_28_consumer -eq 2
+check_delta "... none under another reason" b -:icm1 cm_rej_rx_other -eq 0
 
 snap p -:icm1
 expect "all-zero private data -> REJ 5" "result=rej reason=5 " $sid_linux rej "$(priv 0 0)"
@@ -67,6 +69,8 @@ expect "Receive MTU 0 -> REJ 26 (invalid MTU)" "result=rej reason=26 " $sid_linu
 expect "Receive MTU 1283 (below IPv6's 1280 + 4) -> REJ 26" "result=rej reason=26 " $sid_linux rej "$(priv 0x00abcd 1283)"
 check_delta "six REJs counted as bad private data" p -:icm1 cm_rej_tx_priv_data -eq 6
 check_delta "none accepted" p -:icm1 cm_accepted -eq 0
+check_delta "by reason: four REJ 5 (unsupported)" p -:icm1 cm_rej_tx_5_unsupported -eq 4
+check_delta "by reason: two REJ 26 (invalid MTU)" p -:icm1 cm_rej_tx_26_invalid_mtu -eq 2
 
 expect "Receive MTU 1284 (the smallest we take) -> REP" "result=rep " $sid_linux rej "$(priv 0x00abcd 1284)"
 expect "Receive MTU 0xffffffff (clamped: the smaller wins) -> REP" "result=rep " $sid_linux rej "$(priv 0x00abcd 0xffffffff)"
@@ -82,6 +86,7 @@ expect "service ID with the reserved bits set -> REJ 8" "result=rej reason=8 " \
     "$(printf '%x' $((0x1000000100000000 | myqpn)))" rej "$(priv 0x00abcd 65524)"
 expect "service ID 0 -> REJ 8" "result=rej reason=8 " 0 rej "$(priv 0x00abcd 65524)"
 check_delta "unknown service IDs never reach us" u -:icm1 cm_accepted -eq 0
+check_delta "... so their REJ 8 is ib_cm's, not counted as ours" u -:icm1 cm_rej_tx_8_invalid_service_id -eq 0
 
 snap c -:icm1
 expect "RTU then DREQ -> DREP" "result=rep .*close=drep" $sid_linux rtu "$(priv 0x00abcd 65524)"
@@ -108,6 +113,9 @@ check "100 REQs with random private data: every one answered" test $answered = 1
 check "... and nothing left in the table" wait_for 10 table_empty
 acc=$(delta r -:icm1 cm_accepted) bad=$(delta r -:icm1 cm_rej_tx_priv_data)
 check "... each one accepted or refused as bad private data (accepted $acc, refused $bad)" test $((acc + bad)) = 100
+r5=$(delta r -:icm1 cm_rej_tx_5_unsupported) r26=$(delta r -:icm1 cm_rej_tx_26_invalid_mtu) r28=$(delta r -:icm1 cm_rej_rx_28_consumer)
+check "... the refusals by reason add up (REJ 5: $r5, REJ 26: $r26)" test $((r5 + r26)) = "$bad"
+check "... every REP we sent was REJected by the peer with 28 ($r28)" test "$r28" = "$acc"
 
 check "icm0 exists" test -e /sys/class/net/icm0
 ip link set icm1 down

@@ -30,7 +30,7 @@
 # 327 s, -rmmod 616 s; with stock 6.1 (~4.9 min for the new scenarios) and 6.12 (~4.2 min)
 # this keeps the cm additions to make test near 12 min)
 . /e2e/lib.sh
-plan 23
+plan 27
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -82,8 +82,12 @@ diag "larger address: $win"
 check "$win (larger address) holds the active end" cm_has $wif 1 '^dir=active '
 check_delta "$win: crossing won (rejected the peer's REQ)" s $win:$wif cm_crossings_won -eq 1
 check_delta "$win: sent one Consumer Reject (28)" s $win:$wif cm_rej_tx_crossing -eq 1
+check_delta "$win: ... counted by reason (cm_rej_tx_28_consumer)" s $win:$wif cm_rej_tx_28_consumer -eq 1
+check_delta "$win: received no REJ" s $win:$wif cm_rej_rx_28_consumer -eq 0
 check_delta "$lose: crossing lost (accepted the peer's REQ)" s $lose:$lif cm_crossings_lost -eq 1
 check_delta "$lose: its REQ's REJ classified 'crossing'" s $lose:$lif cm_rej_rx_crossing -eq 1
+check_delta "$lose: ... received as reason 28 (cm_rej_rx_28_consumer)" s $lose:$lif cm_rej_rx_28_consumer -eq 1
+check_delta "$lose: sent no REJ" s $lose:$lif cm_rej_tx_28_consumer -eq 0
 check_delta "$lose: no fall back" s $lose:$lif cm_fall_backs -eq 0
 check "no side accepted both REQs (cm_crossings_both +0 on A and B)" sh -c "[ $(delta s A:icm0 cm_crossings_both) -eq 0 ] && [ $(delta s B:icm1 cm_crossings_both) -eq 0 ]"
 cm_ctrs A icm0; cm_ctrs B icm1

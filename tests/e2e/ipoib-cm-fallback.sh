@@ -15,7 +15,7 @@
 # timeout: 300
 # kernels: stock debug
 . /e2e/lib.sh
-plan 15
+plan 24
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 dmesg_mark fallback
@@ -35,10 +35,30 @@ check_delta "A: fell back" f A:icm0 cm_fall_backs -ge 1
 # service ID) into 12 s; without it every packet after a REJ opens a new connection
 check_delta "A: a few REQs, not one pair per packet (back-off)" f ib:softib0 cm_tx_req -le 10
 check_delta "A: packets went out over UD during the back-off" f A:icm0 cm_tx_fallback_ud -ge 30
+# B's ib_cm answers both service IDs with REJ 8 (no listener): each REQ's REJ, by reason
+check_delta "A: REJs received as reason 8 (invalid service ID), at least one per service ID" f A:icm0 cm_rej_rx_8_invalid_service_id -ge 2
+rej_per_req() { [ "$(delta f A:icm0 cm_rej_rx_8_invalid_service_id)" -eq "$(delta f ib:softib0 cm_tx_req)" ]; }
+check "A: one REJ 8 for each REQ sent" wait_for 5 rej_per_req
+check_delta "A: no REJ under another reason" f A:icm0 cm_rej_rx_other -eq 0
+# The table line of a peer in fallback (issue 13 item 3), while the back-off runs: the ping
+# above ended right after a REJ or within a back-off; one more packet makes sure a try failed
+ns_exec A /usr/bin/ping -c 1 -W 1 10.0.3.2 > /dev/null 2>&1
+fb_line() { grep -E "^dir=none peer=$addr_b_rc state=fallback fallback=[0-9]+ backoff=[0-9]+ idle=[0-9]+\$" $ca; }
+addr_b_rc=$(ns_exec B cat /sys/class/net/icm1/address)
+check "A: B's line in connections says state=fallback with the seconds until the next try" wait_for 5 fb_line
+diag "A: $(cat $ca)"
+fb_s=$(fb_line | sed -n 's/.* fallback=\([0-9]*\) backoff=\([0-9]*\) .*/\1 \2/p')
+set -- $fb_s
+check "... fallback= ($1 s) within the back-off ($2 ms), and > 0" sh -c "[ -n '$1' ] && [ '$1' -ge 1 ] && [ \$(( $1 * 1000 )) -le \$(( $2 + 999 )) ]"
+check "... and no RC line for B" sh -c "! grep -q '^dir=active\|^dir=passive' $ca"
+fb_logs() { dmesg_since_mark | grep -c "peer QPN 0x$(echo $addr_b_rc | cut -d: -f2-4 | tr -d ':'): no RC connection, datagram for"; }
+check "the fallback logged once for B ($(fb_logs) lines) after $(delta f A:icm0 cm_fall_backs) fall-backs" test "$(fb_logs)" -eq 1
+check_delta "... counted once (cm_fallback_peers)" f A:icm0 cm_fallback_peers -eq 1
 check "B up again" ns_ip B link set icm1 up
 # after the back-off runs out (at most 16 s here) the next packet connects again
 reconnected() { ns_ping A 10.0.3.2 1 >/dev/null 2>&1 && grep -q ' state=established ' $ca; }
 check "A reaches B again over a new connection" wait_for 60 reconnected
+check "... and B's fallback line is gone" sh -c "! grep -q ' state=fallback ' $ca"
 diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +cm_' | grep -v ': 0$' | tr '\n' ' ')"
 check "kernel log clean" dmesg_clean
 ns_delete_all

@@ -1,7 +1,8 @@
 #!/bin/sh
 # softib module parameters are validated: each malformed value makes insmod fail with one
 # clear "softib: ..." log line and registers nothing; good values (hosts=3 ports_per_host=2
-# pkeys=8001,0x8002 ...) give the expected devices, LIDs and P_Key tables.
+# pkeys=8001,0x8002 ...) give the expected devices, LIDs and P_Key tables. (host_recv_sge='s
+# effect, a smaller receive SGE limit, is shown by ipoib-cm-pmtu.)
 # load: ib_core
 # load: softib hosts=1
 # mem: 768
@@ -9,7 +10,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 14
+plan 18
 
 ko=/e2e/modules/softib.ko
 check "rmmod the harness-loaded softib" rmmod softib
@@ -27,6 +28,10 @@ check "time_scale=0 refused" bad 'time_scale=0 out of range' time_scale=0
 check "retry_exc=soon refused" bad "retry_exc='soon'" retry_exc=soon
 check "pkeys=zz refused" bad "bad P_Key 'zz'" pkeys=zz
 check "pkeys=8001,ffff refused (0xffff is implicit)" bad "bad P_Key 'ffff'" pkeys=8001,ffff
+check "host_recv_sge=0 refused" bad "host_recv_sge='0': bad entry '0' \\(1-32\\)" host_recv_sge=0
+check "host_recv_sge=32,33 refused" bad "host_recv_sge='32,33': bad entry '33'" hosts=2 host_recv_sge=32,33
+check "host_recv_sge=8,8 with hosts=1 refused" bad "host_recv_sge='8,8': more entries than hosts=1" hosts=1 host_recv_sge=8,8
+check "host_recv_sge=x refused" bad "host_recv_sge='x': bad entry 'x'" host_recv_sge=x
 check "good parameters load" insmod $ko hosts=3 ports_per_host=2 pkeys=8001,0x8002 retry_exc=immediate time_scale=10
 check_output "three devices" '^softib0 softib1 softib2 $' sh -c "ls /sys/class/infiniband | tr '\n' ' '"
 check_output "softib2 port 2 LID = 2 + 2*2 + 1 = 7" '^0x7$' cat /sys/class/infiniband/softib2/ports/2/lid
