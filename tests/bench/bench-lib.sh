@@ -15,7 +15,7 @@
 DRY=0 EST=0 DONE=0
 step() { # COST LABEL: 0 = measure now, 1 = dry run (cost added)
     if [ $DRY = 1 ]; then EST=$((EST + $1)); return 1; fi
-    diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) $2 $SLOT run $RUN/$BENCH_RUNS"
+    diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) $2 $SLOT run $RUN/${PHASE_RUNS:-$BENCH_RUNS}"
     DONE=$((DONE + $1))
     return 0
 }

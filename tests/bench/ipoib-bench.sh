@@ -12,6 +12,8 @@
 #   phase 3  softib hosts=BENCH_HOSTS (SRQ): setup time to N peers, datagram and connected
 #            (each N on fresh peers; all of BENCH_PEERS in one bring-up when they fit)
 #   phase 4  softib hosts=BENCH_HOSTS srq=0: connected setup time + memory per idle connection
+#   (phases 3 and 4 run BENCH_SETUP_RUNS times, 2 by default: their bring-ups of 25 netdevs
+#   cost a third of the run per run)
 # A driver gets connected cells only if it accepts `echo connected > mode` (probed once at
 # the start, and again by every connected bring-up); the others are reported not measured.
 # Figures leave as "# bench-*" diagnostics (bench-lib.sh); scripts/bench-report makes the
@@ -28,6 +30,7 @@
 # tier: full
 . /e2e/lib.sh
 BENCH_RUNS=3
+BENCH_SETUP_RUNS=2
 BENCH_TIME=5
 BENCH_METRICS=all
 BENCH_MODES="datagram connected"
@@ -185,7 +188,7 @@ pair_phase() { # SRQ MODE...
     namespaces 2
     act iperf3_server B1
     act sockperf_server_b
-    RUN=1
+    RUN=1 PHASE_RUNS=$BENCH_RUNS
     while [ $RUN -le $BENCH_RUNS ]; do
         for MODE in "$@"; do
             for SLOT in $(slots $b_slots); do pair_cell; done
@@ -224,8 +227,8 @@ setup_phase() { # HOSTS SRQ MODE...
     want setup_time mem_per_idle_conn conns_per_gib || return 0
     fabric "$HOSTS" "$SRQ"
     namespaces "$HOSTS"
-    RUN=1
-    while [ $RUN -le $BENCH_RUNS ]; do
+    RUN=1 PHASE_RUNS=$BENCH_SETUP_RUNS
+    while [ $RUN -le $BENCH_SETUP_RUNS ]; do
         for MODE in "$@"; do
             MEM=0
             [ "$MODE$SRQ" = connected0 ] && want mem_per_idle_conn conns_per_gib && MEM=1
@@ -262,7 +265,7 @@ for b_d in intree $BENCH_OURS; do
     diag "bench-cm $b_d $([ $b_rc = 0 ] && echo accepts || echo refuses) connected mode"
 done
 DRY=1; benchmark; DRY=0 FABRIC="2 1"
-diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s; slots $PAIR_SLOTS; metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
+diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s, setup phases $BENCH_SETUP_RUNS; slots $PAIR_SLOTS; metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
 benchmark
 diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) done - run -/-"
 [ -n "${SOCKPERF_PID:-}" ] && kill "$SOCKPERF_PID" 2>/dev/null
