@@ -15,7 +15,7 @@
 DRY=0 EST=0 DONE=0
 step() { # COST LABEL: 0 = measure now, 1 = dry run (cost added)
     if [ $DRY = 1 ]; then EST=$((EST + $1)); return 1; fi
-    diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) $2 $SLOT run $RUN/$BENCH_RUNS"
+    diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) $2 $SLOT run $RUN/${PHASE_RUNS:-$BENCH_RUNS}"
     DONE=$((DONE + $1))
     return 0
 }
@@ -132,10 +132,18 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
 # in this VM is not counted. The figure is the slowest peer's: the time until all N answered.
 # With MEM=1 (connected mode without SRQ) also the memory the connections pin once idle:
 # MemAvailable before the pings minus after (caches dropped both times), per RC connection
-# (a pair of RC QPs: rdma resource counts both ends, which live in this VM).
+# (a pair of RC QPs: rdma resource counts both ends, which live in this VM). The caller
+# empties MEM_AFTER at each bring-up.
+MEM_AFTER=""
 setup() {
     step $((2 + $1 / 4 + MEM * 6)) "setup_time $MODE srq=$SRQ N=$1" || return 0
-    if [ $MEM = 1 ]; then settle; b_m0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps); fi
+    # the baseline: the previous N's settled "after" when this bring-up measured one (nothing
+    # ran since but diagnostics), else a settle of its own
+    if [ $MEM = 1 ] && [ -n "$MEM_AFTER" ]; then
+        set -- "$1" "$2" $MEM_AFTER; b_m0=$3 b_s0=$4 b_q0=$5
+    elif [ $MEM = 1 ]; then
+        settle; b_m0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps)
+    fi
     rm -f /tmp/setup.*
     b_si=$2 b_pids=""
     while [ $b_si -lt $(($2 + $1)) ]; do
@@ -159,6 +167,7 @@ setup() {
     [ $MEM = 1 ] || return 0
     sleep 2
     settle; b_m1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
+    MEM_AFTER="$b_m1 $b_s1 $b_q1"
     b_conns=$(( (b_q1 - b_q0) / 2 ))
     diag "bench mem $MODE srq=$SRQ $SLOT run $RUN N=$1: $b_conns RC connections, MemAvailable -$((b_m0 - b_m1)) KiB, Slab +$((b_s1 - b_s0)) KiB"
     if check "$SLOT run $RUN N=$1: the pings opened RC connections ($b_conns)" test "$b_conns" -gt 0; then

@@ -4,7 +4,7 @@
 Feeds it a synthetic TAP whose figures are known, then checks results.json field by field
 (medians, ratio direction, spread, runs, not-measured cells as null, A/A ratios, the derived
 conns_per_gib and ceiling_fraction), report.md (the not-measured note, the fragmentation
-note) and the comparison with a planted previous JSON: one cell beyond the A/A noise floor
+note), the guest time per kind of step (meta.json, report.md) and the comparison with a planted previous JSON: one cell beyond the A/A noise floor
 must be flagged as a regression, one within it must not. Prints TAP; exit 1 on a failure.
 """
 import json
@@ -43,6 +43,14 @@ TAP = """ok 1 - something
 # bench-rec connected 0 intree 1 mem_per_idle_conn - - 15 16384
 # bench-rec datagram 1 intree 1 setup_time - - 8 40
 # bench-rec datagram 1 ours 1 setup_time - - 8 20
+# bench-at 0 40 10.0 bring-up datagram srq=1 (intree, 25 hosts) intree run 1/3
+# bench-at 8 40 18.5 setup_time datagram srq=1 N=1 intree run 1/3
+# bench-at 10 40 19.0 setup_time datagram srq=1 N=8 intree run 1/3
+# bench-at 14 40 25.0 bring-up datagram srq=1 (ours, 25 hosts) ours run 1/3
+# bench-at 22 40 32.0 setup_time datagram srq=1 N=1 ours run 1/3
+# bench-at 24 40 33.0 tcp_throughput datagram srq=1 P1 ab ours run 1/3
+# bench-at 30 40 40.0 tcp_throughput datagram srq=1 P4 ba ours run 1/3
+# bench-at 40 40 47.5 done - run -/-
 """
 
 n = fails = 0
@@ -79,6 +87,8 @@ def run(tmp, prev=None, prev_meta=None):
         recs = json.load(f)
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
+    with open(os.path.join(out, "meta.json")) as f:
+        run.meta = json.load(f)
     return p.returncode, recs, md
 
 
@@ -114,6 +124,16 @@ def main():
         check("ping_rtt 60000 B: lower is better, ratio 0.5", p and p["better"] == "lower" and abs(p["ratio"] - 0.5) < 1e-9)
         check("report notes the datagram 60000-byte ping is IP-fragmented", "IP-fragmented" in md)
         check("no comparison without a previous JSON", "Against the previous run" not in md)
+        st = run.meta.get("step_times_s", {})
+        # bring-ups 8.5 + 7.0, setup 0.5 + 6.0 + 1.0 (each step until the next starts, the
+        # last N's teardown with it), tcp 7.0 + 7.5 (1 and 4 streams, both ways: one kind)
+        check("step times: per kind, driver and run summed, each step until the next starts",
+              st == {"bring-up datagram srq=1, 25 hosts": 15.5, "tcp_throughput datagram srq=1": 14.5,
+                     "setup_time datagram srq=1": 7.5})
+        check("guest seconds: first step to the end (37.5)", run.meta.get("guest_s") == 37.5)
+        check("report.md has the time-per-step table, largest first",
+              "| bring-up datagram srq=1, 25 hosts | 16 | 41% |" in md and
+              md.index("bring-up datagram srq=1, 25") < md.index("| setup_time datagram srq=1 |"))
 
         # planted previous run: tcp ratio was 2.5 (now 2.0: -20 %, beyond the 5 % A/A floor),
         # setup_time ratio was 0.51 (now 0.5: -2 %, better, but inside the ping A/A floor)
