@@ -431,8 +431,19 @@ CmTable::Verdict CmTable::send_rc(Connection &c, kapi_skb *skb, u64 now)
 		kapi_skb_free(skb);
 		return Verdict::Done;
 	}
-	c.send(skb, now);
+	post_rc(c, skb, now);
 	return Verdict::Done;
+}
+
+// A slot reserved. The skb leaves its socket before the post, as the in-tree driver does
+// (ipoib_cm.c ipoib_cm_send): an RC send completes only after the peer's ACK, and while the
+// skb is charged to the socket, TCP Small Queues holds the stream to a few skbs in flight
+// per completion round trip (measured, docs/connected.md §10.3). The bound on what is in
+// flight is ours (RcSendBudget, send_queue_size), not the socket's.
+void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
+{
+	kapi_skb_orphan(skb);
+	c.send(skb, now);
 }
 
 // Tx lock held. The slot is taken before the post (RcSendBudget); at the bound the shared
@@ -672,7 +683,7 @@ Connection *CmTable::candidate(CmPeer &p)
 // behind what is waiting there already), counted.
 void CmTable::flush(Connection &c, CmPending &q, CmPending &left, u64 now)
 {
-	cm_flush_bounded(q, left, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { c.send(skb, now); });
+	cm_flush_bounded(q, left, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(c, skb, now); });
 }
 
 void CmTable::requeue(CmPending &left)
