@@ -451,12 +451,24 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 bool CmTable::rc_reserve()
 {
 	if (!budget_.reserve()) {
-		kapi_netdev_stop_queue(netdev());
+		stop_at_bound();
 		return false;
 	}
 	if (budget_.full())
-		kapi_netdev_stop_queue(netdev());
+		stop_at_bound();
 	return true;
+}
+
+// The completions that drain the bound may all have run between our read of the count and
+// the stop (rc_sent saw the queue still running and did not wake it): stop, fence, read the
+// count again, and wake ourselves when both bounds are below their marks. With rc_sent's
+// own fence between its release and its read of the stop, one of the two sees the other.
+void CmTable::stop_at_bound()
+{
+	kapi_netdev_stop_queue(netdev());
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2)
+		kapi_netdev_wake_queue(netdev());
 }
 
 // One netdev queue carries UD and RC sends, each with its own bound (the UD ring, the RC

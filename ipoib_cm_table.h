@@ -181,6 +181,7 @@ private:
 	CmPeer *find(const HwAddr &a) { return index_.find(a); }	// lock or tx lock held
 	Verdict send_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
+	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
 	static bool may_carry(const Connection *c);	// lock held: not draining or closed
