@@ -277,23 +277,31 @@ bool Connection::rx_batch()
 
 // ---- xmit (netif tx lock held)
 
+// The caller reserved one slot of the table's RC send bound (CmTable::rc_reserve): a send
+// that is not posted gives it back.
 void Connection::send(kapi_skb *skb, u64 now)
 {
 	kapi_skb_pull(skb, kPseudoLen);
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0) {
 		count_local(st_.rc_tx_drop_dma);
-		return kapi_skb_free(skb);
+		return drop_unposted(skb);
 	}
 	// RFC 4755 §5.1: the connection carries at most min(both Receive MTUs), header included;
 	// a larger packet's sender is told that MTU (ICMP, counted by the interface).
 	if (kapi_skb_len(skb) > mtu() + u32(kEncapLen)) {
 		count_local(st_.rc_tx_too_big);
+		t_.rc_unreserve();	// not posted: its send slot goes back
 		return t_.ifc().send_too_big_rc(skb, mtu());
 	}
 	touch(now);
 	if (tx_.post(skb, now) != RcPost::Posted)
-		return kapi_skb_free(skb);	// counted by the ring
-	t_.rc_posted();
+		return drop_unposted(skb);	// counted by the ring
+}
+
+void Connection::drop_unposted(kapi_skb *skb)
+{
+	t_.rc_unreserve();
+	kapi_skb_free(skb);
 }
 
 // ---- the work item

@@ -91,7 +91,8 @@ public:
 	bool napi_listed = false;		// NAPI only
 	Connection *stop_next = nullptr;	// table lock: the table's list of stop requests
 	bool stop_listed = false;		// table lock
-	// xmit (netif tx lock held): skb at the encapsulation header. Consumes it.
+	// xmit (netif tx lock held): skb at the encapsulation header, one slot of the table's
+	// RC send bound reserved for it (CmTable::rc_reserve). Consumes both.
 	void send(kapi_skb *skb, u64 now_ms);
 
 	// Read by the table (under its lock) and by debugfs.
@@ -118,6 +119,7 @@ public:
 	bool offered = false;
 
 private:
+	void drop_unposted(kapi_skb *skb);	// send(): not posted, its slot released
 	void execute(cm::Step st);
 	Status act(cm::Action a, const cm::Step &st);
 	Status create_qp();

@@ -87,6 +87,12 @@ void CmTable::show(kapi_seq *s)
 	}
 }
 
+void CmTable::show_rc_send(kapi_seq *s)
+{
+	kapi_seq_printf(s, "inflight=%u limit=%u underflows=%llu\n", budget_.inflight(), budget_.limit(),
+			(unsigned long long)budget_.underflows());
+}
+
 void CmTable::show_send_accepted(kapi_seq *s)
 {
 	kapi_seq_printf(s, "%u\n", __atomic_load_n(&send_accepted_, __ATOMIC_RELAXED) ? 1u : 0u);
@@ -226,16 +232,24 @@ void CmTable::housekeeping()
 				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
 			}
 		}
-		// Peers nobody uses: no connection, nothing queued, idle, not in a back-off.
+	}
+	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
+	// under the tx lock too: xmit finds peers without the table lock (CmPeerIndex).
+	kapi_netdev_tx_lock(netdev());
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
 		kstd::List<CmPeer> keep;
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&
 					  now - p->used_ms >= idle_ms && now >= p->fallback_until;
+			if (idle)
+				index_.remove(*p);
 			(idle ? gone : keep).push_back(*p);
 		}
 		while (CmPeer *p = keep.pop_front())
 			peers_.push_back(*p);
 	}
+	kapi_netdev_tx_unlock(netdev());
 	while (CmPeer *p = gone.pop_front())
 		delete p;
 	kick_house(kCmHousekeepMs);

@@ -76,6 +76,7 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 {
 	p_ = p;
 	send_ring_ = send_queue_size;
+	budget_.set_limit(send_queue_size);
 	recv_queue_ = recv_queue_size;
 	wq_ = kapi_wq_create("ib_ipoib_cm_cm");
 	if (!wq_)
@@ -144,7 +145,7 @@ Status CmTable::open()
 	}
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		open_ = true;
+		__atomic_store_n(&open_, true, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);	// the housekeeping work arms the limit
 	kick_house(0);
@@ -159,7 +160,7 @@ void CmTable::stop_begin()
 		return;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		open_ = false;	// no new connections from xmit or REQs
+		__atomic_store_n(&open_, false, __ATOMIC_RELEASE);	// no new connections from xmit or REQs
 	}
 	for (kapi_cm_id *&l : listen_)
 		if (l)
@@ -192,8 +193,9 @@ void CmTable::stop_end()
 	// follows as usual; only teardown (the CQ goes next, never polled again) forces them.
 	// Such a connection is nobody's send path (Close unpublished it) and no longer belongs
 	// to a neighbour: the neighbours go now.
-	u32 left = 0;
+	u32 left = 0, leaked = 0;
 	kstd::List<CmPeer> peers;
+	kapi_netdev_tx_lock(netdev());	// xmit finds peers without the table lock (CmPeerIndex)
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
@@ -202,8 +204,17 @@ void CmTable::stop_end()
 		}
 		while (CmPeer *p = peers_.pop_front())
 			peers.push_back(*p);
-		__atomic_store_n(&inflight_, 0u, __ATOMIC_RELEASE);
+		index_.clear();
+		// Exact, not reset: the sends of the connections kept here still complete (their
+		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
+		// none kept, anything left is a leak (it would hold the shared queue): logged.
+		leaked = left ? 0 : budget_.inflight();
+		if (leaked)
+			budget_.reset();
 	}
+	kapi_netdev_tx_unlock(netdev());
+	if (leaked)
+		log().warn("%u RC send slot(s) still reserved at stop with no connection left: released", leaked);
 	if (left)
 		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
 			   left);
@@ -264,14 +275,6 @@ void CmTable::kick_house(u32 ms)
 
 // ---- peers
 
-CmPeer *CmTable::find(const HwAddr &a)
-{
-	for (CmPeer &p : peers_)
-		if (bytes_equal(p.addr.b, a.b, kHwAddrLen))
-			return &p;
-	return nullptr;
-}
-
 CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 {
 	if (CmPeer *p = find(a))
@@ -282,6 +285,7 @@ CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 	p->addr = a;
 	p->used_ms = kapi_now_ms();
 	peers_.push_back(*p);
+	index_.insert(*p);
 	return p;
 }
 
@@ -336,6 +340,20 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
 	HwAddr key = dst;
 	key.b[0] = 0;
+	// The common case without the table lock (review-s5 F12): the peer has a send path
+	// that can carry. Both are stable here: p->send is written only under the tx lock we
+	// hold (publish, stop_sending), and peers are unlinked and freed only under it too
+	// (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
+	// linked (CmPeerIndex).
+	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
+		if (CmPeer *p = find(key)) {
+			Connection *c = p->send;
+			if (c && may_carry(c)) {
+				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
+				return send_rc(*c, skb, now);
+			}
+		}
+	}
 	Connection *send = nullptr;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
@@ -355,7 +373,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			}
 		}
 		p->used_ms = now;
-		if (p->send) {
+		if (p->send && may_carry(p->send)) {
 			send = p->send;
 		} else if (p->fallback_until && now < p->fallback_until) {
 			count(ifs_.cm_tx_fallback_ud);
@@ -365,6 +383,11 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				count(ifs_.cm_await_expired);	// the peer's crossing REQ never came
 				p->await_until = 0;
 			}
+			// p->send set here: its error teardown has begun and its StopSending (which
+			// hands the queue on) has not run yet; queue, never post to a QP in error
+			// (review-s5 R2).
+			if (p->send)
+				count(ifs_.cm_tx_held_draining);
 			// A connection accepted from a bidirectional peer will carry our packets too
 			// once established (its StartSending sends this queue): no second one. One
 			// that is draining (the peer closed it, or ours is being torn down) never
@@ -394,26 +417,58 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			kapi_skb_free(skb);
 			return Verdict::Done;
 		}
-		if (inflight_ >= send_ring_) {
-			// The queue was stopped at the bound (rc_posted) and nothing wakes it
-			// before the RC sends are below half: only a race gets here.
-			count(ifs_.cm_inflight_full);
-			kapi_netdev_stop_queue(netdev());
-			kapi_skb_free(skb);
-			return Verdict::Done;
-		}
 	}
-	// Outside the table lock: the connection lives until QuiesceTx, which waits for us.
-	send->send(skb, now);
+	return send_rc(*send, skb, now);
+}
+
+// Outside the table lock: the connection lives until QuiesceTx, which waits for us.
+CmTable::Verdict CmTable::send_rc(Connection &c, kapi_skb *skb, u64 now)
+{
+	if (!rc_reserve()) {
+		// The queue was stopped at the bound and nothing wakes it before the RC sends
+		// are below half: only a race gets here.
+		count(ifs_.cm_inflight_full);
+		kapi_skb_free(skb);
+		return Verdict::Done;
+	}
+	post_rc(c, skb, now);
 	return Verdict::Done;
 }
 
-void CmTable::rc_posted()
+// A slot reserved. The skb leaves its socket before the post, as the in-tree driver does
+// (ipoib_cm.c ipoib_cm_send): an RC send completes only after the peer's ACK, and while the
+// skb is charged to the socket, TCP Small Queues holds the stream to a few skbs in flight
+// per completion round trip (measured, docs/connected.md §10.3). The bound on what is in
+// flight is ours (RcSendBudget, send_queue_size), not the socket's.
+void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 {
-	kstd::SpinIrqSaveGuard g(lock_);
-	__atomic_store_n(&inflight_, inflight_ + 1, __ATOMIC_RELEASE);
-	if (inflight_ >= send_ring_)
-		kapi_netdev_stop_queue(netdev());
+	kapi_skb_orphan(skb);
+	c.send(skb, now);
+}
+
+// Tx lock held. The slot is taken before the post (RcSendBudget); at the bound the shared
+// queue stops, and the completion that brings both bounds below half wakes it (rc_sent).
+bool CmTable::rc_reserve()
+{
+	if (!budget_.reserve()) {
+		stop_at_bound();
+		return false;
+	}
+	if (budget_.full())
+		stop_at_bound();
+	return true;
+}
+
+// The completions that drain the bound may all have run between our read of the count and
+// the stop (rc_sent saw the queue still running and did not wake it): stop, fence, read the
+// count again, and wake ourselves when both bounds are below their marks. With rc_sent's
+// own fence between its release and its read of the stop, one of the two sees the other.
+void CmTable::stop_at_bound()
+{
+	kapi_netdev_stop_queue(netdev());
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2)
+		kapi_netdev_wake_queue(netdev());
 }
 
 // One netdev queue carries UD and RC sends, each with its own bound (the UD ring, the RC
@@ -422,12 +477,10 @@ void CmTable::rc_posted()
 // full fence, then reads the other's: of two completions racing, at least one sees both
 // below and wakes (review-cm finding 4: a UD completion woke the queue while RC was at its
 // bound, and the next RC packet was dropped).
-bool CmTable::rc_below_wake() const { return __atomic_load_n(&inflight_, __ATOMIC_ACQUIRE) <= send_ring_ / 2; }
-
 bool CmTable::tx_may_wake()
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	// the UD ring published its tail
-	if (rc_below_wake())
+	if (budget_.below_wake())
 		return true;
 	if (kapi_netdev_queue_stopped(netdev()))
 		count(ifs_.cm_tx_wake_held);
@@ -436,12 +489,9 @@ bool CmTable::tx_may_wake()
 
 void CmTable::rc_sent(u32 n)
 {
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		__atomic_store_n(&inflight_, inflight_ - (n < inflight_ ? n : inflight_), __ATOMIC_RELEASE);
-	}
+	budget_.complete(n);	// fully ordered: the fence of the wake rule above
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !rc_below_wake())
+	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
 		return;
 	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
 		count(ifs_.cm_tx_wake_held);	// the UD ring's completion wakes it
@@ -638,16 +688,28 @@ void CmTable::publish(CmPeer &p, Connection &c, CmPending &q)
 
 Connection *CmTable::candidate(CmPeer &p)
 {
-	if (p.active && p.active->offered)
-		return p.active;
-	if (p.passive && p.passive->offered)
-		return p.passive;
-	return nullptr;
+	return cm_send_candidate(p.active, p.passive, [](const Connection *c) { return may_carry(c); });
+}
+
+// The queue that waited for c goes out while the RC send bound has room (review-s5 R5: the
+// flush posted all 64 whatever the bound the CQ is sized for). What does not fit goes back
+// to the stack after the tx lock (requeue: the stopped netdev queue holds it in order
+// behind what is waiting there already), counted.
+void CmTable::flush(Connection &c, CmPending &q, CmPending &left, u64 now)
+{
+	cm_flush_bounded(q, left, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(c, skb, now); });
+}
+
+void CmTable::requeue(CmPending &left)
+{
+	kapi_skb *skb;
+	while (left.pop(skb))
+		kapi_skb_requeue(skb);
 }
 
 void CmTable::start_sending(Connection &c)
 {
-	CmPending q;
+	CmPending q, left;
 	const u64 now = kapi_now_ms();
 	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
@@ -662,10 +724,11 @@ void CmTable::start_sending(Connection &c)
 			sends = true;
 		}
 	}
-	kapi_skb *skb;
-	while (sends && q.pop(skb))
-		c.send(skb, now);
+	if (sends)
+		flush(c, q, left, now);
 	kapi_netdev_tx_unlock(netdev());
+	count(ifs_.cm_tx_flush_requeued, left.size());
+	requeue(left);
 }
 
 // Under the tx lock, like start_sending: the successor's queue goes out before new packets.
@@ -673,7 +736,7 @@ void CmTable::start_sending(Connection &c)
 // StopSending cannot run meanwhile; it offered, so its QP is in RTS.
 void CmTable::stop_sending(Connection &c)
 {
-	CmPending q;
+	CmPending q, left;
 	Connection *next = nullptr;
 	const u64 now = kapi_now_ms();
 	kapi_netdev_tx_lock(netdev());
@@ -688,10 +751,11 @@ void CmTable::stop_sending(Connection &c)
 				publish(*p, *next, q);
 		}
 	}
-	kapi_skb *skb;
-	while (next && q.pop(skb))
-		next->send(skb, now);
+	if (next)
+		flush(*next, q, left, now);
 	kapi_netdev_tx_unlock(netdev());
+	count(ifs_.cm_tx_flush_requeued, left.size());
+	requeue(left);
 }
 
 // FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "ipoib_cm_conn.h"
+#include "ipoib_cm_send.h"
 #include "ipoib_params.h"
 #include "ipoib_srq.h"
 #include "kstd/log.h"
@@ -48,6 +49,7 @@ inline constexpr u32 kCmHousekeepMs = 1000;
 
 struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	HwAddr addr;			// flags octet zero
+	CmPeer *hnext = nullptr;	// CmPeerIndex's bucket chain
 	Connection *active = nullptr;	// ours, connecting or established
 	Connection *passive = nullptr;	// accepted from the peer
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
@@ -66,7 +68,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
-	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)
+	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
+	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -125,6 +128,9 @@ public:
 	// debugfs send_accepted (docs/connected.md §2 "Who sends"): the test knob, read by the
 	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
 	void show_send_accepted(kapi_seq *s);
+	// debugfs rc_send: the interface-wide RC send bound, one line
+	// "inflight=N limit=M underflows=U" (a leak would hold the shared netdev queue).
+	void show_rc_send(kapi_seq *s);
 	int store_send_accepted(StrView v, usize total);
 	u32 stat_count() const { return kCmTableStats; }
 	static const char *stat_name(u32 i);
@@ -143,7 +149,11 @@ public:
 	u32 port() const;
 	u16 pkey_index() const;
 	u32 ud_qpn() const;
-	void rc_posted();		// xmit: one RC send posted (the interface-wide bound)
+	// The interface-wide RC send bound (RcSendBudget): a slot reserved before each post
+	// (xmit, the queue flushes: tx lock held), released when the post fails.
+	bool rc_reserve();
+	void rc_unreserve() { budget_.unreserve(); }
+	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
 	kstd::Logger &log();
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }
@@ -176,13 +186,15 @@ public:
 	void rx_stop_request(Connection &c);	// work item, at QpToErr (non-SRQ): NAPI stops c's ring
 
 private:
-	CmPeer *find(const HwAddr &a);
-	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);
+	CmPeer *find(const HwAddr &a) { return index_.find(a); }	// lock or tx lock held
+	Verdict send_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held
+	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
+	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
+	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
 	static bool may_carry(const Connection *c);	// lock held: not draining or closed
 	void free_dead();
 	bool over_limit() const;
-	bool rc_below_wake() const;
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
 	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
 	u32 cq_per_conn() const;	// CQ entries per connection
@@ -191,12 +203,17 @@ private:
 	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
 	// Lock held: c becomes p's send path and takes p's queue into q (the caller sends it).
 	void publish(CmPeer &p, Connection &c, CmPending &q);
+	// Tx lock held, table lock not: q's packets over c while the send bound has room;
+	// the rest into `left` (requeued by the caller after the tx lock, review-s5 R5).
+	void flush(Connection &c, CmPending &q, CmPending &left, u64 now);
+	static void requeue(CmPending &left);
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 
 	Interface &ifc_;
 	CmParams p_;
 	kstd::SpinLock lock_;
 	kstd::List<CmPeer> peers_;
+	CmPeerIndex<CmPeer> index_;	// peers_ by address (lock_)
 	kstd::List<Connection> conns_;
 	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
@@ -212,8 +229,6 @@ private:
 	u32 nsge_ = 1;
 	u32 send_ring_ = 0;
 	u32 recv_queue_ = 0;
-	u32 inflight_ = 0;		// RC sends posted, not completed (all connections); lock_
-					// for writes, atomic reads (rc_below_wake)
 	u32 max_conns_ = 0;		// connections the receive CQ has room for (start())
 	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll(),
 						// and the rings that need a retry (needs_retry)
@@ -227,6 +242,7 @@ private:
 	CmIfStats ifs_;
 	u64 rej_tx_[cm::kRejCodeCount] = {};	// count_rej (atomic increments)
 	u64 rej_rx_[cm::kRejCodeCount] = {};
+	RcSendBudget budget_{ifs_.cm_inflight_underflows};	// RC sends in flight, all connections
 };
 
 } // namespace ipoib

@@ -27,6 +27,9 @@ struct kapi_page;	/* struct page, order 0 */
 struct kapi_skb *kapi_skb_alloc(struct kapi_netdev *nd, kapi_u32 size, kapi_u32 headroom, unsigned int gfp) KAPI_NOEXCEPT;
 void kapi_skb_free(struct kapi_skb *skb) KAPI_NOEXCEPT;		/* dev_kfree_skb_any: a drop */
 void kapi_skb_consume(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* dev_consume_skb_any: sent */
+/* skb_orphan + skb_dst_drop: the socket's send-buffer charge (and TCP Small Queues' count)
+ * is released now, not when the send completes; the route reference too */
+void kapi_skb_orphan(struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u8 *kapi_skb_data(struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 kapi_skb_len(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 kapi_skb_headlen(const struct kapi_skb *skb) KAPI_NOEXCEPT;

@@ -7,6 +7,7 @@
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <net/dst.h>
 #include "kapi.h"
 #include "netdev_priv.h"
 
@@ -33,6 +34,12 @@ void kapi_skb_free(struct kapi_skb *skb)
 void kapi_skb_consume(struct kapi_skb *skb)
 {
 	dev_consume_skb_any(to_skb(skb));
+}
+
+void kapi_skb_orphan(struct kapi_skb *skb)
+{
+	skb_orphan(to_skb(skb));
+	skb_dst_drop(to_skb(skb));
 }
 
 u8 *kapi_skb_data(struct kapi_skb *skb)

@@ -45,6 +45,7 @@
 	X(mode_mtu)           \
 	X(mode_features)      \
 	X(oversize_verdict)   \
+	X(cm_send_budget) X(cm_peer_index) X(cm_send_candidate) X(cm_flush_bounded) \
 	X(neigh_buckets)      \
 	X(neigh_hash)         \
 	X(neigh_ageing)       \

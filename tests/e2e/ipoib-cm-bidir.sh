@@ -11,14 +11,18 @@
 # load: ib_umad
 # load: softib hosts=2 srq=0
 # load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d nonsrq_min_recv=1
+# Then the interface-wide RC send bound (debugfs rc_send) is back to 0 in flight on both
+# ends, with no underflow: a slot leaked per send would hold the shared netdev queue.
 # mem: 1024
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 25
+plan 28
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
+ra=/sys/kernel/debug/ib_ipoib_cm/icm0/rc_send
+rb=/sys/kernel/debug/ib_ipoib_cm/icm1/rc_send
 dmesg_mark bidir
 check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
 check "both -> connected mode" sh -c 'echo connected > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm1/mode'
@@ -53,8 +57,10 @@ ns_exec A iperf3 -c 10.0.2.2 -t 10 -f m --bidir > /tmp/iperf.out 2>&1 &
 ipid=$!
 # sample both files while traffic moves in both directions
 : > /tmp/samples
+: > /tmp/rcsend
 for _ in $(seq 1 30); do
     cat $ca $cb >> /tmp/samples
+    cat $ra $rb >> /tmp/rcsend
     echo "A $(qps $ca) B $(qps $cb)" >> /tmp/qpsets
     sleep 0.3
 done
@@ -62,6 +68,13 @@ wait $ipid
 irc=$?
 diag "$(tail -n 6 /tmp/iperf.out)"
 check "iperf3 --bidir finished" test $irc = 0
+diag "rc_send inflight seen: $(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' /tmp/rcsend | sort -n | uniq -c | tr '\n' ' ')"
+check "every sample: RC sends in flight within the bound" sh -c "awk -F'[= ]' '\$1 == \"inflight\" && (\$4 < 1 || \$2 > \$4) { bad = 1 } END { exit bad || NR == 0 }' /tmp/rcsend"
+# sends complete within a poll or two once iperf3 has stopped
+rc_idle() { grep -qx 'inflight=0 limit=[0-9]* underflows=0' "$1"; }
+check "A: no RC send in flight after the run, no underflow" wait_for 10 rc_idle $ra
+check "B: no RC send in flight after the run, no underflow" wait_for 10 rc_idle $rb
+diag "rc_send after the run: A $(cat $ra), B $(cat $rb)"
 check_output "iperf3 --bidir: both directions reported" 'TX-C.*receiver|RX-C.*receiver' cat /tmp/iperf.out
 check "every sample: rx_posted >= 1 on every established QP" sh -c "! grep ' state=established ' /tmp/samples | grep -q ' rx_posted=0 '"
 check "every sample: the same QPN set as before the run (no reconnect)" sh -c "[ \$(sort -u /tmp/qpsets | wc -l) -eq 1 ] && grep -qx 'A $qa B $qb' /tmp/qpsets"

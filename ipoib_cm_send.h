@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §4,
+// §10.2; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
+// (RcSendBudget), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
+// connections may become its send path (cm_send_candidate). CmTable (ipoib_cm_table.*)
+// holds one of each and does the locking and the netdev queue.
+#pragma once
+
+#include "ipoib_neigh_policy.h"
+#include "kstd/base.h"
+#include "kstd/ring.h"
+
+namespace ipoib {
+
+// RC sends posted and not yet completed, over all connections of an interface, bounded by
+// send_queue_size: the receive CQ is sized for that many send completions (§4), and one
+// netdev queue carries UD and RC, so the queue stops at the bound and wakes at half.
+// A slot is reserved BEFORE the post (a completion polled on another CPU right after the
+// post must find it counted, review-s5 R3: counted after the post, the completion's
+// decrement was clamped away and the count leaked upward until the queue stopped for good)
+// and released when the post fails. Producers: xmit and the queue flushes, all under the
+// netif tx lock (one producer at a time); consumer: NAPI. Lock-free: the producer's check
+// and increment cannot race another producer, and the consumer only lowers the count.
+class RcSendBudget : kstd::NonCopyable {
+public:
+	explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
+	void set_limit(u32 limit) { limit_ = limit; }
+	u32 limit() const { return limit_; }
+	// One slot for a post; false at the bound (nothing reserved).
+	bool reserve()
+	{
+		if (__atomic_load_n(&n_, __ATOMIC_RELAXED) >= limit_)
+			return false;
+		__atomic_fetch_add(&n_, 1u, __ATOMIC_SEQ_CST);
+		return true;
+	}
+	// The post failed: the slot goes back (never below zero: counted as an underflow).
+	void unreserve() { complete(1); }
+	// n sends completed (or were freed unposted at teardown). More than are counted is an
+	// accounting bug: the count stops at 0 and the excess is counted (debugfs, ethtool).
+	void complete(u32 n)
+	{
+		u32 cur = __atomic_load_n(&n_, __ATOMIC_RELAXED);
+		for (;;) {
+			const u32 take = n < cur ? n : cur;
+			if (__atomic_compare_exchange_n(&n_, &cur, cur - take, false, __ATOMIC_SEQ_CST,
+							__ATOMIC_RELAXED)) {
+				if (take < n)
+					__atomic_fetch_add(&underflows_, u64(n - take), __ATOMIC_RELAXED);
+				return;
+			}
+		}
+	}
+	void reset() { __atomic_store_n(&n_, 0u, __ATOMIC_RELEASE); }	// interface stop
+	u32 inflight() const { return __atomic_load_n(&n_, __ATOMIC_ACQUIRE); }
+	bool full() const { return inflight() >= limit_; }
+	bool below_wake() const { return inflight() <= limit_ / 2; }
+	u64 underflows() const { return __atomic_load_n(&underflows_, __ATOMIC_RELAXED); }
+
+private:
+	u32 limit_ = 0;
+	u32 n_ = 0;
+	u64 &underflows_;	// the owner's counter (ethtool -S)
+};
+
+// The peers of an interface by address (flags octet zero), for xmit's per-packet lookup
+// (review-s5 F12: the list was searched linearly, under the table lock). A fixed array of
+// buckets of singly linked entries, hashed as the neighbour table hashes (neigh_hash); P has
+// `HwAddr addr` and `P *hnext`. Writers are serialised by the caller (the table lock).
+// find() may also run without that lock while inserts happen: an entry is complete before
+// the store that links it (release; the reader's loads acquire). Unlinking and freeing need
+// the reader excluded another way: CmTable removes only under the netif tx lock, which its
+// lock-free reader (xmit) holds.
+inline constexpr u32 kCmPeerBuckets = 256;
+template <typename P> class CmPeerIndex : kstd::NonCopyable {
+public:
+	P *find(const HwAddr &a) const
+	{
+		for (P *p = load(b_[neigh_bucket(a.b, kCmPeerBuckets)]); p; p = load(p->hnext))
+			if (bytes_equal(p->addr.b, a.b, kHwAddrLen))
+				return p;
+		return nullptr;
+	}
+	void insert(P &p)
+	{
+		P *&head = b_[neigh_bucket(p.addr.b, kCmPeerBuckets)];
+		p.hnext = head;
+		__atomic_store_n(&head, &p, __ATOMIC_RELEASE);
+	}
+	// True when p was in the index.
+	bool remove(P &p)
+	{
+		for (P **q = &b_[neigh_bucket(p.addr.b, kCmPeerBuckets)]; *q; q = &(*q)->hnext) {
+			if (*q == &p) {
+				__atomic_store_n(q, p.hnext, __ATOMIC_RELEASE);
+				p.hnext = nullptr;
+				return true;
+			}
+		}
+		return false;
+	}
+	void clear()
+	{
+		for (P *&h : b_)
+			__atomic_store_n(&h, static_cast<P *>(nullptr), __ATOMIC_RELEASE);
+	}
+
+private:
+	static P *load(P *const &slot) { return __atomic_load_n(&slot, __ATOMIC_ACQUIRE); }
+	P *b_[kCmPeerBuckets] = {};
+};
+
+// Which of a peer's connections takes over as its send path (StopSending's hand-over,
+// docs/connected.md §10): one that offered (StartSending ran, StopSending not yet) AND can
+// still carry (carry(c): not draining or closed). An offered connection whose error
+// teardown has begun is skipped (review-s5 R2: the hand-over chose it by `offered` alone and
+// the queue went to a QP in error). The active one first, as before.
+template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive, Carry carry)
+{
+	if (active && active->offered && carry(active))
+		return active;
+	if (passive && passive->offered && carry(passive))
+		return passive;
+	return nullptr;
+}
+
+// A queue that waited for a connection goes out in order while the RC send bound has room
+// (reserve() takes one slot); from the first refusal on, every packet goes to `left` in
+// order, so none overtakes another (review-s5 R5: StartSending and the hand-over posted all
+// of it whatever the bound). Returns how many were sent.
+template <typename T, u32 N, typename Reserve, typename Send>
+u32 cm_flush_bounded(kstd::Ring<T, N> &q, kstd::Ring<T, N> &left, Reserve reserve, Send send)
+{
+	u32 sent = 0;
+	T v;
+	while (q.pop(v)) {
+		if (left.size() || !reserve()) {
+			KSTD_WARN_ON(!left.push(v));	// same capacity as q: always room
+			continue;
+		}
+		send(v);
+		sent++;
+	}
+	return sent;
+}
+
+} // namespace ipoib
