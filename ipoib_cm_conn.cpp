@@ -48,7 +48,8 @@ Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwA
 		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post, &st_.rc_tx_csum_skipped, &st_.rc_tx_csum_filled,
-		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize})
+		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize,
+		       &st_.rc_tx_gathered})
 {
 	peer_.b[0] = 0;
 	used_ms_ = kapi_now_ms();

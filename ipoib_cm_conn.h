@@ -46,7 +46,8 @@ struct CmPeer;
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)            \
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)                                          \
 	X(rc_tx_csum_skipped) X(rc_tx_csum_filled) X(rc_tx_drop_csum) X(rc_rx_csum_restored)  \
-	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize)
+	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize) \
+	X(rc_tx_gathered)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)

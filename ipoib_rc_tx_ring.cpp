@@ -102,6 +102,8 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 		count_local(*c_.drop_post);
 		return RcPost::Post;
 	}
+	if (slot.nsge > 1)
+		count_local(*c_.gathered);
 	__atomic_store_n(&head_, head_ + 1, __ATOMIC_RELEASE);
 	return RcPost::Posted;
 }

@@ -33,6 +33,7 @@ struct RcSendCounters {
 	// producer: sent without the L4 checksum (marked), checksummed here, checksum failed
 	u64 *csum_skipped, *csum_filled, *drop_csum;
 	u64 *linearized, *drop_linearize;	// producer: more fragments than SGEs
+	u64 *gathered;				// producer: posted with more than one SGE
 };
 
 enum class RcPost { Posted, RingFull, Dma, Post, Csum, Linearize };

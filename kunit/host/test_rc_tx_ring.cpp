@@ -14,11 +14,11 @@ namespace {
 
 struct Ctrs {
 	u64 packets = 0, bytes = 0, wc_errors = 0, ring_full = 0, dma = 0, post = 0;
-	u64 csum_skipped = 0, csum_filled = 0, drop_csum = 0, linearized = 0, drop_linearize = 0;
+	u64 csum_skipped = 0, csum_filled = 0, drop_csum = 0, linearized = 0, drop_linearize = 0, gathered = 0;
 	RcSendCounters refs()
 	{
 		return {&packets,      &bytes,	     &wc_errors, &ring_full,  &dma,		&post,
-			&csum_skipped, &csum_filled, &drop_csum, &linearized, &drop_linearize};
+			&csum_skipped, &csum_filled, &drop_csum, &linearized, &drop_linearize, &gathered};
 	}
 };
 
@@ -201,6 +201,7 @@ KTEST(rc_tx_ring, gathers_head_and_fragments)
 		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_len, 360u);
 		EXPECT_EQ(fake_dma_live(), dma + 4);
 		EXPECT_EQ(t.c.linearized, 0u);
+		EXPECT_EQ(t.c.gathered, 1u);
 		EXPECT_EQ(int(t.r.post(t.frag_skb(60, KAPI_SKB_MAX_FRAGS), 0, false)), int(RcPost::Posted));
 		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, u32(KAPI_RC_SEND_SGE_MAX));
 		EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1));
@@ -222,6 +223,7 @@ KTEST(rc_tx_ring, linearizes_only_above_the_sge_limit)
 	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 1u);
 	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_len, 360u);
 	EXPECT_EQ(t.c.linearized, 1u);
+	EXPECT_EQ(t.c.gathered, 1u);	// the first only
 	// a linearize that cannot allocate drops the packet (the caller frees it), counted
 	kapi_skb *big = t.frag_skb(60, 5);
 	{
