@@ -444,7 +444,7 @@ Status Connection::create_qp()
 	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
 	init.recv_wr = srq_ ? 0 : t_.recv_queue_size();	// an RQ cannot grow: its maximum now (§5)
 	init.recv_sge = srq_ ? 0 : rx_.nsge();
-	init.send_sge = t_.rc_send_sge();
+	init.send_sge = tx_.sge();	// the device's, or 1 if the ring could not get its table
 	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);
 	if (!qp_)
 		return Status::NoMem;

@@ -8,7 +8,12 @@ Status RcTxRing::alloc(u32 entries, u32 sge)
 {
 	sge_ = sge < 1 ? 1 : sge > KAPI_RC_SEND_SGE_MAX ? KAPI_RC_SEND_SGE_MAX : sge;
 	KSTD_TRY(slots_.alloc(entries));
-	return dma_.alloc(entries * sge_);
+	if (sge_ > 1 && kstd::ok(dma_.alloc(entries * sge_)))
+		return Status::Ok;
+	// The gather table is entries x sge_ addresses (19.5 KiB at 128 x 19): without it the
+	// ring still works, one SGE per send, linearizing (counted) what is fragmented.
+	sge_ = 1;
+	return dma_.alloc(entries);
 }
 
 // Maps slot.skb's head and fragments into the slot's mappings and sg; on a failure what was

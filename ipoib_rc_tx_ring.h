@@ -43,7 +43,8 @@ public:
 	RcTxRing(kapi_ib_device *ib, const RcSendCounters &c) : ib_(ib), c_(c) {}
 	~RcTxRing() { KSTD_WARN_ON(head_ != tail_); }
 
-	// entries: a power of two; sge: the QP's send_sge (1..KAPI_RC_SEND_SGE_MAX); process context.
+	// entries: a power of two; sge: SGEs per send wanted (1..KAPI_RC_SEND_SGE_MAX), 1 when its
+	// gather table cannot be allocated (sge() tells the QP's send_sge); process context.
 	Status alloc(u32 entries, u32 sge);
 	void bind(kapi_qp *qp, u32 lkey)
 	{
@@ -51,6 +52,7 @@ public:
 		lkey_ = lkey;
 	}
 	u32 size() const { return slots_.size(); }
+	u32 sge() const { return sge_; }	// after alloc: the SGEs per send the QP must allow
 	u32 outstanding() const { return __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE); }
 
 	// Maps and posts skb as one signalled SEND (wr_id = wrid(RcSend, slot)): one SGE for the

@@ -236,6 +236,22 @@ KTEST(rc_tx_ring, linearizes_only_above_the_sge_limit)
 	EXPECT_EQ(fake_dma_live(), dma);
 }
 
+// Without memory for its gather table the ring falls back to one SGE per send (the QP is
+// created with what sge() says), linearizing fragmented skbs.
+KTEST(rc_tx_ring, no_gather_table_means_one_sge)
+{
+	Ctrs c;
+	RcTxRing r{nullptr, c.refs()};
+	ktest_alloc_fail_nth(1);	// the slots succeed, the entries x 19 table fails
+	EXPECT_OK(r.alloc(8, KAPI_RC_SEND_SGE_MAX));
+	ktest_alloc_fail_nth(-1);
+	EXPECT_EQ(r.sge(), 1u);
+	EXPECT_EQ(r.size(), 8u);
+	RcTxRing r2{nullptr, c.refs()};
+	EXPECT_OK(r2.alloc(8, 100));	// clamped to the head + every fragment
+	EXPECT_EQ(r2.sge(), u32(KAPI_RC_SEND_SGE_MAX));
+}
+
 KTEST(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped)
 {
 	const long dma = fake_dma_live();
@@ -304,4 +320,5 @@ KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_ord
 	    KTEST_CASE(rc_tx_ring, wait_completed_bounded), KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
+	    KTEST_CASE(rc_tx_ring, no_gather_table_means_one_sge),
 	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled));
