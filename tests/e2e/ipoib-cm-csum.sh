@@ -92,6 +92,8 @@ servers() { iperf3_server B 5201 && iperf3_server C 5201 && iperf3_server C 5202
 check "iperf3 servers in B, C (and C on 10.0.8.3)" servers
 
 # ---- 2. ours <-> ours
+# Counts, not rates: the debug kernel under TCG moves a few hundred 64 KiB packets in 5 s
+# (759 seen), the stock one tens of thousands; >= 100 says the path was taken, not how fast.
 ea=$(csumerr A); eb=$(csumerr B)
 snap o A:icm0 B:icm1
 check "A->B TCP" iperf A -c 10.0.7.2
@@ -99,10 +101,10 @@ check "B->A TCP (-R)" iperf A -c 10.0.7.2 -R
 check "A->B UDP 200 Mbit/s, 8000-byte datagrams" iperf A -c 10.0.7.2 -u -b 200M -l 8000
 check "A->B TCP over IPv6" iperf A -c fd07::2
 if [ "$free" = 1 ]; then
-    check_delta "A sent TCP/UDP without the checksum" o A:icm0 rc_tx_csum_skipped -ge 1000
-    check_delta "B sent TCP without the checksum (acks, -R)" o B:icm1 rc_tx_csum_skipped -ge 1000
-    check_delta "B restored them" o B:icm1 rc_rx_csum_restored -ge 1000
-    check_delta "A restored them" o A:icm0 rc_rx_csum_restored -ge 1000
+    check_delta "A sent TCP/UDP without the checksum" o A:icm0 rc_tx_csum_skipped -ge 100
+    check_delta "B sent TCP without the checksum (acks, -R)" o B:icm1 rc_tx_csum_skipped -ge 100
+    check_delta "B restored them" o B:icm1 rc_rx_csum_restored -ge 100
+    check_delta "A restored them" o A:icm0 rc_rx_csum_restored -ge 100
 else
     check_delta "cm_csum_free=0: A sent nothing unfilled" o A:icm0 rc_tx_csum_skipped -eq 0
     check_delta "... nor B" o B:icm1 rc_tx_csum_skipped -eq 0
@@ -134,8 +136,8 @@ snap f A:icm0 B:icm1
 check "A->10.0.8.3 TCP through B" iperf A -c 10.0.8.3 -p 5202
 check "A->10.0.8.3 UDP through B" iperf A -c 10.0.8.3 -p 5202 -u -b 100M -l 8000
 if [ "$free" = 1 ]; then
-    check_delta "B restored what A sent unfilled" f B:icm1 rc_rx_csum_restored -ge 1000
-    check_delta "B filled it on the way out to the in-tree peer" f B:icm1 rc_tx_csum_filled -ge 1000
+    check_delta "B restored what A sent unfilled" f B:icm1 rc_rx_csum_restored -ge 100
+    check_delta "B filled it on the way out to the in-tree peer" f B:icm1 rc_tx_csum_filled -ge 100
 else
     check_delta "cm_csum_free=0: B restored nothing" f B:icm1 rc_rx_csum_restored -eq 0
     check_delta "... and had nothing to fill (the stack did)" f B:icm1 rc_tx_csum_filled -eq 0
