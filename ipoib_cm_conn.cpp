@@ -47,7 +47,9 @@ Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwA
 	  rx_(t.ib(), {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
 		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
-		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post})
+		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post, &st_.rc_tx_csum_skipped, &st_.rc_tx_csum_filled,
+		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize,
+		       &st_.rc_tx_gathered})
 {
 	peer_.b[0] = 0;
 	used_ms_ = kapi_now_ms();
@@ -80,6 +82,14 @@ cm::State Connection::state() const
 {
 	kstd::SpinIrqSaveGuard g(lock_);
 	return conn_.state();
+}
+
+void Connection::set_peer_caps(const cm::Caps &peer)
+{
+	cm::Caps local;
+	local.present = true;
+	local.flags = t_.csum_free() ? cm::kCapCsumFree : 0;
+	__atomic_store_n(&csum_free_, cm::csum_free_allowed(local, peer), __ATOMIC_RELEASE);
 }
 
 bool Connection::bidir() const
@@ -165,6 +175,7 @@ void Connection::cm_event(const kapi_cm_event &ev)
 			__atomic_store_n(&remote_qpn_, ev.remote_qpn, __ATOMIC_RELAXED);
 			peer_recv_mtu_ = pd.recv_mtu;
 			__atomic_store_n(&mtu_, cm::connection_mtu(t_.recv_mtu(), pd.recv_mtu), __ATOMIC_RELAXED);
+			set_peer_caps(cm::caps_parse(ev.priv, ev.priv_len));
 		}
 		feed(cm::Event::rep(r, peer_announces_bidir(ev.priv, ev.priv_len)));
 		return;
@@ -233,7 +244,7 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 		feed(cm::Event::wc_error(wc_cause(wc.status)));
 	if (ok && skb) {	// !skb: no replacement buffer, dropped and counted by the ring
 		touch(now);
-		t_.ifc().receive_rc(skb, peer_, st_);
+		t_.ifc().receive_rc(skb, peer_, st_, csum_free());
 	}
 	if (srq_)
 		return;
@@ -281,11 +292,7 @@ bool Connection::rx_batch()
 // that is not posted gives it back.
 void Connection::send(kapi_skb *skb, u64 now)
 {
-	kapi_skb_pull(skb, kPseudoLen);
-	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0) {
-		count_local(st_.rc_tx_drop_dma);
-		return drop_unposted(skb);
-	}
+	kapi_skb_pull(skb, kPseudoLen);	// a fragmented skb is gathered (RcTxRing::post)
 	// RFC 4755 §5.1: the connection carries at most min(both Receive MTUs), header included;
 	// a larger packet's sender is told that MTU (ICMP, counted by the interface).
 	if (kapi_skb_len(skb) > mtu() + u32(kEncapLen)) {
@@ -294,7 +301,7 @@ void Connection::send(kapi_skb *skb, u64 now)
 		return t_.ifc().send_too_big_rc(skb, mtu());
 	}
 	touch(now);
-	if (tx_.post(skb, now) != RcPost::Posted)
+	if (tx_.post(skb, now, csum_free()) != RcPost::Posted)
 		return drop_unposted(skb);	// counted by the ring
 }
 
@@ -439,7 +446,7 @@ Status Connection::create_qp()
 		if (!t_.path_copy(peer_, path_))
 			return Status::Invalid;	// the path was flushed meanwhile: fall back
 	}
-	KSTD_TRY(tx_.alloc(t_.send_ring_size()));
+	KSTD_TRY(tx_.alloc(t_.send_ring_size(), t_.rc_send_sge()));
 	if (!srq_)
 		KSTD_TRY(rx_.alloc(t_.recv_queue_size(), t_.buf_size()));
 	kapi_qp_init init{};
@@ -447,7 +454,7 @@ Status Connection::create_qp()
 	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
 	init.recv_wr = srq_ ? 0 : t_.recv_queue_size();	// an RQ cannot grow: its maximum now (§5)
 	init.recv_sge = srq_ ? 0 : rx_.nsge();
-	init.send_sge = 1;
+	init.send_sge = tx_.sge();	// the device's, or 1 if the ring could not get its table
 	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);
 	if (!qp_)
 		return Status::NoMem;
@@ -465,7 +472,7 @@ void Connection::priv_data(u8 *out) const
 	cm::PrivData pd;
 	pd.ud_qpn = t_.ud_qpn();
 	pd.recv_mtu = t_.recv_mtu();
-	cm::cm_priv_data_encode(out, pd, t_.bidir() ? cm::kCapBidir : 0);
+	cm::cm_priv_data_encode(out, pd, u16((t_.bidir() ? cm::kCapBidir : 0) | (t_.csum_free() ? cm::kCapCsumFree : 0)));
 }
 
 Status Connection::send_req()

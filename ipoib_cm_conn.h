@@ -44,7 +44,10 @@ struct CmPeer;
 	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_too_big) X(rc_drain_wr_errors)            \
-	X(rc_tx_wait_expired) X(rc_drep_wait_expired)
+	X(rc_tx_wait_expired) X(rc_drep_wait_expired)                                          \
+	X(rc_tx_csum_skipped) X(rc_tx_csum_filled) X(rc_tx_drop_csum) X(rc_rx_csum_restored)  \
+	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize) \
+	X(rc_tx_gathered)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
@@ -100,6 +103,10 @@ public:
 	cm::Dir dir() const { return dir_; }
 	cm::State state() const;
 	bool bidir() const;
+	// Both ends announced kCapCsumFree (docs/connected.md §9b): set from the peer's REQ or
+	// REP before the connection carries packets, read by xmit and NAPI.
+	void set_peer_caps(const cm::Caps &peer);
+	bool csum_free() const { return __atomic_load_n(&csum_free_, __ATOMIC_ACQUIRE); }
 	u32 qpn() const { return __atomic_load_n(&qpn_, __ATOMIC_RELAXED); }
 	u32 remote_qpn() const { return __atomic_load_n(&remote_qpn_, __ATOMIC_RELAXED); }
 	u32 mtu() const { return __atomic_load_n(&mtu_, __ATOMIC_RELAXED); }
@@ -155,6 +162,7 @@ private:
 	bool destroyed_ = false;
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
+	bool csum_free_ = false;	// atomic: set_peer_caps
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;

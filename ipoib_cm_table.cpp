@@ -89,6 +89,10 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	kapi_ib_query_sge(ib(), &sge);
 	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
 	const u32 qp_sge = sge.max_recv_sge < KAPI_RECV_SGE_MAX ? sge.max_recv_sge : KAPI_RECV_SGE_MAX;
+	// F4: an skb's head and fragments as separate SGEs, as many as the device gathers.
+	rc_send_sge_ = sge.max_send_sge < KAPI_RC_SEND_SGE_MAX ? sge.max_send_sge : KAPI_RC_SEND_SGE_MAX;
+	if (rc_send_sge_ == 0)
+		rc_send_sge_ = 1;
 	// As the in-tree driver: SRQ mode when the device can create one, else a ring per QP.
 	const u32 srq_mtu = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
 	// Created unarmed: the limit is armed at open(), once NAPI can run (an event at
@@ -644,6 +648,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		return nullptr;
 	}
 	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
+	c->set_peer_caps(caps);
 	const bool over = over_limit();
 	conns_.push_back(*c);
 	nconns_++;
@@ -885,9 +890,10 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	o.tx_bytes += t.rc_tx_bytes;
 	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
 	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
-	o.tx_dropped += t.rc_tx_drop_ring_full + read_stat(ifs_.cm_tx_drop_queue_full) +
+	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
+			read_stat(ifs_.cm_tx_drop_queue_full) +
 			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
-	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short;
+	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;
 	o.rx_dropped += t.rc_rx_drop_nomem;
 }
 

@@ -163,8 +163,10 @@ public:
 	u32 buf_size() const { return recv_mtu_; }
 	u32 nsge() const { return nsge_; }
 	u32 send_ring_size() const { return send_ring_; }
+	u32 rc_send_sge() const { return rc_send_sge_; }	// SGEs per RC send (review F4)
 	u32 recv_queue_size() const { return recv_queue_; }
 	bool bidir() const { return p_.bidir; }
+	bool csum_free() const { return p_.csum_free; }	// we announce kCapCsumFree
 	CmIfStats &ifstats() { return ifs_; }
 	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
 	// cm_rej_rx_*). Any context.
@@ -228,6 +230,7 @@ private:
 	u32 recv_mtu_ = 0;
 	u32 nsge_ = 1;
 	u32 send_ring_ = 0;
+	u32 rc_send_sge_ = 1;	// min(device max_send_sge, KAPI_RC_SEND_SGE_MAX), at least 1
 	u32 recv_queue_ = 0;
 	u32 max_conns_ = 0;		// connections the receive CQ has room for (start())
 	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll(),

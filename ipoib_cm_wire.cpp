@@ -80,6 +80,38 @@ bool bidirectional_allowed(const Caps &local, const Caps &peer)
 	return local.present && peer.present && (local.flags & kCapBidir) && (peer.flags & kCapBidir);
 }
 
+bool csum_free_allowed(const Caps &local, const Caps &peer)
+{
+	return local.present && peer.present && (local.flags & kCapCsumFree) && (peer.flags & kCapCsumFree);
+}
+
+void encap_mark_csum(u8 hdr[kEncapLen])
+{
+	hdr[2] = u8(kEncapCsumMark >> 8);
+	hdr[3] = u8(kEncapCsumMark);
+}
+
+bool encap_csum_marked(const u8 hdr[kEncapLen])
+{
+	return hdr[2] == u8(kEncapCsumMark >> 8) && hdr[3] == u8(kEncapCsumMark);
+}
+
+RxCsum rx_csum(const u8 hdr[kEncapLen], bool negotiated)
+{
+	if (!encap_csum_marked(hdr))
+		return RxCsum::Verify;
+	return negotiated ? RxCsum::Restore : RxCsum::UnexpectedMark;
+}
+
+TxCsum tx_csum(bool partial, u16 csum_offset, bool negotiated)
+{
+	if (!partial)
+		return TxCsum::AsIs;
+	if (negotiated && (csum_offset == kTcpCsumOffset || csum_offset == kUdpCsumOffset))
+		return TxCsum::Mark;
+	return TxCsum::Fill;
+}
+
 u64 service_id(SidKind kind, u32 ud_qpn)
 {
 	return (kind == SidKind::Linux ? kSidLinux : kSidRfc) | (ud_qpn & kQpnMask);

@@ -57,7 +57,11 @@ inline constexpr usize kCmPrivDataLen = kPrivDataLen + kCapLen;	// fits REQ/REP/
 inline constexpr u32 kCapMagic = 0x4950434d;	// "IPCM"
 inline constexpr u8 kCapVersion = 1;
 inline constexpr u16 kCapBidir = 0x0001;	// receives on every QP, may send over accepted connections
-inline constexpr u16 kCapKnown = kCapBidir;
+// "Send me TCP/UDP without the L4 checksum" (docs/connected.md §9b): the announcer restores
+// CHECKSUM_PARTIAL from the headers of a packet marked kEncapCsumMark. Used on a connection
+// only when both ends announce it (csum_free_allowed).
+inline constexpr u16 kCapCsumFree = 0x0002;
+inline constexpr u16 kCapKnown = kCapBidir | kCapCsumFree;
 
 struct Caps {
 	bool present = false;	// a valid block was found
@@ -72,6 +76,38 @@ void cm_priv_data_encode(u8 out[kCmPrivDataLen], const PrivData &pd, u16 cap_fla
 Caps caps_parse(const u8 *p, usize len);
 // One connection carries both directions only when both sides advertise kCapBidir.
 bool bidirectional_allowed(const Caps &local, const Caps &peer);
+// A connection carries packets without their L4 checksum only when both sides announce
+// kCapCsumFree: a peer that does not (Linux, cm_csum_free=0) would take the unfilled
+// checksum for a corrupt packet, or worse, pass the mark on as RFC 4391 §6 junk.
+bool csum_free_allowed(const Caps &local, const Caps &peer);
+
+// ---- The checksum mark: RFC 4391 §6 leaves octets 2-3 of the encapsulation header
+// reserved (0 on send, ignored on receive). Towards a peer that negotiated kCapCsumFree we
+// write kEncapCsumMark there for a CHECKSUM_PARTIAL TCP/UDP packet whose checksum field
+// holds only the pseudo-header sum. The whole 16-bit field must equal the mark: any other
+// value is the RFC's reserved field and means nothing.
+inline constexpr u16 kEncapCsumMark = 0x4353;	// "CS"
+void encap_mark_csum(u8 hdr[kEncapLen]);
+bool encap_csum_marked(const u8 hdr[kEncapLen]);
+// What a receive does with a packet's checksum state.
+enum class RxCsum {
+	Verify,		// no mark: the stack verifies the checksum as for any packet
+	Restore,	// marked on a negotiated connection: restore CHECKSUM_PARTIAL
+	// marked on a connection (or UD) that did not negotiate it: RFC 4391 §6 says ignore
+	// the reserved bits, so the packet goes up as Verify would send it (the stack checks
+	// its checksum and drops it if unfilled, in its own TcpInCsumErrors/UdpInCsumErrors);
+	// counted, as no peer of ours sends it.
+	UnexpectedMark,
+};
+RxCsum rx_csum(const u8 hdr[kEncapLen], bool negotiated);
+// The send side: a CHECKSUM_PARTIAL packet is left unfilled (and marked) only towards a
+// negotiated peer and only when its checksum field is the one skb_checksum_setup restores
+// (TCP's at offset 16, UDP's at offset 6 of the L4 header). Anything else is checksummed
+// before posting.
+enum class TxCsum { AsIs, Mark, Fill };
+TxCsum tx_csum(bool partial, u16 csum_offset, bool negotiated);
+inline constexpr u16 kTcpCsumOffset = 16;	// RFC 9293 §3.1
+inline constexpr u16 kUdpCsumOffset = 6;	// RFC 768
 
 // ---- Service IDs.
 inline constexpr u64 kSidLinux = 0x1000000000000000ull;	// Linux, FreeBSD, WinOFED (ipoib_cm.c:61)

@@ -3,6 +3,7 @@
 // receive paths (RFC 4391 §6 encapsulation, §9.1.1 addresses), NAPI, counters, and the C
 // entry points the shim's netdev tables call.
 #include "ipoib_if.h"
+#include "ipoib_mode.h"
 
 namespace ipoib {
 
@@ -77,6 +78,7 @@ Status Interface::start(const IfConfig &cfg)
 	s.mtu = kDefaultMtu < max_ud_mtu_ ? kDefaultMtu : max_ud_mtu_;
 	s.max_mtu = max_ud_mtu_;
 	s.tx_queue_len = cfg.send_queue_size * 2;
+	s.hw_features = mode::kOffered;	// what each mode keeps: Interface::fix_features
 	s.hard_header_len = kHardLen;
 	s.addr_len = kHwAddrLen;
 	bytes_copy(s.broadcast, make_broadcast_addr(pkey_, 2).b, kHwAddrLen);
@@ -326,6 +328,14 @@ void Interface::xmit(kapi_skb *skb)
 void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 {
 	kapi_skb_pull(skb, kPseudoLen);
+	// UD carries every packet with its checksum: a CHECKSUM_PARTIAL one (connected mode
+	// offers checksum offload, docs/connected.md §9b) is filled in here.
+	u16 csum_off = 0;
+	if (kapi_skb_csum_partial(skb, &csum_off)) {
+		if (kapi_skb_checksum_help(skb) != 0)
+			return drop(skb, stats_.tx_drop_csum);
+		count_local(stats_.tx_csum_filled);
+	}
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
 		return drop(skb, stats_.tx_drop_linearize);
 	u32 len = kapi_skb_len(skb);
@@ -446,7 +456,7 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 
 // One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
 // The source address is the connection's peer, with the RC flag its REQ/REP implied.
-void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st)
+void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free)
 {
 	const u32 len = kapi_skb_len(skb);
 	u16 type = 0;
@@ -454,14 +464,27 @@ void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st)
 		count_local(st.rc_rx_drop_short);
 		return kapi_skb_free(skb);
 	}
+	const cm::RxCsum csum = cm::rx_csum(kapi_skb_data(skb), csum_free);
+	if (csum == cm::RxCsum::UnexpectedMark)
+		count_local(st.rc_rx_csum_unexpected);	// RFC 4391 §6: ignored, the stack verifies
 	HwAddr src = peer;
 	src.b[0] = kFlagRc;
 	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	if (csum == cm::RxCsum::Restore) {
+		// A forwarded packet gets its checksum filled on the way out; a local one is
+		// trusted as the RC transport's CRCs checked it (docs/connected.md §9b).
+		if (kapi_skb_gro_receive_partial(nd(), skb, type, KAPI_PACKET_HOST, kHardLen) != 0) {
+			count_local(st.rc_rx_drop_csum);	// marked, but not TCP/UDP: never ours
+			return kapi_skb_free(skb);
+		}
+		count_local(st.rc_rx_csum_restored);
+	} else {
+		kapi_skb_gro_receive(nd(), skb, type, KAPI_PACKET_HOST, kHardLen);
+	}
 	count_local(st.rc_rx_packets);
 	count_local(st.rc_rx_bytes, len);
 	count_local(stats_.rx_packets);
 	count_local(stats_.rx_bytes, len);
-	kapi_skb_gro_receive(nd(), skb, type, KAPI_PACKET_HOST, kHardLen);
 }
 
 int Interface::poll(int budget)

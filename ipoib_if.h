@@ -89,7 +89,8 @@ class Interface;
 	X(neigh_alloc_errors) X(path_reaped) X(tx_drop_path_backoff)                  \
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
-	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)
+	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
+	X(tx_csum_filled) X(tx_drop_csum)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -221,7 +222,8 @@ public:
 	// connected mode (RFC 4755; ipoib_cm_table.h)
 	CmTable &cm() { return cm_; }
 	// NAPI: one RC receive (skb at the encapsulation header) from peer up the stack.
-	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st);
+	// csum_free: the connection negotiated kCapCsumFree (cm::rx_csum decides per packet).
+	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free);
 	// Any context: the path to dst's GID is resolved (the REQ has its path record).
 	bool path_resolved(const HwAddr &dst);
 	// xmit: an RC connection's packet (at the encapsulation header, linear) above its MTU

@@ -39,7 +39,10 @@ Status Interface::change_mtu(u32 mtu)
 	return Status::Ok;
 }
 
-u32 Interface::fix_features(u32 features) const { return mode::fix_features(features, connected_mode()); }
+u32 Interface::fix_features(u32 features) const
+{
+	return mode::fix_features(features, connected_mode(), cm_.csum_free());
+}
 
 // rtnl held (sysfs store, changelink, newlink). The order keeps every intermediate state
 // valid for dev_set_mtu: the larger bound first when raising, the MTU first when lowering.

@@ -45,7 +45,8 @@ Status Config::load(const kapi_params &p)
 	if (changed)
 		kstd::log.info("recv_queue_size=%d adjusted to %u", p.recv_queue_size, recv_queue_size);
 	const CmParamsRaw raw{p.cm_rnr_retry,	     p.cm_min_rnr_timer,   p.cm_idle_timeout,
-			      p.nonsrq_min_recv, p.max_nonsrq_conn_qp, p.cm_bidir};
+			      p.nonsrq_min_recv, p.max_nonsrq_conn_qp, p.cm_bidir,
+			      p.cm_csum_free};
 	CmParamsReport rep;
 	if (!kstd::ok(validate_cm_params(raw, recv_queue_size, cm, rep, err))) {
 		kstd::log.err("invalid %s=%d: %s", rep.bad, rep.value, err.what);

@@ -45,6 +45,14 @@ u32 switch_mtu(bool connected, u32 cur, u32 ud_mtu)
 
 bool join_sets_mtu(bool connected) { return !connected; }
 
-u32 fix_features(u32 features, bool connected) { return connected ? features & ~kRcUnsupported : features; }
+u32 fix_features(u32 features, bool connected, bool csum_free)
+{
+	u32 out = features & ~kNeverOffered & ~KAPI_FEAT_RXCSUM;
+	if (!connected)
+		return out & ~(KAPI_FEAT_SG | kCsumFeatures);
+	if (!csum_free)
+		return out & ~kCsumFeatures;
+	return out | KAPI_FEAT_RXCSUM;
+}
 
 } // namespace ipoib::mode

@@ -37,11 +37,22 @@ u32 switch_mtu(bool connected, u32 cur, u32 ud_mtu);
 // connected mode the MTU is the admin's and a join leaves it. False: leave it.
 bool join_sets_mtu(bool connected);
 
-// Offloads (KAPI_FEAT_*) an RC connection cannot do: there is no checksum offload or LSO for
-// RC sends or receives (IBA defines IP checksum and LSO for UD only), so connected mode drops
-// them and datagram mode gives back what the device offers (ndo_fix_features).
-inline constexpr u32 kRcUnsupported = KAPI_FEAT_IP_CSUM | KAPI_FEAT_IPV6_CSUM | KAPI_FEAT_HW_CSUM |
-				      KAPI_FEAT_RXCSUM | KAPI_FEAT_TSO | KAPI_FEAT_TSO6;
-u32 fix_features(u32 features, bool connected);
+// Offloads (KAPI_FEAT_*). The HCA offers none for RC (IBA defines IP checksum and LSO for UD
+// only), and we ask none of it for UD either, so what the netdev may show is what the driver
+// itself does (docs/connected.md §9a):
+// - SG: connected mode posts an skb's head and page fragments as separate SGEs
+//   (RcTxRing::post); datagram mode would only linearize what the stack would, so it is off.
+// - IP/IPv6 checksum: connected mode with cm_csum_free=1. Towards a peer that negotiated
+//   kCapCsumFree a CHECKSUM_PARTIAL TCP/UDP packet goes out unfilled and marked (the RC
+//   transport's ICRC/VCRC cover it on the wire, IBA 7.8); every other path fills it with
+//   skb_checksum_help before posting. HW_CSUM is never offered: only TCP/UDP over IPv4/IPv6
+//   can be restored by the receiver.
+// - RXCSUM: on ("fixed") exactly when marked packets may arrive (connected, cm_csum_free=1):
+//   those go up CHECKSUM_PARTIAL, trusted from the RC transport's CRCs, not verified.
+// - TSO/TSO6: never (the stack's GSO segments for us).
+inline constexpr u32 kOffered = KAPI_FEAT_SG | KAPI_FEAT_IP_CSUM | KAPI_FEAT_IPV6_CSUM;	// hw_features
+inline constexpr u32 kNeverOffered = KAPI_FEAT_HW_CSUM | KAPI_FEAT_TSO | KAPI_FEAT_TSO6;
+inline constexpr u32 kCsumFeatures = KAPI_FEAT_IP_CSUM | KAPI_FEAT_IPV6_CSUM;
+u32 fix_features(u32 features, bool connected, bool csum_free);
 
 } // namespace ipoib::mode

@@ -140,6 +140,7 @@ Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &
 		{"nonsrq_min_recv", in.nonsrq_min_recv, 1, __INT_MAX__, "must be at least 1"},
 		{"max_nonsrq_conn_qp", in.max_nonsrq_conn_qp, 1, kMaxNonSrqConnQp, "must be from 1 to 4096"},
 		{"cm_bidir", in.bidir, 0, 1, "must be 0 or 1"},
+		{"cm_csum_free", in.csum_free, 0, 1, "must be 0 or 1"},
 	};
 	for (const Check &c : checks) {
 		if (!in_range(c.v, c.lo, c.hi)) {
@@ -158,6 +159,7 @@ Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &
 	}
 	out.max_nonsrq_conn_qp = u32(in.max_nonsrq_conn_qp);
 	out.bidir = in.bidir != 0;
+	out.csum_free = in.csum_free != 0;
 	return Status::Ok;
 }
 

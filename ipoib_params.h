@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_params.h - validation of the module parameters (ports=, ifname=, debug_level, and the
 // connected-mode ones: cm_rnr_retry, cm_min_rnr_timer, cm_idle_timeout, nonsrq_min_recv,
-// max_nonsrq_conn_qp, cm_bidir).
+// max_nonsrq_conn_qp, cm_bidir, cm_csum_free).
 // Pure logic: no kernel calls and no logging (the caller logs the one error line), so
 // KUnit and host tests can call it directly. Depends only on kapi_consts.h and pure kstd.
 #pragma once
@@ -66,6 +66,7 @@ struct CmParams {
 	u32 nonsrq_min_recv = 4;
 	u32 max_nonsrq_conn_qp = 128;
 	bool bidir = true;
+	bool csum_free = true;		// cm_csum_free: announce kCapCsumFree (docs/connected.md §9b)
 };
 inline constexpr int kMaxRnrRetry = 7;
 inline constexpr int kMaxMinRnrTimer = 31;
@@ -73,7 +74,7 @@ inline constexpr int kMaxIdleTimeoutS = 86400;	// one day; small values are for 
 inline constexpr int kMaxNonSrqConnQp = 4096;	// as the in-tree driver's IPOIB_CM_MAX_CONN_QP
 // The raw module parameters, as loaded.
 struct CmParamsRaw {
-	int rnr_retry, min_rnr_timer, idle_timeout_s, nonsrq_min_recv, max_nonsrq_conn_qp, bidir;
+	int rnr_retry, min_rnr_timer, idle_timeout_s, nonsrq_min_recv, max_nonsrq_conn_qp, bidir, csum_free;
 };
 // What validate_cm_params found: the parameter a rejection or an adjustment is about.
 struct CmParamsReport {

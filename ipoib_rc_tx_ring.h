@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_rc_tx_ring.h - the send ring of one RC QP (connected mode, RFC 4755): one slot per
-// posted send (skb + DMA mapping), free-running producer/consumer indices, and what the send
+// posted send (skb + one DMA mapping per SGE: its head and each page fragment, review F4),
+// the checksum rule per packet (cm::tx_csum), free-running producer/consumer indices, and what the send
 // watchdog reads (docs/connected.md §3: cm::send_stalled over the outstanding count and the
 // time of the last progress, cm::SendClock's rule).
 //
-// Owner: one Connection. Holds: per posted send one skb and one DMA mapping. Who may still
+// Owner: one Connection. Holds: per posted send one skb and its DMA mappings (sge_ per slot). Who may still
 // reference a slot: the HCA, from post() until its completion is polled (sends complete in
 // order on one QP, IBA 10.8.3; the QP is created IB_SIGNAL_ALL_WR); drain() runs after the
 // QP was destroyed. Producer: xmit under the netif tx lock (StartSending's queue flush takes
@@ -14,40 +15,53 @@
 #include "ipoib_rings.h"
 #include "ipoib_wrid.h"
 #include "ipoib_cm_state.h"
+#include "ipoib_cm_wire.h"
 
 namespace ipoib {
 
+// The lengths of the mappings are the skb's (head, fragments), unchanged while it is posted.
 struct RcTxSlot {
 	kapi_skb *skb = nullptr;
-	u64 dma = 0;
 	u32 len = 0;
+	u32 nsge = 0;	// mappings in dma_[slot * sge_ ...]
 };
 
 // Counters the ring updates; the producer's and the consumer's are disjoint (single writer).
 struct RcSendCounters {
 	u64 *packets, *bytes, *wc_errors;	// consumer (NAPI)
 	u64 *drop_ring_full, *drop_dma, *drop_post;	// producer (xmit)
+	// producer: sent without the L4 checksum (marked), checksummed here, checksum failed
+	u64 *csum_skipped, *csum_filled, *drop_csum;
+	u64 *linearized, *drop_linearize;	// producer: more fragments than SGEs
+	u64 *gathered;				// producer: posted with more than one SGE
 };
 
-enum class RcPost { Posted, RingFull, Dma, Post };
+enum class RcPost { Posted, RingFull, Dma, Post, Csum, Linearize };
 
 class RcTxRing : kstd::NonCopyable {
 public:
 	RcTxRing(kapi_ib_device *ib, const RcSendCounters &c) : ib_(ib), c_(c) {}
 	~RcTxRing() { KSTD_WARN_ON(head_ != tail_); }
 
-	Status alloc(u32 entries) { return slots_.alloc(entries); }	// a power of two; process context
+	// entries: a power of two; sge: SGEs per send wanted (1..KAPI_RC_SEND_SGE_MAX), 1 when its
+	// gather table cannot be allocated (sge() tells the QP's send_sge); process context.
+	Status alloc(u32 entries, u32 sge);
 	void bind(kapi_qp *qp, u32 lkey)
 	{
 		qp_ = qp;
 		lkey_ = lkey;
 	}
 	u32 size() const { return slots_.size(); }
+	u32 sge() const { return sge_; }	// after alloc: the SGEs per send the QP must allow
 	u32 outstanding() const { return __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE); }
 
-	// Maps and posts skb's linear data as one signalled SEND (wr_id = wrid(RcSend, slot)).
-	// On anything but Posted the skb is the caller's again (the failure counted).
-	RcPost post(kapi_skb *skb, u64 now_ms);
+	// Maps and posts skb as one signalled SEND (wr_id = wrid(RcSend, slot)): one SGE for the
+	// head and one per page fragment; an skb with more fragments than the QP has SGEs is
+	// linearized first (counted).
+	// csum_free: both ends negotiated kCapCsumFree (cm::tx_csum decides per packet: marked
+	// and left unfilled, or checksummed here). On anything but Posted the skb is the
+	// caller's again (the failure counted).
+	RcPost post(kapi_skb *skb, u64 now_ms, bool csum_free);
 	// NAPI: one send completion (in order); the skb is consumed or freed. False for an
 	// error other than a flush (the caller feeds the connection a WcError).
 	bool complete(const kapi_wc &wc, u64 now_ms);
@@ -68,6 +82,10 @@ public:
 	}
 
 private:
+	bool map(RcTxSlot &slot, u32 idx, kapi_sge *sg);
+	void unmap(const RcTxSlot &s, u32 idx);
+	u64 *dma_of(u32 idx) { return &dma_[idx * sge_]; }
+
 	kapi_ib_device *ib_;
 	RcSendCounters c_;
 	kapi_qp *qp_ = nullptr;
@@ -77,7 +95,9 @@ private:
 	// cm::SendClock's last_progress_ms: the last completion, or the post that took the
 	// outstanding count from 0 to 1 (an idle minute must not look like a stall).
 	u64 progress_ms_ = 0;
+	u32 sge_ = 1;
 	Array<RcTxSlot> slots_;
+	Array<u64> dma_;	// sge_ per slot
 };
 
 } // namespace ipoib

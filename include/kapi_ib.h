@@ -40,10 +40,12 @@ struct kapi_port_attr {
 int kapi_ib_query_port(struct kapi_ib_device *dev, kapi_u32 port, struct kapi_port_attr *out) KAPI_NOEXCEPT;
 int kapi_ib_query_pkey(struct kapi_ib_device *dev, kapi_u32 port, kapi_u16 index, kapi_u16 *pkey) KAPI_NOEXCEPT;
 int kapi_ib_find_pkey(struct kapi_ib_device *dev, kapi_u32 port, kapi_u16 pkey, kapi_u16 *index) KAPI_NOEXCEPT;
-/* The device's scatter limits (ib_device.attrs): SGEs per receive WR on a QP and on an SRQ. */
+/* The device's scatter/gather limits (ib_device.attrs): SGEs per receive WR on a QP and on
+ * an SRQ, per send WR. */
 struct kapi_dev_sge {
 	kapi_u32 max_recv_sge;
 	kapi_u32 max_srq_sge;
+	kapi_u32 max_send_sge;	/* gather entries per send WR */
 };
 void kapi_ib_query_sge(const struct kapi_ib_device *dev, struct kapi_dev_sge *out) KAPI_NOEXCEPT;
 int kapi_ib_query_gid(struct kapi_ib_device *dev, kapi_u32 port, int index, kapi_u8 gid[16]) KAPI_NOEXCEPT;

@@ -29,6 +29,7 @@ struct kapi_netdev_setup {
 	kapi_u8 addr_len;
 	kapi_u8 dev_addr[32];
 	kapi_u8 broadcast[32];
+	kapi_u32 hw_features;		/* KAPI_FEAT_*: hw_features (what ethtool -K may toggle) */
 	struct kapi_ctx *owner;		/* the core's Port: sysfs create/delete_child, rtnl links */
 	struct kapi_netdev *parent;	/* a P_Key child's parent netdev; NULL for a port's own */
 	struct kapi_netdev *adopt;	/* the net_device rtnl allocated for newlink, else NULL */
@@ -63,6 +64,7 @@ void kapi_rtnl_unlock(void) KAPI_NOEXCEPT;
 #define KAPI_FEAT_RXCSUM	0x08u
 #define KAPI_FEAT_TSO		0x10u
 #define KAPI_FEAT_TSO6		0x20u
+#define KAPI_FEAT_SG		0x40u
 /* netdev_update_features (rtnl held): recompute features through ndo_fix_features. */
 void kapi_netdev_update_features(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_carrier(struct kapi_netdev *nd, int on) KAPI_NOEXCEPT;

@@ -27,6 +27,7 @@ struct kapi_params {
 	int nonsrq_min_recv;	/* receives first posted on a non-SRQ RC QP */
 	int max_nonsrq_conn_qp;	/* non-SRQ RC QPs per interface, active and passive */
 	int cm_bidir;		/* 1: announce kCapBidir (one connection per peer pair) */
+	int cm_csum_free;	/* 1: announce kCapCsumFree (no TCP/UDP checksum between ours) */
 };
 
 #ifdef __cplusplus

@@ -41,6 +41,20 @@ int kapi_skb_linearize(struct kapi_skb *skb) KAPI_NOEXCEPT;
  * pulls mac_len, GRO. */
 void kapi_skb_gro_receive(struct kapi_netdev *nd, struct kapi_skb *skb, kapi_u16 proto, kapi_u32 pkt_type,
 			  kapi_u32 mac_len) KAPI_NOEXCEPT;
+/* The same, first skb_checksum_setup(skb, true): a TCP/UDP packet over IPv4/IPv6 whose
+ * checksum field holds anything becomes CHECKSUM_PARTIAL (csum_start/offset set, the field
+ * rewritten with the pseudo-header sum), as xen-netback does for its frontends' packets.
+ * 0: handed to GRO. -errno (not TCP/UDP, an IP fragment, truncated headers): not handed on,
+ * the skb is still the caller's to free. */
+int kapi_skb_gro_receive_partial(struct kapi_netdev *nd, struct kapi_skb *skb, kapi_u16 proto, kapi_u32 pkt_type,
+				 kapi_u32 mac_len) KAPI_NOEXCEPT;
+/* 1 when ip_summed is CHECKSUM_PARTIAL (the L4 checksum is still to be filled in), with
+ * csum_offset (the checksum field's offset from csum_start); 0 otherwise. */
+int kapi_skb_csum_partial(const struct kapi_skb *skb, kapi_u16 *csum_offset) KAPI_NOEXCEPT;
+/* skb_checksum_help: fills in a CHECKSUM_PARTIAL skb's checksum (0 or -errno). */
+int kapi_skb_checksum_help(struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* skb_frag_size of fragment i (i < kapi_skb_nr_frags). */
+kapi_u32 kapi_skb_frag_len(const struct kapi_skb *skb, kapi_u32 i) KAPI_NOEXCEPT;
 /* dev_queue_xmit (the skb's data must start at its hard header again) */
 void kapi_skb_requeue(struct kapi_skb *skb) KAPI_NOEXCEPT;
 

@@ -16,6 +16,7 @@ extern "C" {
 
 struct kapi_ib_device;
 struct kapi_netdev;
+struct kapi_skb;
 struct kapi_pd;		/* struct ib_pd */
 struct kapi_cq;		/* struct ib_cq */
 struct kapi_qp;		/* struct ib_qp */
@@ -137,8 +138,15 @@ struct kapi_ud_send {
  * one may have been posted: the core posts one at a time). */
 int kapi_post_send_ud(struct kapi_qp *qp, kapi_u32 lkey, const struct kapi_ud_send *s, int n) KAPI_NOEXCEPT;
 
-/* RC sends: one signalled IB_WR_SEND of one linear buffer; 0 or -errno. */
-int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, kapi_u64 addr, kapi_u32 len) KAPI_NOEXCEPT;
+/* RC sends: one signalled IB_WR_SEND gathering n (1 <= n <= KAPI_RC_SEND_SGE_MAX, and <= the
+ * QP's send_sge) mapped buffers in order; 0 or -errno. */
+struct kapi_sge {
+	kapi_u64 addr;
+	kapi_u32 len;
+};
+#define KAPI_RC_SEND_SGE_MAX (KAPI_SKB_MAX_FRAGS + 1)	/* an skb's head and every fragment */
+int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, const struct kapi_sge *sg,
+		      kapi_u32 n) KAPI_NOEXCEPT;
 /* The teardown fence's drain WR (docs/connected.md §4): a signalled zero-length IB_WR_SEND,
  * posted on a QP in ERROR, so it completes (flushed) behind every WR before it. 0 or -errno. */
 int kapi_post_drain_wr(struct kapi_qp *qp, kapi_u64 wr_id) KAPI_NOEXCEPT;
@@ -154,6 +162,9 @@ int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_d
 void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
 int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out) KAPI_NOEXCEPT;
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) KAPI_NOEXCEPT;
+/* Fragment i of an skb (ib_dma_map_page of its page, offset and size), to the device. */
+int kapi_dma_map_frag(struct kapi_ib_device *ib, struct kapi_skb *skb, kapi_u32 i, kapi_u64 *out) KAPI_NOEXCEPT;
+void kapi_dma_unmap_frag(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len) KAPI_NOEXCEPT;
 /* Ownership of len bytes at a mapped buffer's start (ib_dma_sync_single_for_cpu/_device):
  * the CPU reads a receive in place, then the buffer goes back to the device for a repost. */
 void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len, enum kapi_dma_dir dir) KAPI_NOEXCEPT;

@@ -122,6 +122,7 @@ void kapi_ib_query_sge(const struct kapi_ib_device *dev, struct kapi_dev_sge *ou
 
 	out->max_recv_sge = d->attrs.max_recv_sge > 0 ? d->attrs.max_recv_sge : 0;
 	out->max_srq_sge = d->attrs.max_srq_sge > 0 ? d->attrs.max_srq_sge : 0;
+	out->max_send_sge = d->attrs.max_send_sge > 0 ? d->attrs.max_send_sge : 0;
 }
 
 int kapi_ib_query_gid(struct kapi_ib_device *dev, u32 port, int index, u8 gid[16])

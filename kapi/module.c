@@ -53,6 +53,10 @@ static int cm_bidir = 1;
 module_param(cm_bidir, int, 0444);
 MODULE_PARM_DESC(cm_bidir, "connected mode: 1 = one RC connection carries both directions with a peer that announces it (default), 0 = one-way connections as Linux");
 
+static int cm_csum_free = 1;
+module_param(cm_csum_free, int, 0444);
+MODULE_PARM_DESC(cm_csum_free, "connected mode: 1 = TCP/UDP to a peer that announces it go without the L4 checksum, RC's CRCs cover them (default), 0 = always checksummed");
+
 static int __init kapi_module_init(void)
 {
 	const struct kapi_params params = {
@@ -67,6 +71,7 @@ static int __init kapi_module_init(void)
 		.nonsrq_min_recv = nonsrq_min_recv,
 		.max_nonsrq_conn_qp = max_nonsrq_conn_qp,
 		.cm_bidir = cm_bidir,
+		.cm_csum_free = cm_csum_free,
 	};
 
 	return ipoib_core_init(&params);

@@ -74,7 +74,19 @@ static const struct { netdev_features_t nf; u32 kf; } kapi_feat_map[] = {
 	{ NETIF_F_IP_CSUM, KAPI_FEAT_IP_CSUM },	{ NETIF_F_IPV6_CSUM, KAPI_FEAT_IPV6_CSUM },
 	{ NETIF_F_HW_CSUM, KAPI_FEAT_HW_CSUM },	{ NETIF_F_RXCSUM, KAPI_FEAT_RXCSUM },
 	{ NETIF_F_TSO, KAPI_FEAT_TSO },		{ NETIF_F_TSO6, KAPI_FEAT_TSO6 },
+	{ NETIF_F_SG, KAPI_FEAT_SG },
 };
+
+static netdev_features_t kapi_feat_to_nf(u32 kf)
+{
+	netdev_features_t nf = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kapi_feat_map); i++)
+		if (kf & kapi_feat_map[i].kf)
+			nf |= kapi_feat_map[i].nf;
+	return nf;
+}
 
 static netdev_features_t kapi_nd_fix_features(struct net_device *dev, netdev_features_t features)
 {
@@ -85,10 +97,11 @@ static netdev_features_t kapi_nd_fix_features(struct net_device *dev, netdev_fea
 		if (features & kapi_feat_map[i].nf)
 			in |= kapi_feat_map[i].kf;
 	out = ipoib_core_if_fix_features(core_of(dev), in);
+	/* The core may also set a bit that is not toggleable (RXCSUM, shown "on [fixed]"). */
 	for (i = 0; i < ARRAY_SIZE(kapi_feat_map); i++)
 		if (!(out & kapi_feat_map[i].kf))
 			features &= ~kapi_feat_map[i].nf;
-	return features;
+	return features | kapi_feat_to_nf(out);
 }
 
 const struct net_device_ops kapi_nd_ops = {
@@ -191,6 +204,8 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	dev->tx_queue_len = s->tx_queue_len;
 	if (s->tx_queue_len)
 		dev->priv_flags &= ~IFF_NO_QUEUE;
+	dev->hw_features = kapi_feat_to_nf(s->hw_features);
+	dev->features |= dev->hw_features;	/* register_netdevice asks ndo_fix_features */
 	dev->dev_port = s->dev_port;
 	dev->dev_id = s->dev_port;
 	memcpy(dev->broadcast, s->broadcast, s->addr_len);

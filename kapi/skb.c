@@ -77,20 +77,56 @@ int kapi_skb_linearize(struct kapi_skb *skb)
 	return skb_linearize(to_skb(skb));
 }
 
-void kapi_skb_gro_receive(struct kapi_netdev *nd, struct kapi_skb *s, u16 proto, u32 type, u32 mac_len)
+static void rx_prepare(struct sk_buff *skb, struct net_device *dev, u16 proto, u32 type, u32 mac_len)
 {
-	struct sk_buff *skb = to_skb(s);
-	struct net_device *dev = to_nd(nd);
-
 	skb->dev = dev;
 	skb->protocol = htons(proto);
 	skb->pkt_type = type;
 	skb_reset_mac_header(skb);
 	skb_pull(skb, mac_len);
 	skb_reset_network_header(skb);
-	if (dev->features & NETIF_F_RXCSUM)
-		skb->ip_summed = CHECKSUM_NONE;
+}
+
+void kapi_skb_gro_receive(struct kapi_netdev *nd, struct kapi_skb *s, u16 proto, u32 type, u32 mac_len)
+{
+	struct net_device *dev = to_nd(nd);
+
+	rx_prepare(to_skb(s), dev, proto, type, mac_len);
+	napi_gro_receive(&nd_priv(dev)->napi, to_skb(s));
+}
+
+int kapi_skb_gro_receive_partial(struct kapi_netdev *nd, struct kapi_skb *s, u16 proto, u32 type, u32 mac_len)
+{
+	struct sk_buff *skb = to_skb(s);
+	struct net_device *dev = to_nd(nd);
+	int err;
+
+	rx_prepare(skb, dev, proto, type, mac_len);
+	err = skb_checksum_setup(skb, true);
+	if (err)
+		return err;
 	napi_gro_receive(&nd_priv(dev)->napi, skb);
+	return 0;
+}
+
+int kapi_skb_csum_partial(const struct kapi_skb *s, u16 *csum_offset)
+{
+	const struct sk_buff *skb = to_skb(s);
+
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return 0;
+	*csum_offset = skb->csum_offset;
+	return 1;
+}
+
+int kapi_skb_checksum_help(struct kapi_skb *skb)
+{
+	return skb_checksum_help(to_skb(skb));
+}
+
+u32 kapi_skb_frag_len(const struct kapi_skb *s, u32 i)
+{
+	return skb_frag_size(&skb_shinfo(to_skb(s))->frags[i]);
 }
 
 void kapi_skb_requeue(struct kapi_skb *skb)

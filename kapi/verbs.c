@@ -290,18 +290,26 @@ int kapi_post_srq_recv_sg(struct kapi_srq *srq, u32 lkey, const struct kapi_recv
 	return kapi_post_recv_sg_chain(NULL, (struct ib_srq *)srq, lkey, r, n);
 }
 
-int kapi_post_send_rc(struct kapi_qp *qp, u32 lkey, kapi_u64 wr_id, kapi_u64 addr, u32 len)
+int kapi_post_send_rc(struct kapi_qp *qp, u32 lkey, kapi_u64 wr_id, const struct kapi_sge *sg, u32 n)
 {
-	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_sge sge[KAPI_RC_SEND_SGE_MAX];
 	struct ib_send_wr wr = {
 		.wr_id = wr_id,
-		.sg_list = &sge,
-		.num_sge = 1,
+		.sg_list = sge,
+		.num_sge = n,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
 	const struct ib_send_wr *bad;
+	u32 i;
 
+	if (n == 0 || n > KAPI_RC_SEND_SGE_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].len;
+		sge[i].lkey = lkey;
+	}
 	return ib_post_send((struct ib_qp *)qp, &wr, &bad);
 }
 
@@ -434,6 +442,22 @@ int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir)
 {
 	ib_dma_unmap_page(to_ib(ib), addr, PAGE_SIZE, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
+
+int kapi_dma_map_frag(struct kapi_ib_device *ib, struct kapi_skb *s, u32 i, kapi_u64 *out)
+{
+	const skb_frag_t *f = &skb_shinfo((struct sk_buff *)s)->frags[i];
+	u64 a = ib_dma_map_page(to_ib(ib), skb_frag_page(f), skb_frag_off(f), skb_frag_size(f), DMA_TO_DEVICE);
+
+	if (ib_dma_mapping_error(to_ib(ib), a))
+		return -EIO;
+	*out = a;
+	return 0;
+}
+
+void kapi_dma_unmap_frag(struct kapi_ib_device *ib, kapi_u64 addr, u32 len)
+{
+	ib_dma_unmap_page(to_ib(ib), addr, len, DMA_TO_DEVICE);
 }
 
 void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)

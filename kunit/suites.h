@@ -21,6 +21,7 @@
 	X(params_cm)           \
 	X(cm_priv_data)        \
 	X(cm_caps)             \
+	X(cm_csum_mark)        \
 	X(cm_service_id)       \
 	X(cm_mtu)              \
 	X(cm_rej_code)         \

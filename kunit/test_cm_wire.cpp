@@ -9,6 +9,10 @@ namespace ktest_cm_wire {
 
 using namespace ipoib::cm;
 using ipoib::kHwAddrLen;
+using ipoib::encap_parse;
+using ipoib::encap_write;
+using ipoib::kEncapLen;
+using kstd::u16;
 using kstd::u8;
 using kstd::u32;
 using kstd::u64;
@@ -154,7 +158,7 @@ KTEST(cm_caps, unknown_versions_and_bits)
 	EXPECT_TRUE(c.present);
 	EXPECT_EQ(c.version, 200u);
 	EXPECT_EQ(c.flags, kCapKnown);	// unknown bits dropped
-	cm_priv_data_encode(b, PrivData{0x48, 65524}, u16(~kCapBidir));
+	cm_priv_data_encode(b, PrivData{0x48, 65524}, u16(~kCapKnown));
 	c = caps_parse(b, sizeof(b));
 	EXPECT_TRUE(c.present);
 	EXPECT_EQ(c.flags, 0u);
@@ -173,6 +177,86 @@ KTEST(cm_caps, bidirectional_needs_both)
 	EXPECT_FALSE(bidirectional_allowed(zero, bidir));
 	EXPECT_FALSE(bidirectional_allowed(bidir, stale));
 	EXPECT_FALSE(bidirectional_allowed(none, none));
+}
+
+// kCapCsumFree (docs/connected.md §9b): on the wire, parsed with or without kCapBidir, and
+// used only when both blocks are present and both carry it.
+KTEST(cm_caps, csum_free_negotiation)
+{
+	u8 b[kCmPrivDataLen] = {};
+	cm_priv_data_encode(b, PrivData{0x48, 65524}, kCapCsumFree);
+	EXPECT_EQ(b[14], 0u);
+	EXPECT_EQ(b[15], 0x02u);
+	Caps c = caps_parse(b, sizeof(b));
+	EXPECT_TRUE(c.present);
+	EXPECT_EQ(c.flags, kCapCsumFree);
+	EXPECT_FALSE(bidirectional_allowed(c, c));
+	cm_priv_data_encode(b, PrivData{0x48, 65524}, u16(kCapCsumFree | kCapBidir));
+	c = caps_parse(b, sizeof(b));
+	EXPECT_EQ(c.flags, u16(kCapCsumFree | kCapBidir));
+	// truncated by one octet (a peer whose block ends early): absent, nothing negotiated
+	EXPECT_FALSE(caps_parse(b, sizeof(b) - 1).present);
+	EXPECT_FALSE(csum_free_allowed(c, caps_parse(b, sizeof(b) - 1)));
+	Caps none;
+	Caps bidir_only{true, 1, kCapBidir};
+	Caps csum{true, 1, kCapCsumFree};
+	Caps stale{false, 0, kCapCsumFree};	// not present: flags do not count
+	EXPECT_TRUE(csum_free_allowed(csum, csum));
+	EXPECT_TRUE(csum_free_allowed(c, csum));
+	EXPECT_FALSE(csum_free_allowed(csum, none));	// Linux: no block
+	EXPECT_FALSE(csum_free_allowed(none, csum));
+	EXPECT_FALSE(csum_free_allowed(csum, bidir_only));	// ours with cm_csum_free=0
+	EXPECT_FALSE(csum_free_allowed(bidir_only, csum));
+	EXPECT_FALSE(csum_free_allowed(csum, stale));
+	// a wrong magic with the bit set: not a block, no negotiation
+	b[8] ^= 0x01;
+	EXPECT_FALSE(csum_free_allowed(csum, caps_parse(b, sizeof(b))));
+}
+
+// The mark in the RFC 4391 §6 reserved octets, and what a receive makes of it: junk in the
+// reserved bits (any value but the exact mark) is ignored; the mark from a connection that
+// did not negotiate it is counted and the packet verified as any other.
+KTEST(cm_csum_mark, write_and_classify)
+{
+	u8 h[kEncapLen];
+	encap_write(h, 0x0800);
+	EXPECT_FALSE(encap_csum_marked(h));
+	EXPECT_EQ(int(rx_csum(h, true)), int(RxCsum::Verify));
+	encap_mark_csum(h);
+	EXPECT_EQ(h[0], 0x08u);	// the ethertype is left alone
+	EXPECT_EQ(h[1], 0x00u);
+	EXPECT_TRUE(encap_csum_marked(h));
+	EXPECT_EQ(int(rx_csum(h, true)), int(RxCsum::Restore));
+	EXPECT_EQ(int(rx_csum(h, false)), int(RxCsum::UnexpectedMark));
+	u16 type = 0;
+	EXPECT_TRUE(encap_parse(h, sizeof(h), type));
+	EXPECT_EQ(type, 0x0800u);
+	// junk: every other value of the reserved field, including the mark's single octets
+	const u16 junk[] = {0x0001, 0xffff, 0x4300, 0x0053, 0x4352, 0xc353, 0x8000};
+	for (u16 j : junk) {
+		h[2] = u8(j >> 8);
+		h[3] = u8(j);
+		EXPECT_FALSE(encap_csum_marked(h));
+		EXPECT_EQ(int(rx_csum(h, true)), int(RxCsum::Verify));
+		EXPECT_EQ(int(rx_csum(h, false)), int(RxCsum::Verify));
+	}
+}
+
+KTEST(cm_csum_mark, send_rule)
+{
+	// not CHECKSUM_PARTIAL: the checksum is in the packet already (or none is wanted)
+	EXPECT_EQ(int(tx_csum(false, 0, true)), int(TxCsum::AsIs));
+	EXPECT_EQ(int(tx_csum(false, kTcpCsumOffset, false)), int(TxCsum::AsIs));
+	// TCP, UDP towards a negotiated peer: unfilled and marked
+	EXPECT_EQ(int(tx_csum(true, kTcpCsumOffset, true)), int(TxCsum::Mark));
+	EXPECT_EQ(int(tx_csum(true, kUdpCsumOffset, true)), int(TxCsum::Mark));
+	// not negotiated: filled
+	EXPECT_EQ(int(tx_csum(true, kTcpCsumOffset, false)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tx_csum(true, kUdpCsumOffset, false)), int(TxCsum::Fill));
+	// a checksum field the receiver could not restore (SCTP-like, ICMPv6 at 2): filled
+	EXPECT_EQ(int(tx_csum(true, 2, true)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tx_csum(true, 8, true)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tx_csum(true, 0, true)), int(TxCsum::Fill));
 }
 
 KTEST(cm_service_id, values_and_connect_order)
@@ -334,7 +418,9 @@ KTEST_SUITE(cm_priv_data, KTEST_CASE(cm_priv_data, round_trip_and_layout),
 	    KTEST_CASE(cm_priv_data, short_buffers), KTEST_CASE(cm_priv_data, mtu_bounds),
 	    KTEST_CASE(cm_priv_data, qpn_bounds));
 KTEST_SUITE(cm_caps, KTEST_CASE(cm_caps, round_trip), KTEST_CASE(cm_caps, absent_truncated_and_bad),
-	    KTEST_CASE(cm_caps, unknown_versions_and_bits), KTEST_CASE(cm_caps, bidirectional_needs_both));
+	    KTEST_CASE(cm_caps, unknown_versions_and_bits), KTEST_CASE(cm_caps, bidirectional_needs_both),
+	    KTEST_CASE(cm_caps, csum_free_negotiation));
+KTEST_SUITE(cm_csum_mark, KTEST_CASE(cm_csum_mark, write_and_classify), KTEST_CASE(cm_csum_mark, send_rule));
 KTEST_SUITE(cm_service_id, KTEST_CASE(cm_service_id, values_and_connect_order),
 	    KTEST_CASE(cm_service_id, parse));
 KTEST_SUITE(cm_mtu, KTEST_CASE(cm_mtu, connection_mtu));

@@ -73,22 +73,34 @@ KTEST(mode_mtu, bounds_and_switch)
 	EXPECT_FALSE(mode::join_sets_mtu(true));
 }
 
-KTEST(mode_features, rc_drops_checksum_and_lso)
+KTEST(mode_features, per_mode_offloads)
 {
 	const u32 all = KAPI_FEAT_IP_CSUM | KAPI_FEAT_IPV6_CSUM | KAPI_FEAT_HW_CSUM | KAPI_FEAT_RXCSUM |
-			KAPI_FEAT_TSO | KAPI_FEAT_TSO6;
-	EXPECT_EQ(mode::fix_features(all, false), all);	// datagram: what the device offers
-	EXPECT_EQ(mode::fix_features(all, true), 0u);
-	EXPECT_EQ(mode::fix_features(0, false), 0u);
-	EXPECT_EQ(mode::fix_features(0, true), 0u);
-	const u32 singles[] = {KAPI_FEAT_IP_CSUM, KAPI_FEAT_IPV6_CSUM, KAPI_FEAT_HW_CSUM,
-			       KAPI_FEAT_RXCSUM,  KAPI_FEAT_TSO,	KAPI_FEAT_TSO6};
-	for (u32 f : singles) {
-		EXPECT_EQ(mode::fix_features(f, true), 0u);
-		EXPECT_EQ(mode::fix_features(f, false), f);
+			KAPI_FEAT_TSO | KAPI_FEAT_TSO6 | KAPI_FEAT_SG;
+	const u32 csum = KAPI_FEAT_IP_CSUM | KAPI_FEAT_IPV6_CSUM;
+	// datagram: the driver does none of it (UD posts one linear buffer, checksums filled)
+	EXPECT_EQ(mode::fix_features(all, false, true), 0u);
+	EXPECT_EQ(mode::fix_features(all, false, false), 0u);
+	// connected, cm_csum_free=1: SG + IP/IPv6 checksum, RXCSUM fixed on, never HW_CSUM/TSO
+	EXPECT_EQ(mode::fix_features(all, true, true), csum | KAPI_FEAT_SG | KAPI_FEAT_RXCSUM);
+	EXPECT_EQ(mode::fix_features(mode::kOffered, true, true), mode::kOffered | KAPI_FEAT_RXCSUM);
+	// RXCSUM on even when the admin turned the tx checksum off: marked packets may still come
+	EXPECT_EQ(mode::fix_features(KAPI_FEAT_SG, true, true), KAPI_FEAT_SG | KAPI_FEAT_RXCSUM);
+	EXPECT_EQ(mode::fix_features(0, true, true), u32(KAPI_FEAT_RXCSUM));
+	// connected, cm_csum_free=0: SG only (the stack checksums)
+	EXPECT_EQ(mode::fix_features(all, true, false), u32(KAPI_FEAT_SG));
+	EXPECT_EQ(mode::fix_features(0, true, false), 0u);
+	const u32 never[] = {KAPI_FEAT_HW_CSUM, KAPI_FEAT_TSO, KAPI_FEAT_TSO6};
+	for (u32 f : never) {
+		EXPECT_EQ(mode::fix_features(f, false, true), 0u);
+		EXPECT_EQ(mode::fix_features(f, true, false), 0u);
+		EXPECT_EQ(mode::fix_features(f, true, true), u32(KAPI_FEAT_RXCSUM));
 	}
-	// bits the rule does not know pass in both modes
-	EXPECT_EQ(mode::fix_features(0x40000000u | KAPI_FEAT_TSO, true), 0x40000000u);
+	// what the netdev offers contains nothing a mode never allows
+	EXPECT_EQ(mode::kOffered & mode::kNeverOffered, 0u);
+	// bits the rule does not know pass in every mode
+	EXPECT_EQ(mode::fix_features(0x40000000u | KAPI_FEAT_TSO, true, false), 0x40000000u);
+	EXPECT_EQ(mode::fix_features(0x40000000u, false, true), 0x40000000u);
 }
 
 // An RFC 4391 packet: encap header + an IP header of the given version, flags octet df.
@@ -169,7 +181,7 @@ KTEST(oversize_verdict, other_and_multicast)
 
 KTEST_SUITE(mode_spelling, KTEST_CASE(mode_spelling, parse), KTEST_CASE(mode_spelling, names_and_ifla));
 KTEST_SUITE(mode_mtu, KTEST_CASE(mode_mtu, bounds_and_switch));
-KTEST_SUITE(mode_features, KTEST_CASE(mode_features, rc_drops_checksum_and_lso));
+KTEST_SUITE(mode_features, KTEST_CASE(mode_features, per_mode_offloads));
 KTEST_SUITE(oversize_verdict, KTEST_CASE(oversize_verdict, fits_at_the_edge), KTEST_CASE(oversize_verdict, ipv4_df),
 	    KTEST_CASE(oversize_verdict, ipv6), KTEST_CASE(oversize_verdict, other_and_multicast));
 

@@ -247,7 +247,7 @@ KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
 // ---------------------------------------------------------------- connected-mode parameters
 namespace {
 
-constexpr ipoib::CmParamsRaw kDefaults{7, 8, 300, 4, 128, 1};
+constexpr ipoib::CmParamsRaw kDefaults{7, 8, 300, 4, 128, 1, 1};
 
 // Expect raw to be rejected, naming param.
 bool rejects(const ipoib::CmParamsRaw &raw, const char *param)
@@ -273,6 +273,7 @@ KTEST(params_cm, defaults)
 	EXPECT_EQ(out.nonsrq_min_recv, 4u);
 	EXPECT_EQ(out.max_nonsrq_conn_qp, 128u);
 	EXPECT_TRUE(out.bidir);
+	EXPECT_TRUE(out.csum_free);
 	EXPECT_NULL(rep.bad);
 	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
 }
@@ -291,6 +292,7 @@ KTEST(params_cm, ranges)
 		{&ipoib::CmParamsRaw::idle_timeout_s, "cm_idle_timeout", 1, 86400},
 		{&ipoib::CmParamsRaw::max_nonsrq_conn_qp, "max_nonsrq_conn_qp", 1, 4096},
 		{&ipoib::CmParamsRaw::bidir, "cm_bidir", 0, 1},
+		{&ipoib::CmParamsRaw::csum_free, "cm_csum_free", 0, 1},
 	};
 	for (const Edge &e : edges) {
 		ipoib::CmParamsRaw r = kDefaults;

@@ -10,6 +10,8 @@ struct kapi_skb {
 	int nr_frags;
 	struct kapi_page *frag[KAPI_SKB_MAX_FRAGS];
 	kapi_u32 frag_len[KAPI_SKB_MAX_FRAGS];
+	int partial;			/* CHECKSUM_PARTIAL (fake_skb_set_partial) */
+	kapi_u16 csum_offset;
 };
 struct kapi_page {
 	kapi_u8 data[KAPI_PAGE_SIZE];
@@ -95,6 +97,35 @@ int kapi_skb_linearize(struct kapi_skb *s)
 	return 0;
 }
 kapi_u32 fake_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
+kapi_u32 kapi_skb_frag_len(const struct kapi_skb *s, kapi_u32 i) { return s->frag_len[i]; }
+/* Checksum state: what the stack would have set, and skb_checksum_help as a flag flip. */
+static int csum_help_fail_next;
+static long csum_helped;
+void fake_skb_set_partial(struct kapi_skb *s, kapi_u16 csum_offset)
+{
+	s->partial = 1;
+	s->csum_offset = csum_offset;
+}
+int fake_skb_partial(const struct kapi_skb *s) { return s->partial; }
+void fake_csum_help_fail_next(int n) { csum_help_fail_next = n; }
+long fake_csum_helped(void) { return csum_helped; }
+int kapi_skb_csum_partial(const struct kapi_skb *s, kapi_u16 *csum_offset)
+{
+	if (!s->partial)
+		return 0;
+	*csum_offset = s->csum_offset;
+	return 1;
+}
+int kapi_skb_checksum_help(struct kapi_skb *s)
+{
+	if (csum_help_fail_next > 0) {
+		csum_help_fail_next--;
+		return -KAPI_ENOMEM;
+	}
+	s->partial = 0;
+	csum_helped++;
+	return 0;
+}
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *s, int i) { return s->frag_len[i]; }
 long fake_skbs_live(void) { return skbs_live; }
 
@@ -103,14 +134,28 @@ void kapi_page_put(struct kapi_page *pg) { kapi_kfree(pg); }
 kapi_u8 *kapi_page_address(struct kapi_page *pg) { return pg->data; }
 
 /* ---- DMA: identity, counted ---- */
-static int dma_fail_next;
+static int dma_fail_next, dma_fail_after = -1;
 void fake_dma_fail_next(int n) { dma_fail_next = n; }
-int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
+void fake_dma_fail_after(int n) { dma_fail_after = n; }
+/* Buffer and fragment maps: the next dma_fail_next fail, or the one after dma_fail_after. */
+static int dma_map_fails(void)
 {
+	if (dma_fail_after == 0) {
+		dma_fail_after = -1;
+		return 1;
+	}
+	if (dma_fail_after > 0)
+		dma_fail_after--;
 	if (dma_fail_next > 0) {
 		dma_fail_next--;
-		return -12;	/* -ENOMEM, as ib_dma_mapping_error is turned into by the shim */
+		return 1;
 	}
+	return 0;
+}
+int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, kapi_u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
+{
+	if (dma_map_fails())
+		return -12;	/* -ENOMEM, as ib_dma_mapping_error is turned into by the shim */
 	*out = (kapi_u64)(unsigned long)cpu;
 	dma_live++;
 	return 0;
@@ -123,6 +168,15 @@ int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi
 	return 0;
 }
 void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir) { dma_live--; }
+int kapi_dma_map_frag(struct kapi_ib_device *ib, struct kapi_skb *s, kapi_u32 i, kapi_u64 *out)
+{
+	if (dma_map_fails())
+		return -12;
+	*out = (kapi_u64)(unsigned long)s->frag[i]->data;
+	dma_live++;
+	return 0;
+}
+void kapi_dma_unmap_frag(struct kapi_ib_device *ib, kapi_u64 addr, kapi_u32 len) { dma_live--; }
 long fake_dma_live(void) { return dma_live; }
 /* Syncs (identity mapping: nothing to do), counted so a test sees the copy path pair them. */
 static long dma_syncs_cpu, dma_syncs_dev;
@@ -311,8 +365,15 @@ static int rc_send(struct kapi_qp *qp, kapi_u64 wr_id, kapi_u32 len)
 		cq_push_wc(qp->rc.cq, qp->ctx, wr_id, KAPI_WC_WR_FLUSH_ERR, 0);
 	return 0;
 }
-int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, kapi_u64 addr, kapi_u32 len)
+int kapi_post_send_rc(struct kapi_qp *qp, kapi_u32 lkey, kapi_u64 wr_id, const struct kapi_sge *sg, kapi_u32 n)
 {
+	kapi_u32 len = 0, i;
+
+	if (n == 0 || n > KAPI_RC_SEND_SGE_MAX || n > (qp->rc.init.send_sge ? qp->rc.init.send_sge : 1u))
+		return -KAPI_EINVAL;
+	for (i = 0; i < n; i++)
+		len += sg[i].len;
+	qp->rc.last_send_nsge = n;
 	return rc_send(qp, wr_id, len);
 }
 int kapi_post_drain_wr(struct kapi_qp *qp, kapi_u64 wr_id) { return rc_send(qp, wr_id, 0); }

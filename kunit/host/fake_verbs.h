@@ -72,7 +72,8 @@ struct fake_rc_info {
 	int defer_recv_flush;	/* set: fake_qp_set_error leaves the receive flushes for later */
 	int sends;		/* sends posted (kapi_post_send_rc + kapi_post_drain_wr) */
 	kapi_u64 last_send_wr_id;
-	kapi_u32 last_send_len;
+	kapi_u32 last_send_len;		/* all SGEs together */
+	kapi_u32 last_send_nsge;
 };
 struct fake_rc_info *fake_qp_rc(struct kapi_qp *qp) KAPI_NOEXCEPT;
 void fake_qp_set_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
@@ -82,11 +83,17 @@ void fake_qp_flush_recv(struct kapi_qp *qp) KAPI_NOEXCEPT;
 
 long fake_skbs_live(void) KAPI_NOEXCEPT;
 void fake_dma_fail_next(int n) KAPI_NOEXCEPT;	/* the next n kapi_dma_map calls fail */
+void fake_dma_fail_after(int n) KAPI_NOEXCEPT;	/* n maps (buffers, fragments) succeed, the next fails */
 long fake_dma_live(void) KAPI_NOEXCEPT;	/* mappings (buffers and pages) not yet unmapped */
 long fake_dma_syncs_cpu(void) KAPI_NOEXCEPT;	/* kapi_dma_sync_for_cpu calls so far */
 long fake_dma_syncs_dev(void) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
+/* ip_summed = CHECKSUM_PARTIAL with csum_offset (as the stack leaves a TCP/UDP skb). */
+void fake_skb_set_partial(struct kapi_skb *skb, kapi_u16 csum_offset) KAPI_NOEXCEPT;
+int fake_skb_partial(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+void fake_csum_help_fail_next(int n) KAPI_NOEXCEPT;	/* the next n kapi_skb_checksum_help fail */
+long fake_csum_helped(void) KAPI_NOEXCEPT;		/* kapi_skb_checksum_help successes so far */
 
 /* kapi_msleep: each call moves the fake clock (kapi_now_ms) and fake_slept_ms() by ms and
  * runs the hook (if set), which stands in for what other contexts (NAPI) do meanwhile. */

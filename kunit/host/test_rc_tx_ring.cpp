@@ -4,6 +4,7 @@
 // flush completions, drain at teardown, and the send watchdog's clock (cm::SendClock's rule:
 // the clock starts when the outstanding count goes 0 -> 1 and every completion is progress).
 #include "fake_verbs.h"
+#include "ipoib_addr.h"
 #include "ipoib_rc_tx_ring.h"
 #include "ktest.h"
 
@@ -13,7 +14,12 @@ namespace {
 
 struct Ctrs {
 	u64 packets = 0, bytes = 0, wc_errors = 0, ring_full = 0, dma = 0, post = 0;
-	RcSendCounters refs() { return {&packets, &bytes, &wc_errors, &ring_full, &dma, &post}; }
+	u64 csum_skipped = 0, csum_filled = 0, drop_csum = 0, linearized = 0, drop_linearize = 0, gathered = 0;
+	RcSendCounters refs()
+	{
+		return {&packets,      &bytes,	     &wc_errors, &ring_full,  &dma,		&post,
+			&csum_skipped, &csum_filled, &drop_csum, &linearized, &drop_linearize, &gathered};
+	}
 };
 
 struct TxOn {
@@ -21,11 +27,12 @@ struct TxOn {
 	kapi_cq *cq = fake_cq_new();
 	kapi_qp *qp = nullptr;
 	RcTxRing r{nullptr, c.refs()};
-	explicit TxOn(u32 entries)
+	explicit TxOn(u32 entries, u32 sge = 1)
 	{
 		kapi_qp_init init{};
+		init.send_sge = sge;
 		qp = kapi_rc_qp_create(nullptr, cq, nullptr, &init);
-		kstd::ignore(r.alloc(entries));
+		kstd::ignore(r.alloc(entries, sge));
 		r.bind(qp, 0);
 	}
 	~TxOn()
@@ -39,6 +46,20 @@ struct TxOn {
 		kapi_skb *s = kapi_skb_alloc(nullptr, len, 0, KAPI_GFP_KERNEL);
 		if (s)
 			kapi_skb_put(s, len);
+		return s;
+	}
+	// An encap header + TCP-ish bytes in the head, then `frags` page fragments of 100 bytes.
+	kapi_skb *frag_skb(u32 head, u32 frags)
+	{
+		kapi_skb *s = skb(head);
+		if (!s)
+			return nullptr;
+		for (u32 i = 0; i < frags; i++) {
+			kapi_page *pg = kapi_page_alloc(KAPI_GFP_KERNEL);
+			if (!pg)
+				break;
+			kapi_skb_add_frag(s, int(i), pg, 0, 100);
+		}
 		return s;
 	}
 	kapi_wc wc(u32 slot, u32 status) const
@@ -58,7 +79,7 @@ KTEST(rc_tx_ring, posts_tagged_and_completes_in_order)
 	{
 		TxOn t(8);
 		for (u32 i = 0; i < 3; i++) {
-			EXPECT_EQ(int(t.r.post(t.skb(100 + i), 0)), int(RcPost::Posted));
+			EXPECT_EQ(int(t.r.post(t.skb(100 + i), 0, false)), int(RcPost::Posted));
 			EXPECT_EQ(fake_qp_rc(t.qp)->last_send_wr_id, wrid(WrKind::RcSend, i));
 			EXPECT_EQ(fake_qp_rc(t.qp)->last_send_len, 100 + i);
 		}
@@ -77,12 +98,12 @@ KTEST(rc_tx_ring, full_ring_refuses_and_counts)
 {
 	TxOn t(4);
 	for (u32 i = 0; i < 4; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
 	kapi_skb *extra = t.skb(64);
-	EXPECT_EQ(int(t.r.post(extra, 0)), int(RcPost::RingFull));
+	EXPECT_EQ(int(t.r.post(extra, 0, false)), int(RcPost::RingFull));
 	EXPECT_EQ(t.c.ring_full, 1u);
 	EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 0));
-	EXPECT_EQ(int(t.r.post(extra, 0)), int(RcPost::Posted));	// the freed slot
+	EXPECT_EQ(int(t.r.post(extra, 0, false)), int(RcPost::Posted));	// the freed slot
 	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_wr_id, wrid(WrKind::RcSend, 0));	// wraps to slot 0
 }
 
@@ -91,7 +112,7 @@ KTEST(rc_tx_ring, errors_flushes_and_drain)
 	const long skbs = fake_skbs_live();
 	TxOn t(8);
 	for (u32 i = 0; i < 4; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
 	// A transport error is the connection's business (WcError); a flush is teardown's.
 	EXPECT_FALSE(t.r.complete(t.wc(0, KAPI_WC_RNR_RETRY_EXC_ERR), 0));
 	EXPECT_TRUE(t.r.complete(t.wc(1, KAPI_WC_WR_FLUSH_ERR), 0));
@@ -109,11 +130,11 @@ KTEST(rc_tx_ring, watchdog_clock)
 	constexpr u64 W = cm::kSendWatchdogMs;
 	TxOn t(8);
 	EXPECT_FALSE(t.r.stalled(1000000));	// idle: nothing outstanding is never a stall
-	EXPECT_EQ(int(t.r.post(t.skb(64), 50000)), int(RcPost::Posted));	// 0 -> 1: clock starts
+	EXPECT_EQ(int(t.r.post(t.skb(64), 50000, false)), int(RcPost::Posted));	// 0 -> 1: clock starts
 	// cm::send_stalled: more than kSendWatchdogMs without progress
 	EXPECT_FALSE(t.r.stalled(50000 + W));
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
-	EXPECT_EQ(int(t.r.post(t.skb(64), 55000)), int(RcPost::Posted));	// 1 -> 2: no restart
+	EXPECT_EQ(int(t.r.post(t.skb(64), 55000, false)), int(RcPost::Posted));	// 1 -> 2: no restart
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
 	EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 58000));	// progress
 	EXPECT_FALSE(t.r.stalled(58000 + W));
@@ -150,7 +171,7 @@ KTEST(rc_tx_ring, wait_completed_bounded)
 	EXPECT_EQ(fake_slept_ms(), 0u);
 	// three posted, NAPI completes them: returns as soon as the ring is empty
 	for (u32 i = 0; i < 3; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
 	Completer c{&t, 0, 3};
 	fake_msleep_hook(complete_one, &c);
 	EXPECT_TRUE(t.r.wait_completed(1000));
@@ -159,7 +180,7 @@ KTEST(rc_tx_ring, wait_completed_bounded)
 	EXPECT_EQ(t.c.packets, 3u);
 	// two posted, only one ever completes: the bound expires, the other stays for the flush
 	for (u32 i = 0; i < 2; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
 	Completer d{&t, 3, 1};
 	fake_msleep_hook(complete_one, &d);
 	EXPECT_FALSE(t.r.wait_completed(100));
@@ -168,7 +189,136 @@ KTEST(rc_tx_ring, wait_completed_bounded)
 	fake_msleep_hook(nullptr, nullptr);
 }
 
+// Review F4: the head and each fragment are one SGE each; every mapping is undone at the
+// completion; an skb with more fragments than the QP's SGEs is linearized (counted).
+KTEST(rc_tx_ring, gathers_head_and_fragments)
+{
+	const long skbs = fake_skbs_live(), dma = fake_dma_live();
+	{
+		TxOn t(8, KAPI_RC_SEND_SGE_MAX);
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, 3), 0, false)), int(RcPost::Posted));
+		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 4u);
+		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_len, 360u);
+		EXPECT_EQ(fake_dma_live(), dma + 4);
+		EXPECT_EQ(t.c.linearized, 0u);
+		EXPECT_EQ(t.c.gathered, 1u);
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, KAPI_SKB_MAX_FRAGS), 0, false)), int(RcPost::Posted));
+		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, u32(KAPI_RC_SEND_SGE_MAX));
+		EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1));
+		EXPECT_TRUE(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1));
+		EXPECT_EQ(fake_dma_live(), dma);
+		EXPECT_EQ(t.c.bytes, 360u + 60u + 100u * KAPI_SKB_MAX_FRAGS);
+	}
+	EXPECT_EQ(fake_skbs_live(), skbs);
+}
+
+KTEST(rc_tx_ring, linearizes_only_above_the_sge_limit)
+{
+	const long dma = fake_dma_live();
+	TxOn t(8, 3);
+	EXPECT_EQ(int(t.r.post(t.frag_skb(60, 2), 0, false)), int(RcPost::Posted));	// 3 SGEs: fits
+	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 3u);
+	EXPECT_EQ(t.c.linearized, 0u);
+	EXPECT_EQ(int(t.r.post(t.frag_skb(60, 3), 0, false)), int(RcPost::Posted));	// 4 > 3: one buffer
+	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 1u);
+	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_len, 360u);
+	EXPECT_EQ(t.c.linearized, 1u);
+	EXPECT_EQ(t.c.gathered, 1u);	// the first only
+	// a linearize that cannot allocate drops the packet (the caller frees it), counted
+	kapi_skb *big = t.frag_skb(60, 5);
+	{
+		ktest::AllocFailAll no_memory;
+		EXPECT_EQ(int(t.r.post(big, 0, false)), int(RcPost::Linearize));
+	}
+	EXPECT_EQ(t.c.drop_linearize, 1u);
+	kapi_skb_free(big);
+	EXPECT_EQ(t.r.drain(), 2u);
+	EXPECT_EQ(fake_dma_live(), dma);
+}
+
+// Without memory for its gather table the ring falls back to one SGE per send (the QP is
+// created with what sge() says), linearizing fragmented skbs.
+KTEST(rc_tx_ring, no_gather_table_means_one_sge)
+{
+	Ctrs c;
+	RcTxRing r{nullptr, c.refs()};
+	ktest_alloc_fail_nth(1);	// the slots succeed, the entries x 19 table fails
+	EXPECT_OK(r.alloc(8, KAPI_RC_SEND_SGE_MAX));
+	ktest_alloc_fail_nth(-1);
+	EXPECT_EQ(r.sge(), 1u);
+	EXPECT_EQ(r.size(), 8u);
+	RcTxRing r2{nullptr, c.refs()};
+	EXPECT_OK(r2.alloc(8, 100));	// clamped to the head + every fragment
+	EXPECT_EQ(r2.sge(), u32(KAPI_RC_SEND_SGE_MAX));
+}
+
+KTEST(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped)
+{
+	const long dma = fake_dma_live();
+	TxOn t(8, KAPI_RC_SEND_SGE_MAX);
+	kapi_skb *s = t.frag_skb(60, 4);
+	// head + 2 fragments map, the 3rd fragment fails
+	fake_dma_fail_after(3);
+	EXPECT_EQ(int(t.r.post(s, 0, false)), int(RcPost::Dma));
+	EXPECT_EQ(t.c.dma, 1u);
+	EXPECT_EQ(fake_dma_live(), dma);
+	EXPECT_EQ(t.r.outstanding(), 0u);
+	EXPECT_EQ(int(t.r.post(s, 0, false)), int(RcPost::Posted));	// the slot is free again
+	EXPECT_EQ(t.r.drain(), 1u);
+	EXPECT_EQ(fake_dma_live(), dma);
+}
+
+// The checksum rule (cm::tx_csum) as the ring applies it: towards a negotiated peer a
+// TCP/UDP CHECKSUM_PARTIAL packet is marked and left unfilled; otherwise it is filled.
+KTEST(rc_tx_ring, checksum_marked_or_filled)
+{
+	TxOn t(8);
+	const long helped = fake_csum_helped();
+	kapi_skb *tcp = t.skb(64);
+	encap_write(kapi_skb_data(tcp), 0x0800);
+	fake_skb_set_partial(tcp, cm::kTcpCsumOffset);
+	EXPECT_EQ(int(t.r.post(tcp, 0, true)), int(RcPost::Posted));
+	EXPECT_TRUE(cm::encap_csum_marked(kapi_skb_data(tcp)));
+	EXPECT_TRUE(fake_skb_partial(tcp));
+	EXPECT_EQ(t.c.csum_skipped, 1u);
+	EXPECT_EQ(fake_csum_helped(), helped);
+	// the same towards a peer that did not negotiate it: filled, not marked
+	kapi_skb *tcp2 = t.skb(64);
+	encap_write(kapi_skb_data(tcp2), 0x0800);
+	fake_skb_set_partial(tcp2, cm::kTcpCsumOffset);
+	EXPECT_EQ(int(t.r.post(tcp2, 0, false)), int(RcPost::Posted));
+	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(tcp2)));
+	EXPECT_FALSE(fake_skb_partial(tcp2));
+	EXPECT_EQ(t.c.csum_filled, 1u);
+	// a checksum field skb_checksum_setup cannot restore (not TCP's or UDP's): filled
+	kapi_skb *other = t.skb(64);
+	encap_write(kapi_skb_data(other), 0x0800);
+	fake_skb_set_partial(other, 2);
+	EXPECT_EQ(int(t.r.post(other, 0, true)), int(RcPost::Posted));
+	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(other)));
+	EXPECT_EQ(t.c.csum_filled, 2u);
+	// a packet whose checksum is done already goes as it is
+	kapi_skb *done = t.skb(64);
+	encap_write(kapi_skb_data(done), 0x0800);
+	EXPECT_EQ(int(t.r.post(done, 0, true)), int(RcPost::Posted));
+	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(done)));
+	EXPECT_EQ(fake_csum_helped(), helped + 2);
+	// skb_checksum_help failing: dropped before anything is mapped, counted
+	kapi_skb *bad = t.skb(64);
+	fake_skb_set_partial(bad, cm::kUdpCsumOffset);
+	fake_csum_help_fail_next(1);
+	EXPECT_EQ(int(t.r.post(bad, 0, false)), int(RcPost::Csum));
+	EXPECT_EQ(t.c.drop_csum, 1u);
+	EXPECT_EQ(t.r.outstanding(), 4u);
+	kapi_skb_free(bad);
+	EXPECT_EQ(t.r.drain(), 4u);
+}
+
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock),
-	    KTEST_CASE(rc_tx_ring, wait_completed_bounded));
+	    KTEST_CASE(rc_tx_ring, wait_completed_bounded), KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
+	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
+	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
+	    KTEST_CASE(rc_tx_ring, no_gather_table_means_one_sge),
+	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled));

@@ -6,8 +6,9 @@
 #   - MTU: connected raises it to 65520 (the bound), `ip link set mtu` may lower it, not
 #     exceed it; datagram returns to the UD MTU (2044) or keeps a smaller admin MTU; a
 #     broadcast join in connected mode leaves the MTU alone (the children);
-#   - offloads: checksum/TSO off in connected mode (ndo_fix_features), `ethtool -k` back to
-#     exactly its datagram output after the switch back;
+#   - offloads (ndo_fix_features, docs/connected.md §9a): connected mode offers IPv4/IPv6
+#     checksum and SG (cm_csum_free=1, the default) but never TSO nor the generic HW checksum;
+#     `ethtool -k` back to exactly its datagram output after the switch back;
 #   - a packet above the UD MTU: unicast IPv4/IPv6 pings of 3000 B get through by PMTU
 #     discovery (while unicast still goes over UD, the first one is answered with ICMP
 #     frag-needed / packet-too-big and counted); a broadcast ping above the UD MTU is
@@ -58,10 +59,10 @@ check "sysfs: echo connected > ib0/mode" sysw A ib0/mode connected
 check "ib0 is in connected mode (sysfs, ip -d link)" mode_is A ib0 connected
 check "connected mode raises the MTU to 65520" mtu_is A ib0 65520
 check_delta "mode change counted" m A:ib0 mode_changes -eq 1
-check_output "ethtool -k: no tx checksum offload in connected mode" 'tx-checksum-ipv4: off' ns_exec A ethtool -k ib0
+check_output "ethtool -k: tx checksum (IPv4) offered in connected mode (cm_csum_free=1)" 'tx-checksum-ipv4: on' ns_exec A ethtool -k ib0
 check_output "ethtool -k: no TSO in connected mode" 'tcp-segmentation-offload: off' ns_exec A ethtool -k ib0
-check_fail "ethtool -K tx-checksum-ipv4 on is refused in connected mode" 'Could not change|Cannot change|not supported' \
-    ns_exec A ethtool -K ib0 tx-checksum-ipv4 on
+check_fail "ethtool -K tx-checksum-ip-generic on is refused in connected mode" 'Could not change|Cannot change|not supported' \
+    ns_exec A ethtool -K ib0 tx-checksum-ip-generic on
 check_fail "MTU 65521 refused (above connected mode's 65520)" 'greater than device maximum|Invalid argument' \
     ip -n A link set ib0 mtu 65521
 check "MTU lowered to 9000 in connected mode" all 'ip -n A link set ib0 mtu 9000' 'mtu_is A ib0 9000'

@@ -1,0 +1,14 @@
+#!/bin/sh
+# ipoib-cm-csum.sh with ours loaded cm_csum_free=0: the same traffic, and not one packet
+# goes without its checksum (rc_tx_csum_skipped +0 ours<->ours too), ethtool -k shows no
+# checksum offload in connected mode; forwarding and the in-tree peer as before.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=3
+# load: ib_ipoib
+# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d cm_csum_free=0
+# mem: 1024
+# timeout: 420
+# kernels: stock
+. /e2e/ipoib-cm-csum.sh
