@@ -42,8 +42,8 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 } // namespace
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
-// (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
-// an SRQ-attached QP).
+// [wait=] (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's
+// receives for an SRQ-attached QP; wait=sends / wait=drep while a graceful wait is parked).
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -53,12 +53,13 @@ void CmTable::show(kapi_seq *s)
 		peer.b[0] = kFlagRc;	// a CM peer: the address it announces carries the RC flag
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu\n",
+		const char *wait = c.wait_name();
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
-				(unsigned long long)(c.idle_ms(now) / 1000));
+				(unsigned long long)(c.idle_ms(now) / 1000), wait ? " wait=" : "", wait ? wait : "");
 	}
 }
 
@@ -154,6 +155,10 @@ void CmTable::mode_changed(bool connected)
 
 void CmTable::housekeeping()
 {
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		house_due_ = ~0ull;	// running: any kick_house schedules the next run
+	}
 	free_dead();
 	if (__atomic_exchange_n(&rx_retry_, false, __ATOMIC_ACQ_REL))
 		kapi_napi_schedule(netdev());	// a ring's refused posts: NAPI retries them
@@ -170,6 +175,7 @@ void CmTable::housekeeping()
 		if (!open_)
 			return;
 		for (Connection &c : conns_) {
+			c.resume_if_due(now);	// a parked graceful wait at its deadline
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
 				log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)",
 					   c.qpn(), kCmDrainTimeoutMs);

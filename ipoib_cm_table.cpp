@@ -83,7 +83,10 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
 	if (!house_)
 		return Status::NoMem;
-	__atomic_store_n(&house_on_, true, __ATOMIC_RELEASE);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		house_on_ = true;
+	}
 	kapi_dev_sge sge{};
 	kapi_ib_query_sge(ib(), &sge);
 	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
@@ -146,6 +149,7 @@ Status CmTable::open()
 		kstd::SpinIrqSaveGuard g(lock_);
 		open_ = true;
 	}
+	__atomic_store_n(&waits_cut_, ~0ull, __ATOMIC_RELEASE);
 	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);	// the housekeeping work arms the limit
 	kick_house(0);
 	return Status::Ok;
@@ -165,20 +169,46 @@ void CmTable::stop_begin()
 		if (l)
 			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
 	kapi_dwork_cancel(house_);
+	// The graceful waits of the closes (docs/connected.md §4) run side by side, each up to
+	// its own bound, but none beyond this cut: the rest of stop's bound is the fences'
+	// (QpToErr and the drain with NAPI still on), so what stop_end keeps is in error.
+	const u64 start = kapi_now_ms();
+	__atomic_store_n(&waits_cut_, start + kCmStopWaitMs - kCmStopFenceMs, __ATOMIC_RELEASE);
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_)
 			c.feed(cm::Event::of(cm::Ev::Close));
 	}
-	// The fences need NAPI, still on: wait for them, bounded.
-	for (u32 waited = 0; waited < kCmStopWaitMs; waited += 10) {
+	// The fences need NAPI, still on: wait for them, bounded. The housekeeping work is off:
+	// the waits' deadlines are this loop's.
+	while (kapi_now_ms() - start < kCmStopWaitMs) {
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			if (conns_.empty())
 				break;
 		}
+		resume_due_waits(kapi_now_ms());
 		kapi_msleep(10);
 	}
+}
+
+void CmTable::resume_due_waits(u64 now)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	for (Connection &c : conns_)
+		c.resume_if_due(now);
+}
+
+u64 CmTable::wait_deadline(u64 until) const
+{
+	const u64 cut = __atomic_load_n(&waits_cut_, __ATOMIC_ACQUIRE);
+	return until < cut ? until : cut;
+}
+
+void CmTable::wake_at(u64 when)
+{
+	const u64 now = kapi_now_ms();
+	kick_house(when > now ? u32(when - now) : 0);
 }
 
 void CmTable::stop_end()
@@ -222,10 +252,12 @@ void CmTable::stop_end()
 void CmTable::teardown()
 {
 	u32 left = 0;
+	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
 			c.feed(cm::Event::of(cm::Ev::ForceDestroy));
+			c.resume_if_due(0);
 			left++;
 		}
 	}
@@ -243,8 +275,14 @@ void CmTable::teardown()
 		kapi_msleep(10);
 	}
 	if (house_) {
-		__atomic_store_n(&house_on_, false, __ATOMIC_RELEASE);	// no SRQ event, retire or
-		kapi_dwork_cancel(house_);				// NAPI pass requeues it
+		// Under the lock, as kick_house checks and schedules (review-s5 F6): a retire or
+		// NAPI pass that read house_on_ before this has scheduled it already, and the
+		// cancel below waits for that; none can schedule it after.
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			house_on_ = false;
+		}
+		kapi_dwork_cancel(house_);
 	}
 	free_dead();
 	srq_.destroy();
@@ -255,11 +293,22 @@ void CmTable::teardown()
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
 }
 
-// The housekeeping work, unless teardown has cancelled it for good.
+// The housekeeping work, unless teardown has cancelled it for good. mod_delayed_work sets the
+// timer to the last request: one that is due later than the pending one is dropped, so a
+// parked wait's deadline (wake_at) is never postponed by the period's reschedule.
 void CmTable::kick_house(u32 ms)
 {
-	if (house_ && __atomic_load_n(&house_on_, __ATOMIC_ACQUIRE))
-		kapi_dwork_schedule(house_, ms);
+	if (!house_)
+		return;
+	const u64 now = kapi_now_ms();
+	const u64 due = now + ms;
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (!house_on_)
+		return;
+	if (house_due_ != ~0ull && house_due_ >= now && house_due_ <= due)
+		return;	// due sooner already
+	house_due_ = due;
+	kapi_dwork_schedule(house_, ms);
 }
 
 // ---- peers
