@@ -34,6 +34,12 @@ cm::WcCause wc_cause(u32 status)
 	return cm::WcCause::Other;
 }
 
+// The peer-level decisions of a teardown step (the table's may_carry waits for them).
+bool peer_action(cm::Action a)
+{
+	return a == cm::Action::FallBack || a == cm::Action::Reconnect || a == cm::Action::AwaitOther;
+}
+
 bool peer_announces_bidir(const u8 *priv, u32 len)
 {
 	const cm::Caps c = cm::caps_parse(priv, len);
@@ -144,10 +150,20 @@ cm::Step Connection::feed(const cm::Event &e)
 		t_.log().err("connection step queue full: step of event %u lost", unsigned(e.kind));
 		return st;
 	}
+	// Counted before xmit can see the teardown (the state changed under this lock): the
+	// executor's action takes it back, or a failure skips it (execute).
+	note_peer_actions(st, 0, 1);
 	// Queued under the lock: the table frees a retired connection only after taking this
 	// lock once and cancelling the work item, so no queue_work can follow the free.
 	kapi_work_queue(work_);
 	return st;
+}
+
+void Connection::note_peer_actions(const cm::Step &st, u8 from, int delta)
+{
+	for (u8 i = from; i < st.n; i++)
+		if (peer_action(st.act[i]))
+			__atomic_add_fetch(&peer_actions_, u32(delta), __ATOMIC_RELEASE);
 }
 
 void Connection::cm_event(const kapi_cm_event &ev)
@@ -345,10 +361,12 @@ void Connection::execute(cm::Step st, u8 from)
 		t_.log().debug("connection %s: %s failed (%d)", dir_ == cm::Dir::Active ? "active" : "passive",
 			       cm::action_name(a), kstd::to_errno(s));
 		// The rest of the step is not executed (so a failed setup never sent its REQ/REP).
+		note_peer_actions(st, u8(i + 1), -1);
 		cm::Step next;
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			next = conn_.on(cm::Event::setup_failed(qp_ != nullptr, rts_done_));
+			note_peer_actions(next, 0, 1);
 		}
 		return execute(next);
 	}
@@ -440,6 +458,13 @@ void Connection::resume_if_due(u64 now)
 		kick();
 }
 
+u64 Connection::wait_due() const
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return 0;
+	return __atomic_load_n(&wait_until_, __ATOMIC_RELAXED);
+}
+
 const char *Connection::wait_name() const
 {
 	switch (__atomic_load_n(&wait_, __ATOMIC_RELAXED)) {
@@ -516,9 +541,18 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		return Status::Ok;
 	case Action::StartSending: t_.start_sending(*this); return Status::Ok;
 	case Action::Destroy: destroy(); return Status::Ok;
-	case Action::FallBack: t_.fall_back(*this); return Status::Ok;
-	case Action::Reconnect: t_.reconnect(*this); return Status::Ok;
-	case Action::AwaitOther: t_.await_other(*this); return Status::Ok;
+	case Action::FallBack:
+		t_.fall_back(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::Reconnect:
+		t_.reconnect(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::AwaitOther:
+		t_.await_other(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
 	case Action::WaitSends:
 	case Action::WaitDrep:
 		return Status::Ok;	// parked by execute(), never run here

@@ -118,6 +118,8 @@ public:
 	void resume_if_due(u64 now);
 	// The wait a step is parked in, for debugfs (wait=sends / wait=drep), or nullptr.
 	const char *wait_name() const;
+	// The parked wait's own deadline (kapi_now_ms clock), 0 when none is parked.
+	u64 wait_due() const;
 	// Draining for longer than ms and not reported yet: the caller feeds Ev::DrainTimeout
 	// (counted, logged; the connection keeps waiting for its fence, docs/connected.md §4).
 	bool drain_overdue(u64 now, u64 ms);
@@ -125,6 +127,9 @@ public:
 	// Counters (a consistent-enough copy for ethtool; retired ones are final).
 	cm::Counters counters() const;
 	const RcStats &stats() const { return st_; }
+	// A step queued or running holds FallBack, Reconnect or AwaitOther that has not run yet
+	// (the table's may_carry: xmit waits for that decision instead of connecting anew).
+	bool peer_action_pending() const { return __atomic_load_n(&peer_actions_, __ATOMIC_ACQUIRE) != 0; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
 	// Table lock: its StartSending ran and its StopSending did not yet, so it may carry the
 	// peer's packets; the table publishes one such connection per peer (CmTable::republish).
@@ -139,6 +144,8 @@ private:
 	bool resume_parked(cm::Step &st, u8 &from);
 	void wait_expired(u8 w);	// counted, logged
 	void kick();			// requeue the work item if a step is parked
+	// peer_actions_ += delta for each FallBack/Reconnect/AwaitOther of st from index from
+	void note_peer_actions(const cm::Step &st, u8 from, int delta);
 	Status act(cm::Action a, const cm::Step &st);
 	Status create_qp();
 	Status send_req();
@@ -174,6 +181,7 @@ private:
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
+	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
 	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)
 	cm::Step parked_;		// work item only: the step, resumed at parked_next_
 	u8 parked_next_ = 0;

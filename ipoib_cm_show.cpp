@@ -170,12 +170,16 @@ void CmTable::housekeeping()
 	const u64 now = kapi_now_ms();
 	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
 	kstd::List<CmPeer> gone;
+	u64 next = now + kCmHousekeepMs;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_)
 			return;
 		for (Connection &c : conns_) {
 			c.resume_if_due(now);	// a parked graceful wait at its deadline
+			const u64 due = c.wait_due();
+			if (due > now && due < next)
+				next = due;
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
 				log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)",
 					   c.qpn(), kCmDrainTimeoutMs);
@@ -205,7 +209,7 @@ void CmTable::housekeeping()
 	}
 	while (CmPeer *p = gone.pop_front())
 		delete p;
-	kick_house(kCmHousekeepMs);
+	kick_house(u32(next - now));	// the period, or sooner for a parked wait's deadline
 }
 
 } // namespace ipoib

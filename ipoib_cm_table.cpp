@@ -169,6 +169,10 @@ void CmTable::stop_begin()
 		if (l)
 			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
 	kapi_dwork_cancel(house_);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		house_due_ = ~0ull;	// not scheduled: open()'s kick must not be skipped
+	}
 	// The graceful waits of the closes (docs/connected.md §4) run side by side, each up to
 	// its own bound, but none beyond this cut: the rest of stop's bound is the fences'
 	// (QpToErr and the drain with NAPI still on), so what stop_end keeps is in error.
@@ -300,13 +304,12 @@ void CmTable::kick_house(u32 ms)
 {
 	if (!house_)
 		return;
-	const u64 now = kapi_now_ms();
-	const u64 due = now + ms;
+	const u64 due = kapi_now_ms() + ms;
 	kstd::SpinIrqSaveGuard g(lock_);
 	if (!house_on_)
 		return;
-	if (house_due_ != ~0ull && house_due_ >= now && house_due_ <= due)
-		return;	// due sooner already
+	if (house_due_ != ~0ull && house_due_ <= due)
+		return;	// due sooner already (or overdue, not run yet)
 	house_due_ = due;
 	kapi_dwork_schedule(house_, ms);
 }
@@ -372,13 +375,18 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 
 // ---- xmit
 
-// The peer's connection can still carry its queue (it has not started its teardown).
+// The peer's connection can still carry its queue (it has not started its teardown), or it
+// has and its step still holds a decision for the peer (FallBack, Reconnect, AwaitOther) that
+// has not run yet (review2-s5 R7): a new connection opened in between would skip the
+// back-off once, and FallBack would then send the new connection's queue over UD.
 bool CmTable::may_carry(const Connection *c)
 {
 	if (!c)
 		return false;
+	// The state first: feed() changes it and counts the step's peer actions under the
+	// connection's lock, so a teardown seen here has its count visible too.
 	const cm::State st = c->state();
-	return st != cm::State::Draining && st != cm::State::Closed;
+	return (st != cm::State::Draining && st != cm::State::Closed) || c->peer_action_pending();
 }
 
 CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
@@ -798,6 +806,7 @@ void CmTable::await_other(Connection &c)
 void CmTable::retire(Connection &c)
 {
 	stop_sending(c);	// StopSending came first (ForceDestroy too); belt and braces
+	CmPending q;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (CmPeer *p = c.owner) {
@@ -807,6 +816,16 @@ void CmTable::retire(Connection &c)
 				p->passive = nullptr;
 			p->conns--;
 			c.owner = nullptr;
+			// Packets that waited for this connection and now have nobody to carry
+			// them (review-s5 F8: a teardown without FallBack/Reconnect, e.g. the
+			// peer's DREQ or REJ while they queued): back to xmit, which opens a new
+			// connection or takes UD, instead of waiting for the next packet.
+			if (open_ && !p->send && !may_carry(p->active) && !may_carry(p->passive) && !p->await_until) {
+				kapi_skb *skb;
+				while (p->pending.pop(skb))
+					if (!q.push(skb))
+						kapi_skb_free(skb);	// same capacity: cannot happen
+			}
 		}
 		if (c.stop_listed) {	// ForceDestroy before NAPI ran the stop
 			for (Connection **p = &rx_stops_; *p; p = &(*p)->stop_next) {
@@ -823,6 +842,9 @@ void CmTable::retire(Connection &c)
 		retired_st_.add(c.stats());
 		dead_.push_back(c);
 	}
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
 	kick_house(0);
 }
 
