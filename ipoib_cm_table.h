@@ -207,7 +207,7 @@ private:
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
 	bool house_on_ = false;		// lock_: house_ may be scheduled (start() .. teardown())
-	u64 house_due_ = 0;		// lock_: when house_ is scheduled to run (~0: running, none)
+	u64 house_due_ = ~0ull;		// lock_: when house_ is scheduled to run (~0: none, or running)
 	u64 waits_cut_ = ~0ull;		// atomic: no graceful wait lasts beyond (interface stop)
 	CmSrq srq_;
 	RcStats srq_st_;
