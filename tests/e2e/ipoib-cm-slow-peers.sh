@@ -21,6 +21,8 @@
 # load: ib_ipoib_cm ports=softib0:1,softib1:1,softib2:1,softib3:1,softib4:1,softib5:1 ifname=icm%d
 # mem: 1024
 # timeout: 300
+# debug-timeout: 2400
+# (debug: 1167 s of its 1200 under a load of 12, most of it six hosts coming up under KASAN)
 # kernels: stock debug
 . /e2e/lib.sh
 plan 25
