@@ -34,6 +34,12 @@ cm::WcCause wc_cause(u32 status)
 	return cm::WcCause::Other;
 }
 
+// The peer-level decisions of a teardown step (the table's may_carry waits for them).
+bool peer_action(cm::Action a)
+{
+	return a == cm::Action::FallBack || a == cm::Action::Reconnect || a == cm::Action::AwaitOther;
+}
+
 bool peer_announces_bidir(const u8 *priv, u32 len)
 {
 	const cm::Caps c = cm::caps_parse(priv, len);
@@ -154,19 +160,32 @@ cm::Step Connection::feed(const cm::Event &e)
 		t_.log().err("connection step queue full: step of event %u lost", unsigned(e.kind));
 		return st;
 	}
+	// Counted before xmit can see the teardown (the state changed under this lock): the
+	// executor's action takes it back, or a failure skips it (execute).
+	note_peer_actions(st, 0, 1);
 	// Queued under the lock: the table frees a retired connection only after taking this
 	// lock once and cancelling the work item, so no queue_work can follow the free.
 	kapi_work_queue(work_);
 	return st;
 }
 
+void Connection::note_peer_actions(const cm::Step &st, u8 from, int delta)
+{
+	for (u8 i = from; i < st.n; i++)
+		if (peer_action(st.act[i]))
+			__atomic_add_fetch(&peer_actions_, u32(delta), __ATOMIC_RELEASE);
+}
+
 void Connection::cm_event(const kapi_cm_event &ev)
 {
 	// What WaitDrep waits for: the peer is done with the connection (its answer to our DREQ,
-	// its own DREQ crossing ours, a REJ) or ib_cm gave up on the DREQ.
+	// its own DREQ crossing ours, a REJ) or ib_cm gave up on the DREQ. A parked WaitDrep
+	// resumes now (the event's own step, if any, is queued behind it).
 	if (ev.kind == KAPI_CM_EV_DREP || ev.kind == KAPI_CM_EV_DREQ || ev.kind == KAPI_CM_EV_REJ ||
-	    ev.kind == KAPI_CM_EV_DREQ_ERROR || ev.kind == KAPI_CM_EV_TIMEWAIT_EXIT)
-		__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);
+	    ev.kind == KAPI_CM_EV_DREQ_ERROR || ev.kind == KAPI_CM_EV_TIMEWAIT_EXIT) {
+		__atomic_store_n(&peer_closing_, true, __ATOMIC_SEQ_CST);
+		kick();
+	}
 	switch (ev.kind) {
 	case KAPI_CM_EV_REP: {
 		cm::PrivData pd;
@@ -223,6 +242,10 @@ void Connection::on_wc(const kapi_wc &wc, u64 now)
 		t_.rc_sent(1);
 		if (!ok)
 			feed(cm::Event::wc_error(wc_cause(wc.status)));
+		if (!tx_.outstanding()) {	// the last one: a parked WaitSends resumes
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			kick();
+		}
 		return;
 	}
 	case WrKind::Drain:
@@ -317,21 +340,30 @@ void Connection::run()
 {
 	for (;;) {
 		cm::Step st;
-		{
+		u8 from = 0;
+		if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) != kNoWait) {
+			if (!resume_parked(st, from))
+				return;	// still waiting: the FIFO stays behind it
+		} else {
 			kstd::SpinIrqSaveGuard g(lock_);
 			if (!steps_.pop(st))
 				return;
 		}
-		execute(st);
+		execute(st, from);
 		if (destroyed_)
 			return;	// retired: the table frees it
 	}
 }
 
-void Connection::execute(cm::Step st)
+void Connection::execute(cm::Step st, u8 from)
 {
-	for (u8 i = 0; i < st.n; i++) {
+	for (u8 i = from; i < st.n; i++) {
 		const cm::Action a = st.act[i];
+		if (a == cm::Action::WaitSends || a == cm::Action::WaitDrep) {
+			if (park(st, u8(i + 1), a == cm::Action::WaitSends ? kWaitSends : kWaitDrep))
+				return;	// run() resumes it at i + 1
+			continue;
+		}
 		const Status s = act(a, st);
 		if (a == cm::Action::Destroy) {
 			// retired: nothing of the step may touch the neighbour after it (the state
@@ -346,12 +378,116 @@ void Connection::execute(cm::Step st)
 		t_.log().debug("connection %s: %s failed (%d)", dir_ == cm::Dir::Active ? "active" : "passive",
 			       cm::action_name(a), kstd::to_errno(s));
 		// The rest of the step is not executed (so a failed setup never sent its REQ/REP).
+		note_peer_actions(st, u8(i + 1), -1);
 		cm::Step next;
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
-			next = conn_.on(cm::Event::setup_failed(qp_ != nullptr));
+			next = conn_.on(cm::Event::setup_failed(qp_ != nullptr, rts_done_));
+			note_peer_actions(next, 0, 1);
 		}
 		return execute(next);
+	}
+}
+
+// ---- the graceful waits (docs/connected.md §4): parked steps, never a sleep in the work
+
+bool Connection::wait_holds(u8 w) const
+{
+	// WaitSends: after QuiesceTx nothing posts any more and NAPI completes what was posted.
+	// WaitDrep: the QP stays in RTS until the peer is done with it.
+	if (w == kWaitSends)
+		return tx_.outstanding() == 0;
+	return __atomic_load_n(&peer_closing_, __ATOMIC_SEQ_CST);
+}
+
+// True when the step is parked (the caller returns); false when the wait is already over
+// (its condition holds, or interface stop cut the waits short) and the step goes on.
+bool Connection::park(const cm::Step &st, u8 next, u8 w)
+{
+	if (wait_holds(w))
+		return false;
+	const u64 now = kapi_now_ms();
+	const u64 until = t_.wait_deadline(now + (w == kWaitSends ? cm::kWaitSendsMs : cm::kWaitDrepMs));
+	if (now >= until) {
+		wait_expired(w);
+		return false;
+	}
+	parked_ = st;
+	parked_next_ = next;
+	__atomic_store_n(&wait_until_, until, __ATOMIC_RELAXED);
+	// Published before the condition is read again, as the triggers publish the condition
+	// before they read wait_ (kick): of a completion racing the park, one sees the other.
+	__atomic_store_n(&wait_, w, __ATOMIC_SEQ_CST);
+	if (wait_holds(w)) {
+		__atomic_store_n(&wait_, u8(kNoWait), __ATOMIC_SEQ_CST);
+		return false;
+	}
+	t_.wake_at(until);	// the housekeeping work resumes it at the deadline
+	return true;
+}
+
+// The work item with a step parked: when the wait is over, st and from are the rest of it.
+bool Connection::resume_parked(cm::Step &st, u8 &from)
+{
+	const u8 w = __atomic_load_n(&wait_, __ATOMIC_SEQ_CST);
+	if (!wait_holds(w)) {
+		// interface stop may have moved the deadline closer since the park
+		const u64 until = t_.wait_deadline(__atomic_load_n(&wait_until_, __ATOMIC_RELAXED));
+		if (kapi_now_ms() < until)
+			return false;
+		wait_expired(w);
+	}
+	st = parked_;
+	from = parked_next_;
+	__atomic_store_n(&wait_, u8(kNoWait), __ATOMIC_SEQ_CST);
+	return true;
+}
+
+void Connection::wait_expired(u8 w)
+{
+	if (w == kWaitSends) {
+		// QpToErr flushes the rest (counted: the peer is slow or gone; the send watchdog
+		// and RETRY_EXC deal with it).
+		count_local(st_.rc_tx_wait_expired);
+		t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after the wait: flushed", qpn(),
+			       tx_.outstanding());
+	} else {
+		count_local(st_.rc_drep_wait_expired);
+		t_.log().debug("QPN 0x%06x: no DREP within the wait", qpn());
+	}
+}
+
+void Connection::kick()
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return;
+	// Under the lock, as feed() queues: the table frees a retired connection only after
+	// taking it once and cancelling the work item.
+	kstd::SpinIrqSaveGuard g(lock_);
+	kapi_work_queue(work_);
+}
+
+void Connection::resume_if_due(u64 now)
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return;
+	if (now >= t_.wait_deadline(__atomic_load_n(&wait_until_, __ATOMIC_RELAXED)))
+		kick();
+}
+
+u64 Connection::wait_due() const
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return 0;
+	return __atomic_load_n(&wait_until_, __ATOMIC_RELAXED);
+}
+
+const char *Connection::wait_name() const
+{
+	switch (__atomic_load_n(&wait_, __ATOMIC_RELAXED)) {
+	case kWaitSends: return "sends";
+	case kWaitDrep: return "drep";
+	default: return nullptr;
 	}
 }
 
@@ -380,7 +516,11 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		return rx_.post_initial(t_.params().nonsrq_min_recv);
 	case Action::QpToRtr:
 		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer)));
-	case Action::QpToRts: return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0));
+	case Action::QpToRts: {
+		const int rc = kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0);
+		rts_done_ = rc == 0;
+		return kstd::from_errno(rc);
+	}
 	case Action::SendReq: return send_req();
 	case Action::SendRep: return send_rep();
 	case Action::SendRtu: return kstd::from_errno(kapi_cm_send_rtu(id_));
@@ -390,12 +530,6 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		if (const int rc = kapi_cm_send_dreq(id_)) {
 			__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);	// no DREP will come
 			return kstd::from_errno(rc);
-		}
-		return Status::Ok;
-	case Action::WaitDrep:
-		if (!wait_drep()) {
-			count_local(st_.rc_drep_wait_expired);
-			t_.log().debug("QPN 0x%06x: no DREP after %u ms", qpn(), cm::kWaitSendsMs);
 		}
 		return Status::Ok;
 	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
@@ -410,6 +544,13 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		return kstd::from_errno(rc);
 	}
 	case Action::PostDrainWr:
+		if (!rts_done_) {
+			// A teardown step computed before the setup step ahead of it failed at
+			// QpToRtr/QpToRts (review2-s5 R4): SetupFailed took the drain WR out of
+			// the fence (some firmware never completes one on a QP not in RTS).
+			count(t_.ifstats().cm_drain_wr_skipped);
+			return Status::Ok;
+		}
 		// A refused drain WR leaves the fence open: the connection stays in draining
 		// until ForceDestroy (counted, never a destroy without the fence).
 		if (kapi_post_drain_wr(qp_, wrid(WrKind::Drain, 0)) != 0)
@@ -417,19 +558,21 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		return Status::Ok;
 	case Action::StartSending: t_.start_sending(*this); return Status::Ok;
 	case Action::Destroy: destroy(); return Status::Ok;
-	case Action::FallBack: t_.fall_back(*this); return Status::Ok;
-	case Action::Reconnect: t_.reconnect(*this); return Status::Ok;
-	case Action::AwaitOther: t_.await_other(*this); return Status::Ok;
-	case Action::WaitSends:
-		// After QuiesceTx nothing posts any more; NAPI completes what was posted. A send
-		// still outstanding after the bound is flushed by QpToErr (counted: the peer is
-		// slow or gone; the send watchdog and RETRY_EXC deal with it).
-		if (!tx_.wait_completed(cm::kWaitSendsMs)) {
-			count_local(st_.rc_tx_wait_expired);
-			t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after %u ms: flushed", qpn(),
-				       tx_.outstanding(), cm::kWaitSendsMs);
-		}
+	case Action::FallBack:
+		t_.fall_back(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
 		return Status::Ok;
+	case Action::Reconnect:
+		t_.reconnect(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::AwaitOther:
+		t_.await_other(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::WaitSends:
+	case Action::WaitDrep:
+		return Status::Ok;	// parked by execute(), never run here
 	}
 	return Status::Invalid;
 }
@@ -528,19 +671,6 @@ Status Connection::send_rej(const cm::Step &st)
 	if (!rc)
 		t_.count_rej(true, st.rej_reason);
 	return kstd::from_errno(rc);
-}
-
-// WaitDrep: the QP stays in RTS until the peer is done with it (ib_cm's event reaches
-// cm_event on ib_cm's own work queue, not ours), bounded.
-bool Connection::wait_drep()
-{
-	const u64 end = kapi_now_ms() + cm::kWaitSendsMs;	// the clock: msleep oversleeps
-	while (!__atomic_load_n(&peer_closing_, __ATOMIC_ACQUIRE)) {
-		if (kapi_now_ms() >= end)
-			return false;
-		kapi_msleep(RcTxRing::kWaitStepMs);
-	}
-	return true;
 }
 
 void Connection::destroy()

@@ -12,6 +12,14 @@
 // its step is skipped; a failed SendRej/SendDreq/SendDrep is ignored (ib_destroy_cm_id at
 // Destroy sends what the CM state still needs).
 //
+// WaitSends and WaitDrep never sleep in the work item (the workqueue is the interface's,
+// shared by every connection, review2-s5 R1): a step reaching one whose condition does not
+// hold yet is parked, the item returns, and this connection's FIFO waits (its later steps
+// stay queued behind it) while the other connections' items run. The last send completion
+// (NAPI), the peer's answer to the DREQ (ib_cm) or the deadline (the housekeeping work, or
+// interface stop's wait loop) requeues the item, which resumes the step after the wait
+// (docs/connected.md §4).
+//
 // Owner: the interface's CmTable (its list of connections). Holds: a cm_id, an RC QP, a
 // receive ring (non-SRQ), a send ring, a saved path record (active), a work item. Who may
 // still call in: ib_cm (CM events) until Destroy's ib_destroy_cm_id returns; the provider
@@ -113,6 +121,13 @@ public:
 	u32 rx_posted() const;
 	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
+	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
+	// item, which resumes the step. The housekeeping work and stop's wait loop call it.
+	void resume_if_due(u64 now);
+	// The wait a step is parked in, for debugfs (wait=sends / wait=drep), or nullptr.
+	const char *wait_name() const;
+	// The parked wait's own deadline (kapi_now_ms clock), 0 when none is parked.
+	u64 wait_due() const;
 	// Draining for longer than ms and not reported yet: the caller feeds Ev::DrainTimeout
 	// (counted, logged; the connection keeps waiting for its fence, docs/connected.md §4).
 	bool drain_overdue(u64 now, u64 ms);
@@ -120,6 +135,9 @@ public:
 	// Counters (a consistent-enough copy for ethtool; retired ones are final).
 	cm::Counters counters() const;
 	const RcStats &stats() const { return st_; }
+	// A step queued or running holds FallBack, Reconnect or AwaitOther that has not run yet
+	// (the table's may_carry: xmit waits for that decision instead of connecting anew).
+	bool peer_action_pending() const { return __atomic_load_n(&peer_actions_, __ATOMIC_ACQUIRE) != 0; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
 	// Table lock: its StartSending ran and its StopSending did not yet, so it may carry the
 	// peer's packets; the table publishes one such connection per peer (CmTable::republish).
@@ -127,14 +145,22 @@ public:
 
 private:
 	void drop_unposted(kapi_skb *skb);	// send(): not posted, its slot released
-	void execute(cm::Step st);
+	// The wait a parked step is in (wait_), 0 when none.
+	enum : u8 { kNoWait = 0, kWaitSends = 1, kWaitDrep = 2 };
+	void execute(cm::Step st, u8 from = 0);
+	bool wait_holds(u8 w) const;	// its condition: nothing outstanding / the peer answered
+	bool park(const cm::Step &st, u8 next, u8 w);
+	bool resume_parked(cm::Step &st, u8 &from);
+	void wait_expired(u8 w);	// counted, logged
+	void kick();			// requeue the work item if a step is parked
+	// peer_actions_ += delta for each FallBack/Reconnect/AwaitOther of st from index from
+	void note_peer_actions(const cm::Step &st, u8 from, int delta);
 	Status act(cm::Action a, const cm::Step &st);
 	Status create_qp();
 	Status send_req();
 	Status send_rep();
 	Status send_rej(const cm::Step &st);
 	void destroy();
-	bool wait_drep();
 	void receive(const kapi_wc &wc, u64 now);
 	void report_rx_empty();	// NAPI: once, the last thing NAPI does with *this
 	void priv_data(u8 *out) const;
@@ -160,9 +186,15 @@ private:
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
+	bool rts_done_ = false;		// work item: QpToRts ran and succeeded (the drain WR's rule)
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	bool csum_free_ = false;	// atomic: set_peer_caps
+	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
+	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
+	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)
+	cm::Step parked_;		// work item only: the step, resumed at parked_next_
+	u8 parked_next_ = 0;
 	RcStats st_;
 	RcRecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;

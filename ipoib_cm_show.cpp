@@ -52,9 +52,9 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 } // namespace
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
-// (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
-// an SRQ-attached QP); then one per peer in UD fallback: dir=none peer= state=fallback
-// fallback= backoff= idle=.
+// [wait=] (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's
+// receives for an SRQ-attached QP; wait=sends / wait=drep while a graceful wait is parked);
+// then one per peer in UD fallback: dir=none peer= state=fallback fallback= backoff= idle=.
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -64,12 +64,13 @@ void CmTable::show(kapi_seq *s)
 		peer.b[0] = kFlagRc;	// a CM peer: the address it announces carries the RC flag
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu\n",
+		const char *wait = c.wait_name();
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
-				(unsigned long long)(c.idle_ms(now) / 1000));
+				(unsigned long long)(c.idle_ms(now) / 1000), wait ? " wait=" : "", wait ? wait : "");
 	}
 	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
 	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
@@ -199,6 +200,10 @@ void CmTable::mode_changed(bool connected)
 
 void CmTable::housekeeping()
 {
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		house_due_ = ~0ull;	// running: any kick_house schedules the next run
+	}
 	free_dead();
 	if (__atomic_exchange_n(&rx_retry_, false, __ATOMIC_ACQ_REL))
 		kapi_napi_schedule(netdev());	// a ring's refused posts: NAPI retries them
@@ -210,11 +215,16 @@ void CmTable::housekeeping()
 	const u64 now = kapi_now_ms();
 	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
 	kstd::List<CmPeer> gone;
+	u64 next = now + kCmHousekeepMs;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_)
 			return;
 		for (Connection &c : conns_) {
+			c.resume_if_due(now);	// a parked graceful wait at its deadline
+			const u64 due = c.wait_due();
+			if (due > now && due < next)
+				next = due;
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
 				log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)",
 					   c.qpn(), kCmDrainTimeoutMs);
@@ -252,7 +262,7 @@ void CmTable::housekeeping()
 	kapi_netdev_tx_unlock(netdev());
 	while (CmPeer *p = gone.pop_front())
 		delete p;
-	kick_house(kCmHousekeepMs);
+	kick_house(u32(next - now));	// the period, or sooner for a parked wait's deadline
 }
 
 } // namespace ipoib

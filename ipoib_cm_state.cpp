@@ -150,8 +150,8 @@ bool may_sleep(Action a)
 	case Action::QpToRts:
 	case Action::QpToErr:		// ib_modify_qp: mlx5_ib_modify_qp takes qp->mutex
 	case Action::QuiesceTx:
-	case Action::WaitSends:		// msleep until the send ring is empty, bounded
-	case Action::WaitDrep:		// msleep until the peer answered the DREQ, bounded
+	case Action::WaitSends:		// parked in the work item (a step resumed later): never
+	case Action::WaitDrep:		// in the atomic context an event may arrive in
 	case Action::Destroy:		// ib_destroy_cm_id, ib_destroy_qp
 		return true;
 	default:
@@ -644,6 +644,8 @@ Step Conn::on_established(const Event &e)
 		// yet, a DREQ if it is; whichever the CM state refuses, Destroy's
 		// ib_destroy_cm_id sends what that state needs (core/cm.c cm_destroy_id).
 		ctr_.inc(Ctr::SetupFailures);
+		if (!e.qp_rts)	// QpToRtr/QpToRts failed: no drain WR on it (fence)
+			rts_ = false;
 		if (dir_ == Dir::Active)
 			reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
 		teardown(st, dir_ == Dir::Passive);
@@ -741,12 +743,26 @@ Step Conn::on_draining(const Event &e)
 		// is nothing to fence: no receive was posted, nothing was sent (review-s5 F2). The
 		// executor skips the queued QP actions (cm_no_qp_actions); without this Destroy a
 		// non-SRQ connection would wait for an RxEmpty that never comes. A QP that does
-		// exist is still in the queued teardown's hands.
+		// exist is still in the queued teardown's hands — unless it never reached RTS
+		// (QpToRtr/QpToRts of the setup step failed, review2-s5 R4): then the queued
+		// teardown's drain WR would go on a QP some firmware never completes it on
+		// (fence). With an SRQ such a QP has no CQE at all (nothing sent, the peer never
+		// got our REP/RTU... nor our QPN from a REP), so QpToErr Destroy now, as a failed
+		// setup in accepting; without one the receive flushes (the queued QpToErr) are
+		// the fence alone, and the executor skips the queued drain WR (counted).
 		ctr_.inc(Ctr::SetupFailures);
 		qp_ = qp_ && e.qp_exists;
 		if (!qp_) {
 			rts_ = false;
 			destroy(st);
+		} else if (rts_ && !e.qp_rts) {
+			rts_ = false;
+			if (cfg_.srq) {
+				st.push(Action::QpToErr);
+				destroy(st);
+			} else {
+				fence_done(st);
+			}
 		}
 		return st;
 	default:

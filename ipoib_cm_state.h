@@ -234,6 +234,7 @@ struct Event {
 	u8 rej_reason = 0;		// RejReceived
 	WcCause wc = WcCause::Other;	// WcError
 	bool qp_exists = false;		// SetupFailed
+	bool qp_rts = false;		// SetupFailed: the QP reached RTS (its QpToRts ran and succeeded)
 
 	static Event of(Ev k) { Event e; e.kind = k; return e; }
 	static Event connect(bool over_limit)
@@ -266,7 +267,13 @@ struct Event {
 		return e;
 	}
 	static Event wc_error(WcCause c) { Event e = of(Ev::WcError); e.wc = c; return e; }
-	static Event setup_failed(bool qp_exists) { Event e = of(Ev::SetupFailed); e.qp_exists = qp_exists; return e; }
+	static Event setup_failed(bool qp_exists, bool qp_rts = false)
+	{
+		Event e = of(Ev::SetupFailed);
+		e.qp_exists = qp_exists;
+		e.qp_rts = qp_exists && qp_rts;
+		return e;
+	}
 };
 
 // What the core does, in the order a Step lists them.
@@ -303,14 +310,24 @@ enum class Action : u8 {
 			// wait, bounded (kWaitSendsMs, counted when it expires), until the sends
 			// already posted have completed, so QpToErr flushes none (docs/connected.md §4)
 	WaitDrep,	// right after SendDreq of a graceful teardown: keep the QP in RTS, bounded
-			// (kWaitSendsMs, counted), until the peer's DREP (or its DREQ, REJ, a DREQ
+			// (kWaitDrepMs, counted), until the peer's DREP (or its DREQ, REJ, a DREQ
 			// timeout): the peer waited for its own sends before it (DREQ row), so sends
 			// in flight in both directions complete before either QP enters error
+			// Both waits park the step (the rest of the connection's FIFO behind it),
+			// never sleep in the interface's shared work (docs/connected.md §4)
 };
 inline constexpr usize kActionCount = 23;
 // The bound of WaitSends: a live peer ACKs in microseconds; a dead one fails the sends with
 // RETRY_EXC (0.8 s at softib's lifetime, §3) or is the send watchdog's, which does not wait.
 inline constexpr u32 kWaitSendsMs = 1000;
+// The bound of WaitDrep, longer than the peer's WaitSends by design (review2-s5 R9): a peer of
+// our kind sends its DREP only after its own WaitSends (up to kWaitSendsMs) and the steps its
+// connection had queued before the DREQ; with equal bounds a slow peer's sends always made
+// ours expire first and our QP entered error under them, the loss the wait is there to
+// prevent. 1 s of margin over the peer's wait; a dead peer costs this connection 2 s, and
+// nothing else (the waits are parked, not slept in the shared work).
+inline constexpr u32 kWaitDrepMs = 2 * kWaitSendsMs;
+static_assert(kWaitDrepMs > kWaitSendsMs, "our DREP wait must outlast the peer's WaitSends");
 const char *action_name(Action a);
 // Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
 // sleep): never run in the atomic context an event may arrive in.

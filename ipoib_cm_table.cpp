@@ -84,7 +84,10 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
 	if (!house_)
 		return Status::NoMem;
-	__atomic_store_n(&house_on_, true, __ATOMIC_RELEASE);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		house_on_ = true;
+	}
 	kapi_dev_sge sge{};
 	kapi_ib_query_sge(ib(), &sge);
 	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
@@ -151,6 +154,7 @@ Status CmTable::open()
 		kstd::SpinIrqSaveGuard g(lock_);
 		__atomic_store_n(&open_, true, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&waits_cut_, ~0ull, __ATOMIC_RELEASE);
 	__atomic_store_n(&srq_rearm_, true, __ATOMIC_RELEASE);	// the housekeeping work arms the limit
 	kick_house(0);
 	return Status::Ok;
@@ -172,18 +176,48 @@ void CmTable::stop_begin()
 	kapi_dwork_cancel(house_);
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
+		house_due_ = ~0ull;	// not scheduled: open()'s kick must not be skipped
+	}
+	// The graceful waits of the closes (docs/connected.md §4) run side by side, each up to
+	// its own bound, but none beyond this cut: the rest of stop's bound is the fences'
+	// (QpToErr and the drain with NAPI still on), so what stop_end keeps is in error.
+	const u64 start = kapi_now_ms();
+	__atomic_store_n(&waits_cut_, start + kCmStopWaitMs - kCmStopFenceMs, __ATOMIC_RELEASE);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_)
 			c.feed(cm::Event::of(cm::Ev::Close));
 	}
-	// The fences need NAPI, still on: wait for them, bounded.
-	for (u32 waited = 0; waited < kCmStopWaitMs; waited += 10) {
+	// The fences need NAPI, still on: wait for them, bounded. The housekeeping work is off:
+	// the waits' deadlines are this loop's.
+	while (kapi_now_ms() - start < kCmStopWaitMs) {
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			if (conns_.empty())
 				break;
 		}
+		resume_due_waits(kapi_now_ms());
 		kapi_msleep(10);
 	}
+}
+
+void CmTable::resume_due_waits(u64 now)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	for (Connection &c : conns_)
+		c.resume_if_due(now);
+}
+
+u64 CmTable::wait_deadline(u64 until) const
+{
+	const u64 cut = __atomic_load_n(&waits_cut_, __ATOMIC_ACQUIRE);
+	return until < cut ? until : cut;
+}
+
+void CmTable::wake_at(u64 when)
+{
+	const u64 now = kapi_now_ms();
+	kick_house(when > now ? u32(when - now) : 0);
 }
 
 void CmTable::stop_end()
@@ -237,10 +271,12 @@ void CmTable::stop_end()
 void CmTable::teardown()
 {
 	u32 left = 0;
+	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
 			c.feed(cm::Event::of(cm::Ev::ForceDestroy));
+			c.resume_if_due(0);
 			left++;
 		}
 	}
@@ -258,8 +294,14 @@ void CmTable::teardown()
 		kapi_msleep(10);
 	}
 	if (house_) {
-		__atomic_store_n(&house_on_, false, __ATOMIC_RELEASE);	// no SRQ event, retire or
-		kapi_dwork_cancel(house_);				// NAPI pass requeues it
+		// Under the lock, as kick_house checks and schedules (review-s5 F6): a retire or
+		// NAPI pass that read house_on_ before this has scheduled it already, and the
+		// cancel below waits for that; none can schedule it after.
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			house_on_ = false;
+		}
+		kapi_dwork_cancel(house_);
 	}
 	free_dead();
 	srq_.destroy();
@@ -270,11 +312,21 @@ void CmTable::teardown()
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
 }
 
-// The housekeeping work, unless teardown has cancelled it for good.
+// The housekeeping work, unless teardown has cancelled it for good. mod_delayed_work sets the
+// timer to the last request: one that is due later than the pending one is dropped, so a
+// parked wait's deadline (wake_at) is never postponed by the period's reschedule.
 void CmTable::kick_house(u32 ms)
 {
-	if (house_ && __atomic_load_n(&house_on_, __ATOMIC_ACQUIRE))
-		kapi_dwork_schedule(house_, ms);
+	if (!house_)
+		return;
+	const u64 due = kapi_now_ms() + ms;
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (!house_on_)
+		return;
+	if (house_due_ != ~0ull && house_due_ <= due)
+		return;	// due sooner already (or overdue, not run yet)
+	house_due_ = due;
+	kapi_dwork_schedule(house_, ms);
 }
 
 // ---- peers
@@ -331,8 +383,25 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 
 // ---- xmit
 
-// The peer's connection can still carry its queue (it has not started its teardown).
+// The peer's connection can still carry its queue (it has not started its teardown), or it
+// has and its step still holds a decision for the peer (FallBack, Reconnect, AwaitOther) that
+// has not run yet (review2-s5 R7): a new connection opened in between would skip the
+// back-off once, and FallBack would then send the new connection's queue over UD.
 bool CmTable::may_carry(const Connection *c)
+{
+	if (!c)
+		return false;
+	// The state first: feed() changes it and counts the step's peer actions under the
+	// connection's lock, so a teardown seen here has its count visible too.
+	const cm::State st = c->state();
+	return (st != cm::State::Draining && st != cm::State::Closed) || c->peer_action_pending();
+}
+
+// The connection may take a packet now: not in its teardown. Stricter than may_carry, which
+// also holds for a draining connection whose FallBack/Reconnect is still queued (R7): that
+// one keeps xmit from opening another connection, but its QP may already be in error, so
+// nothing is posted to it (review-s5 R2).
+bool CmTable::may_send(const Connection *c)
 {
 	if (!c)
 		return false;
@@ -352,7 +421,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
 		if (CmPeer *p = find(key)) {
 			Connection *c = p->send;
-			if (c && may_carry(c)) {
+			if (may_send(c)) {
 				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
 				return send_rc(*c, skb, now);
 			}
@@ -377,7 +446,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			}
 		}
 		p->used_ms = now;
-		if (p->send && may_carry(p->send)) {
+		if (may_send(p->send)) {
 			send = p->send;
 		} else if (p->fallback_until && now < p->fallback_until) {
 			count(ifs_.cm_tx_fallback_ud);
@@ -693,7 +762,7 @@ void CmTable::publish(CmPeer &p, Connection &c, CmPending &q)
 
 Connection *CmTable::candidate(CmPeer &p)
 {
-	return cm_send_candidate(p.active, p.passive, [](const Connection *c) { return may_carry(c); });
+	return cm_send_candidate(p.active, p.passive, [](const Connection *c) { return may_send(c); });
 }
 
 // The queue that waited for c goes out while the RC send bound has room (review-s5 R5: the
@@ -829,6 +898,7 @@ void CmTable::await_other(Connection &c)
 void CmTable::retire(Connection &c)
 {
 	stop_sending(c);	// StopSending came first (ForceDestroy too); belt and braces
+	CmPending q;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (CmPeer *p = c.owner) {
@@ -838,6 +908,16 @@ void CmTable::retire(Connection &c)
 				p->passive = nullptr;
 			p->conns--;
 			c.owner = nullptr;
+			// Packets that waited for this connection and now have nobody to carry
+			// them (review-s5 F8: a teardown without FallBack/Reconnect, e.g. the
+			// peer's DREQ or REJ while they queued): back to xmit, which opens a new
+			// connection or takes UD, instead of waiting for the next packet.
+			if (open_ && !p->send && !may_carry(p->active) && !may_carry(p->passive) && !p->await_until) {
+				kapi_skb *skb;
+				while (p->pending.pop(skb))
+					if (!q.push(skb))
+						kapi_skb_free(skb);	// same capacity: cannot happen
+			}
 		}
 		if (c.stop_listed) {	// ForceDestroy before NAPI ran the stop
 			for (Connection **p = &rx_stops_; *p; p = &(*p)->stop_next) {
@@ -854,6 +934,9 @@ void CmTable::retire(Connection &c)
 		retired_st_.add(c.stats());
 		dead_.push_back(c);
 	}
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
 	kick_house(0);
 }
 

@@ -37,6 +37,9 @@ inline constexpr u32 kCmBackoffMaxMs = 64000;
 inline constexpr u32 kCmAwaitOtherMs = 5000;
 // Interface stop: how long the fences of closing connections may take before ForceDestroy.
 inline constexpr u32 kCmStopWaitMs = 3000;
+// Of that, the last part is the fences' (QpToErr, the drain with NAPI on): the graceful waits
+// of the closes (cm::kWaitSendsMs, cm::kWaitDrepMs) are cut short before it.
+inline constexpr u32 kCmStopFenceMs = 1000;
 // SRQ mode has no per-QP limit of its own; this bounds the drain WRs the CQ must hold.
 inline constexpr u32 kCmMaxSrqConns = 1024;
 // A teardown fence not complete after this long is counted (cm_drain_timeouts) and logged;
@@ -69,7 +72,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
-	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining)
+	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining) X(cm_drain_wr_skipped)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -186,6 +189,11 @@ public:
 	void rx_touched(Connection &c);	// NAPI: c's own ring completed a receive in this poll
 	void rx_untouch(Connection &c);	// NAPI: c reports RxEmpty (may be destroyed after it)
 	void rx_stop_request(Connection &c);	// work item, at QpToErr (non-SRQ): NAPI stops c's ring
+	// The graceful waits (docs/connected.md §4): a wait's deadline, given its own bound
+	// (until), is the earlier of it and the cut interface stop sets (stop_begin); wake_at
+	// has the housekeeping work run by `when` to resume a parked wait at its deadline.
+	u64 wait_deadline(u64 until) const;
+	void wake_at(u64 when);
 
 private:
 	CmPeer *find(const HwAddr &a) { return index_.find(a); }	// lock or tx lock held
@@ -194,7 +202,8 @@ private:
 	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
-	static bool may_carry(const Connection *c);	// lock held: not draining or closed
+	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued (R7)
+	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed (R2)
 	void free_dead();
 	bool over_limit() const;
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
@@ -202,7 +211,10 @@ private:
 	u32 cq_per_conn() const;	// CQ entries per connection
 	cm::Config config(cm::Dir d, u8 stale_retries) const;
 	template <typename F> void for_each_conn(F f);
-	void kick_house(u32 ms);	// schedule the housekeeping work unless teardown stopped it
+	// Schedule the housekeeping work in ms unless teardown stopped it or it is due sooner
+	// (a parked wait's deadline, wake_at, is not postponed by a later request).
+	void kick_house(u32 ms);
+	void resume_due_waits(u64 now);	// stop's wait loop: parked waits past their deadline
 	// Lock held: c becomes p's send path and takes p's queue into q (the caller sends it).
 	void publish(CmPeer &p, Connection &c, CmPending &q);
 	// Tx lock held, table lock not: q's packets over c while the send bound has room;
@@ -222,7 +234,9 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
-	bool house_on_ = false;		// house_ may be scheduled (start() .. teardown())
+	bool house_on_ = false;		// lock_: house_ may be scheduled (start() .. teardown())
+	u64 house_due_ = ~0ull;		// lock_: when house_ is scheduled to run (~0: none, or running)
+	u64 waits_cut_ = ~0ull;		// atomic: no graceful wait lasts beyond (interface stop)
 	CmSrq srq_;
 	RcStats srq_st_;
 	bool srq_rearm_ = false;	// SRQ_LIMIT_REACHED disarmed the limit (one-shot)

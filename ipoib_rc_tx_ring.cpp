@@ -136,18 +136,6 @@ bool RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR;
 }
 
-bool RcTxRing::wait_completed(u32 max_ms) const
-{
-	// The clock, not the sum of the sleeps: msleep(2) sleeps at least a jiffy more.
-	const u64 end = kapi_now_ms() + max_ms;
-	while (outstanding()) {
-		if (kapi_now_ms() >= end)
-			return false;
-		kapi_msleep(kWaitStepMs);
-	}
-	return true;
-}
-
 u32 RcTxRing::drain()
 {
 	const u32 n = head_ - tail_;

@@ -65,12 +65,6 @@ public:
 	// NAPI: one send completion (in order); the skb is consumed or freed. False for an
 	// error other than a flush (the caller feeds the connection a WcError).
 	bool complete(const kapi_wc &wc, u64 now_ms);
-	// A graceful teardown, after QuiesceTx (no producer any more), before QpToErr (process
-	// context, NAPI running): sleeps in steps of kWaitStepMs until every posted send has
-	// completed, at most max_ms. True when none is outstanding; false when the bound expired
-	// (the caller counts it; QpToErr then flushes the rest).
-	static constexpr u32 kWaitStepMs = 2;
-	bool wait_completed(u32 max_ms) const;
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed;
 	// returns how many there were.
 	u32 drain();

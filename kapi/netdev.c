@@ -5,6 +5,7 @@
  * straight to the core with the core's tagged context; the values the netdev gets come from
  * the core (kapi_netdev_setup), and so does the rule for when the work runs.
  */
+#include <linux/bottom_half.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/rtnetlink.h>
@@ -422,9 +423,25 @@ void kapi_napi_disable(struct kapi_netdev *nd)
 	napi_disable(&nd_priv(to_nd(nd))->napi);
 }
 
+/*
+ * napi_schedule raises NET_RX with __raise_softirq_irqoff, which does not wake ksoftirqd: from
+ * process context the poll would wait for the next interrupt or softirq on this CPU (and an
+ * idle CPU reports "NOHZ tick-stop error: local softirq work is pending"). With BH disabled
+ * around it, local_bh_enable runs the pending softirq at once. Callers also run in hardirq
+ * (CQ/SRQ events), softirq (NAPI, the tx watchdog) and possibly with interrupts off, where
+ * local_bh_enable is not allowed and the softirq runs at irq exit or the enclosing BH enable.
+ */
 void kapi_napi_schedule(struct kapi_netdev *nd)
 {
-	napi_schedule(&nd_priv(to_nd(nd))->napi);
+	struct napi_struct *n = &nd_priv(to_nd(nd))->napi;
+
+	if (in_task() && !irqs_disabled()) {
+		local_bh_disable();
+		napi_schedule(n);
+		local_bh_enable();
+	} else {
+		napi_schedule(n);
+	}
 }
 
 int kapi_napi_complete_done(struct kapi_netdev *nd, int done)

@@ -545,12 +545,18 @@ KTEST(cm_state_active, setup_failures)
 	(void)b.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(b.on(Event::setup_failed(true)), Action::QpToErr, Action::FallBack);
 	EXPECT_EQ(b.counters()[Ctr::SetupFailures], 1u);
-	// RTR/RTS/RTU failed after the REP: a REJ to the passive peer, fence, UD
+	// RTU failed after the REP (the QP in RTS): a REJ to the passive peer, fence, UD
 	Conn c = active_established(cfg(false));
-	Step st = c.on(Event::setup_failed(true));
+	Step st = c.on(Event::setup_failed(true, true));
 	EXPECT_ACTIONS(st, Action::SendRej, Action::StopSending, Action::QuiesceTx, Action::QpToErr, Action::PostDrainWr,
 		       Action::FallBack);
 	EXPECT_EQ(st.rej_reason, kRejNoResources);
+	// RTR or RTS failed (review2-s5 R4): the same without the drain WR, the receive
+	// flushes are the fence
+	Conn c2 = active_established(cfg(false));
+	EXPECT_ACTIONS(c2.on(Event::setup_failed(true, false)), Action::SendRej, Action::StopSending,
+		       Action::QuiesceTx, Action::QpToErr, Action::FallBack);
+	EXPECT_FALSE(c2.qp_reached_rts());
 }
 
 // ================================================================= passive side
@@ -701,7 +707,7 @@ KTEST(cm_state_passive, one_way_has_no_watchdog)
 	Conn w = passive_established(cfg(false), false);
 	EXPECT_TRUE(w.on(ev(Ev::SendWatchdog)).ignored);
 	Conn s = passive_established(cfg(false), false);
-	EXPECT_ACTIONS(s.on(Event::setup_failed(true)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_ACTIONS(s.on(Event::setup_failed(true, true)), Action::SendDreq, Action::QpToErr, Action::PostDrainWr);
 }
 
 // ================================================================= crossing REQs, both ends
@@ -1267,6 +1273,7 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 			e.rej_reason = u8(rnd(36));
 			e.wc = WcCause(rnd(3));
 			e.qp_exists = rnd(2);
+			e.qp_rts = e.qp_exists && rnd(2);
 			State before = k.state();
 			Step st = k.on(e);
 			ASSERT_FALSE(st.overflow);
@@ -1295,6 +1302,10 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 					rts = false;
 					qp = false;
 				}
+				// ... or whose QpToRtr/QpToRts failed (review2-s5 R4): the QP is
+				// there, never in RTS, and gets no drain WR.
+				if (e.kind == Ev::SetupFailed && !e.qp_rts)
+					rts = false;
 			}
 			if (e.kind == Ev::DrainWrDone && !st.ignored)
 				ASSERT_TRUE(drain_posted);
@@ -1441,6 +1452,70 @@ KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
 	}
 }
 
+// review2-s5 R4: a passive setup step [CreateQp .. QpToRtr QpToRts SendRep] still queued when
+// Close's teardown is computed; QpToRtr (or QpToRts) then fails: SetupFailed with the QP
+// left, not in RTS. A drain WR on a QP that never reached RTS may never complete (Conn::fence's
+// rule, ipoib_cm.c's firmware note), so the connection must not wait for one: with an SRQ it
+// is destroyed at once (QpToErr Destroy, nothing was received or sent), without one it waits
+// for the receive flushes alone (the queued QpToErr; the executor skips the queued drain WR,
+// counted cm_drain_wr_skipped). The same for the active side's REP step behind a Close.
+KTEST(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		Conn p = passive_accepting(cfg(srq));
+		const Step s2 = p.on(ev(Ev::Close));
+		EXPECT_EQ(p.state(), State::Draining);
+		const Step s3 = p.on(Event::setup_failed(true, false));
+		EXPECT_FALSE(s3.ignored);
+		EXPECT_FALSE(p.qp_reached_rts());
+		EXPECT_FALSE(s3.has(Action::PostDrainWr));
+		if (srq) {
+			// no LAST_WQE is waited for: QpToErr then Destroy, now
+			EXPECT_TRUE(s3.has(Action::QpToErr) && s3.has(Action::Destroy));
+			EXPECT_LT(s3.index(Action::QpToErr), s3.index(Action::Destroy));
+			EXPECT_EQ(p.state(), State::Closed);
+		} else {
+			// the queued QpToErr flushes the receives; RxEmpty alone completes the fence
+			EXPECT_FALSE(s3.has(Action::Destroy));
+			EXPECT_TRUE(s2.has(Action::QpToErr));
+			const Step s4 = p.on(ev(Ev::RxEmpty));
+			EXPECT_TRUE(s4.has(Action::Destroy));
+			EXPECT_EQ(p.state(), State::Closed);
+		}
+	}
+	// The active side: REP's [QpToRtr QpToRts SendRtu StartSending] queued, then Close.
+	for (int srq = 0; srq < 2; srq++) {
+		Conn a(Dir::Active, cfg(srq));
+		(void)a.on(Event::connect(false));
+		(void)a.on(Event::rep(PrivDataResult::Ok, true));
+		(void)a.on(ev(Ev::Close));
+		EXPECT_EQ(a.state(), State::Draining);
+		const Step s = a.on(Event::setup_failed(true, false));
+		EXPECT_FALSE(a.qp_reached_rts());
+		EXPECT_FALSE(s.has(Action::PostDrainWr));
+		if (srq) {
+			EXPECT_TRUE(s.has(Action::Destroy));
+		} else {
+			EXPECT_TRUE(a.on(ev(Ev::RxEmpty)).has(Action::Destroy));
+		}
+		EXPECT_EQ(a.state(), State::Closed);
+	}
+	// Established, a QpToRts that failed there (the active REP step ran, QpToRts refused):
+	// the teardown of the SetupFailed row itself posts no drain WR.
+	for (int srq = 0; srq < 2; srq++) {
+		Conn a(Dir::Active, cfg(srq));
+		(void)a.on(Event::connect(false));
+		(void)a.on(Event::rep(PrivDataResult::Ok, true));
+		EXPECT_EQ(a.state(), State::Established);
+		Step s = a.on(Event::setup_failed(true, false));
+		EXPECT_FALSE(a.qp_reached_rts());
+		EXPECT_FALSE(s.has(Action::PostDrainWr));
+		if (srq)
+			s = a.on(ev(Ev::LastWqeReached));
+		EXPECT_FALSE(s.has(Action::PostDrainWr));
+	}
+}
+
 // review-s5 F2: the walk above checks each step as if it ran at once. The driver runs steps
 // later, in order, from the work item (docs/connected.md §1), and SetupFailed comes from what
 // actually ran. This walk models that executor: events queue steps, the FIFO runs at random
@@ -1464,6 +1539,7 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 	constexpr usize kCmFrom = 6;	// CM events: only after our REQ/REP went out
 	constexpr usize kQpFrom = 14;	// QP events: only with a QP
 	int skipped = 0, failed_creates = 0, destroys = 0, queued_teardowns = 0;
+	int failed_rtr_rts = 0, skipped_no_rts = 0;
 	for (int run = 0; run < 3000; run++) {
 		const bool srq = run & 1;
 		Conn k(run & 2 ? Dir::Passive : Dir::Active, cfg(srq));
@@ -1471,6 +1547,7 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 		usize head = 0, tail = 0;
 		bool fifo_full = false;
 		bool qp = false, create_failed = false, recv_posted = false, in_error = false, cm_sent = false;
+		bool rts = false;	// the modelled QP reached RTS (QpToRts succeeded)
 		bool drain_posted = false, rx_empty = false, last_wqe = false, drain_done = false, destroyed = false;
 		auto feed = [&](const Event &e) {
 			Step st = k.on(e);
@@ -1501,10 +1578,20 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					}
 					break;
 				case Action::QpToInit:
-				case Action::QpToRtr:
-				case Action::QpToRts:
 					if (!qp)
 						return "QP transition without a QP";
+					break;
+				case Action::QpToRtr:
+				case Action::QpToRts:
+					// review2-s5 R4: ib_cm_init_qp_attr refuses once the cm_id left
+					// REQ_RCVD/REP_RCVD (a REJ or our Close came first)
+					if (!qp)
+						return "QP transition without a QP";
+					ok = rnd(6) != 0;
+					if (!ok)
+						failed_rtr_rts++;
+					else if (a == Action::QpToRts)
+						rts = true;
 					break;
 				case Action::PostRecv:
 					if (!qp)
@@ -1527,6 +1614,8 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 						in_error = true;
 					else if (!in_error)
 						return "drain WR before QpToErr";
+					else if (!rts)
+						skipped_no_rts++;	// the executor's guard (cm_drain_wr_skipped)
 					else
 						drain_posted = true;
 					break;
@@ -1548,7 +1637,7 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					break;
 				}
 				if (!ok) {	// the rest of the step is skipped, SetupFailed's runs now
-					st = k.on(Event::setup_failed(qp));
+					st = k.on(Event::setup_failed(qp, rts));
 					i = -1;
 				}
 			}
@@ -1616,6 +1705,8 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 	EXPECT_GT(queued_teardowns, 50);	// the walks do reach F2's order
 	EXPECT_GT(skipped, 20);
 	EXPECT_GT(failed_creates, 300);
+	EXPECT_GT(failed_rtr_rts, 100);
+	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach R4's order
 	EXPECT_EQ(destroys, 3000);
 }
 
@@ -1673,6 +1764,7 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
 	    KTEST_CASE(cm_state_teardown, counters_sum),
 	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
+	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
 	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
 
 } // namespace ktest_cm_state

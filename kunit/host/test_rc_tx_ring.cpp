@@ -144,51 +144,6 @@ KTEST(rc_tx_ring, watchdog_clock)
 }
 
 
-// WaitSends (docs/connected.md §4): a graceful teardown waits, bounded, for the sends already
-// posted before QpToErr flushes them. The hook stands in for NAPI completing one send per sleep.
-namespace {
-struct Completer {
-	TxOn *t;
-	u32 next = 0;
-	u32 left = 0;	// completions NAPI will still deliver
-};
-void complete_one(void *arg)
-{
-	Completer &c = *static_cast<Completer *>(arg);
-	if (!c.left)
-		return;
-	c.left--;
-	(void)c.t->r.complete(c.t->wc(c.next++, KAPI_WC_SUCCESS), 0);
-}
-} // namespace
-
-KTEST(rc_tx_ring, wait_completed_bounded)
-{
-	TxOn t(8);
-	// nothing outstanding: no sleep at all
-	fake_msleep_hook(nullptr, nullptr);
-	EXPECT_TRUE(t.r.wait_completed(1000));
-	EXPECT_EQ(fake_slept_ms(), 0u);
-	// three posted, NAPI completes them: returns as soon as the ring is empty
-	for (u32 i = 0; i < 3; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
-	Completer c{&t, 0, 3};
-	fake_msleep_hook(complete_one, &c);
-	EXPECT_TRUE(t.r.wait_completed(1000));
-	EXPECT_EQ(t.r.outstanding(), 0u);
-	EXPECT_EQ(fake_slept_ms(), 3u * RcTxRing::kWaitStepMs);
-	EXPECT_EQ(t.c.packets, 3u);
-	// two posted, only one ever completes: the bound expires, the other stays for the flush
-	for (u32 i = 0; i < 2; i++)
-		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
-	Completer d{&t, 3, 1};
-	fake_msleep_hook(complete_one, &d);
-	EXPECT_FALSE(t.r.wait_completed(100));
-	EXPECT_EQ(t.r.outstanding(), 1u);
-	EXPECT_EQ(fake_slept_ms(), 100u);
-	fake_msleep_hook(nullptr, nullptr);
-}
-
 // Review F4: the head and each fragment are one SGE each; every mapping is undone at the
 // completion; an skb with more fragments than the QP's SGEs is linearized (counted).
 KTEST(rc_tx_ring, gathers_head_and_fragments)
@@ -317,7 +272,7 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock),
-	    KTEST_CASE(rc_tx_ring, wait_completed_bounded), KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
+	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
 	    KTEST_CASE(rc_tx_ring, no_gather_table_means_one_sge),
