@@ -323,6 +323,13 @@ void Connection::send(kapi_skb *skb, u64 now)
 		t_.rc_unreserve();	// not posted: its send slot goes back
 		return t_.ifc().send_too_big_rc(skb, mtu());
 	}
+	// The skb leaves its socket before the post, as the in-tree driver does (ipoib_cm.c
+	// ipoib_cm_send): an RC send completes only after the peer's ACK, and while the skb is
+	// charged to the socket, TCP Small Queues holds the stream to a few skbs in flight per
+	// completion round trip (measured, docs/connected.md §10.4). The bound on what is in
+	// flight is ours (RcSendBudget, send_queue_size). Not before the MTU check: the ICMP
+	// above needs the skb's route (icmp_send looks it up from the dst this drops).
+	kapi_skb_orphan(skb);
 	touch(now);
 	if (tx_.post(skb, now, csum_free()) != RcPost::Posted)
 		return drop_unposted(skb);	// counted by the ring

@@ -508,14 +508,10 @@ CmTable::Verdict CmTable::send_rc(Connection &c, kapi_skb *skb, u64 now)
 	return Verdict::Done;
 }
 
-// A slot reserved. The skb leaves its socket before the post, as the in-tree driver does
-// (ipoib_cm.c ipoib_cm_send): an RC send completes only after the peer's ACK, and while the
-// skb is charged to the socket, TCP Small Queues holds the stream to a few skbs in flight
-// per completion round trip (measured, docs/connected.md §10.3). The bound on what is in
-// flight is ours (RcSendBudget, send_queue_size), not the socket's.
+// A slot reserved: the connection posts it (it orphans the skb first, Connection::send) or
+// gives the slot back.
 void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 {
-	kapi_skb_orphan(skb);
 	c.send(skb, now);
 }
 
