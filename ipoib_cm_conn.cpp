@@ -44,7 +44,7 @@ bool peer_announces_bidir(const u8 *priv, u32 len)
 
 Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer)
 	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
-	  rx_(t.ib(), {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
+	  rx_(t.ib(), RecvQueue::RcQp, {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
 		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post})
@@ -225,7 +225,7 @@ void Connection::on_wc(const kapi_wc &wc, u64 now)
 
 void Connection::receive(const kapi_wc &wc, u64 now)
 {
-	RcRecvRing &r = srq_ ? t_.srq_ring() : rx_;
+	RecvRing &r = srq_ ? t_.srq_ring() : rx_;
 	kapi_skb *skb = r.complete(wc);
 	const bool ok = wc.status == KAPI_WC_SUCCESS;
 	if (!ok && wc.status != KAPI_WC_WR_FLUSH_ERR)

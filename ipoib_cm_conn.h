@@ -26,7 +26,7 @@
 
 #include "ipoib_addr.h"
 #include "ipoib_rc_qp.h"
-#include "ipoib_rc_recv_ring.h"
+#include "ipoib_recv_ring.h"
 #include "ipoib_rc_tx_ring.h"
 #include "kstd/list.h"
 #include "kstd/lock.h"
@@ -80,7 +80,7 @@ public:
 	void qp_event(kapi_qp_event_kind kind);		// the provider's (atomic)
 	void on_wc(const kapi_wc &wc, u64 now_ms);	// NAPI
 	// NAPI, once per poll for a connection whose own ring completed receives in it: growth
-	// and reposts are per batch (ipoib_rc_recv_ring.h). True when a refused post left
+	// and reposts are per batch (ipoib_recv_ring.h). True when a refused post left
 	// nothing posted (needs_retry): the caller brings NAPI back later.
 	bool rx_batch();
 	// NAPI, for a stop the work item requested at QpToErr (non-SRQ): the ring posts nothing
@@ -154,7 +154,7 @@ private:
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	RcStats st_;
-	RcRecvRing rx_;			// non-SRQ only
+	RecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;
 };
 

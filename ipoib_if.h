@@ -324,7 +324,7 @@ private:
 	DebugFile debug_files_[kDebugViews];
 
 	Stats stats_;
-	RecvRing rx_{ib_, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
+	RecvRing rx_{ib_, RecvQueue::Ud, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
 	TxRing tx_{ib_,
 		   {&stats_.tx_packets, &stats_.tx_bytes, &stats_.tx_wc_errors, &stats_.tx_drop_ring_full,
 		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},

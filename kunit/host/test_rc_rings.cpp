@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_rc_rings.cpp (host only, over kunit/host/fake_verbs.c): wr_id tags, connected mode's
-// multi-SGE receive ring (RcRecvRing: replacement first, the never-zero invariant, error
+// multi-SGE receive ring (RecvRing on the SRQ or an RC QP's own queue: replacement first, the never-zero invariant, error
 // and flush handling on the SRQ and on a QP's own queue, growth) and the dispatcher's
 // routing by wr_id kind and tagged context (docs/connected.md §4, §5, §7).
 #include "fake_verbs.h"
 #include "ipoib_cm_wire.h"
 #include "ipoib_dispatch.h"
-#include "ipoib_rc_recv_ring.h"
+#include "ipoib_recv_ring.h"
 #include "ipoib_wrid.h"
 #include "ktest.h"
 
@@ -24,7 +24,7 @@ struct Other : Tagged<KAPI_CTX_TEST> {};
 
 struct RcCounters {
 	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0;
-	RcRecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed}; }
+	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed}; }
 };
 
 // An RC QP (own receive queue, or attached to an SRQ) on one CQ, with its ring.
@@ -34,16 +34,17 @@ struct RcOn {
 	kapi_cq *cq = fake_cq_new();
 	kapi_srq *srq = nullptr;
 	kapi_qp *qp = nullptr;
-	RcRecvRing r{nullptr, c.refs()};
+	RecvRing r;
 	bool ok = false;
 	RcOn(u32 max_entries, u32 initial, bool on_srq = false, u32 buf = kMaxRecvMtu)
+		: r(nullptr, on_srq ? RecvQueue::Srq : RecvQueue::RcQp, c.refs())
 	{
 		if (on_srq)
-			srq = kapi_srq_create(nullptr, max_entries, RcRecvRing::sges_for(buf), 0, nullptr);
+			srq = kapi_srq_create(nullptr, max_entries, RecvRing::sges_for(buf), 0, nullptr);
 		kapi_qp_init init{};
 		init.ctx = conn.ctx();
 		init.recv_wr = max_entries;
-		init.recv_sge = RcRecvRing::sges_for(buf);
+		init.recv_sge = RecvRing::sges_for(buf);
 		qp = kapi_rc_qp_create(nullptr, cq, srq, &init);
 		if (!cq || !qp || (on_srq && !srq) || !kstd::ok(r.alloc(max_entries, buf)))
 			return;
@@ -139,27 +140,27 @@ KTEST(wrid, round_trip)
 // ---- rc_recv_ring ----
 KTEST(rc_recv_ring, sges_and_receive_mtu)
 {
-	EXPECT_EQ(RcRecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
+	EXPECT_EQ(RecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
 	EXPECT_LE(kFragHeadSize, u32(KAPI_RECV_HEAD_MAX));	// was 4096: a kmalloc-8k head
-	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize), 1u);
-	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize + 1), 2u);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
-	EXPECT_EQ(RcRecvRing::receive_mtu(2000, 1), 2000u);
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize), 1u);
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize + 1), 2u);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
+	EXPECT_EQ(RecvRing::receive_mtu(2000, 1), 2000u);
 	// whatever the device offers, the result fits its SGEs and a ring takes it
 	for (u32 m = 1; m <= 20; m++) {	// 17: all a WR takes
-		const u32 mtu = RcRecvRing::receive_mtu(kMaxRecvMtu, m);
-		EXPECT_LE(RcRecvRing::sges_for(mtu), m);
+		const u32 mtu = RecvRing::receive_mtu(kMaxRecvMtu, m);
+		EXPECT_LE(RecvRing::sges_for(mtu), m);
 		RcCounters c;
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 		EXPECT_OK(r.alloc(2, mtu));
 	}
 	RcCounters c;
-	RcRecvRing r{nullptr, c.refs()};
+	RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 	EXPECT_EQ(r.alloc(2, 0), Status::Invalid);
 	EXPECT_EQ(r.alloc(2, kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
 }
@@ -363,10 +364,11 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 {
 	RcCounters c;
 	kapi_qp_init init{};
+	init.recv_sge = RecvRing::sges_for(kMaxRecvMtu);	// the buffers' SGEs are legal: only memory fails
 	kapi_qp *qp = kapi_rc_qp_create(nullptr, nullptr, nullptr, &init);
 	ASSERT_NOT_NULL(qp);
 	{
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 		ASSERT_OK(r.alloc(8, kMaxRecvMtu));
 		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
 		ktest_alloc_fail_nth(20);	// part-way through the third buffer
@@ -375,7 +377,7 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 		EXPECT_EQ(c.nomem, 1u);
 		EXPECT_EQ(r.post_initial(9), Status::Invalid);	// more than the ring holds
 		fake_qp_rq(qp)->fail_next_post = 1;
-		RcRecvRing r2{nullptr, c.refs()};
+		RecvRing r2{nullptr, RecvQueue::RcQp, c.refs()};
 		ASSERT_OK(r2.alloc(4, kMaxRecvMtu));
 		r2.bind(nullptr, RecvTarget{qp, nullptr}, 0);
 		EXPECT_EQ(r2.post_initial(2), Status::Io);	// the provider refused: not all posted
@@ -502,13 +504,13 @@ KTEST(rc_recv_ring, more_sges_than_the_queue_has_are_refused)
 	kapi_srq *srq = kapi_srq_create(nullptr, 4, 4, 0, nullptr);
 	ASSERT_NOT_NULL(srq);
 	{
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::Srq, c.refs()};
 		ASSERT_OK(r.alloc(4, kMaxRecvMtu));
 		r.bind(nullptr, RecvTarget{nullptr, srq}, 0);
 		EXPECT_EQ(r.post_initial(2), Status::Io);
 		EXPECT_EQ(c.post_errors, 1u);
-		RcRecvRing s{nullptr, c.refs()};
-		ASSERT_OK(s.alloc(4, RcRecvRing::receive_mtu(kMaxRecvMtu, 4)));
+		RecvRing s{nullptr, RecvQueue::Srq, c.refs()};
+		ASSERT_OK(s.alloc(4, RecvRing::receive_mtu(kMaxRecvMtu, 4)));
 		s.bind(nullptr, RecvTarget{nullptr, srq}, 0);
 		EXPECT_OK(s.post_initial(2));
 	}
