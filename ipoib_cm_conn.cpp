@@ -45,7 +45,7 @@ bool peer_announces_bidir(const u8 *priv, u32 len)
 Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer)
 	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
 	  rx_(t.ib(), RecvQueue::RcQp, {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
-		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
+		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed, &st_.rc_rx_shrunk}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post})
 {
@@ -104,6 +104,7 @@ bool Connection::drain_overdue(u64 now, u64 ms)
 }
 
 u32 Connection::rx_posted() const { return srq_ ? t_.srq_ring().posted() : rx_.posted(); }
+const RecvRing &Connection::rx_ring() const { return srq_ ? t_.srq_ring() : rx_; }
 
 void Connection::touch(u64 now)
 {
@@ -243,7 +244,7 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 	if (r.empty())
 		return report_rx_empty();
 	if (ok)
-		t_.rx_touched(*this);	// grow_if_low + repost once per poll (rx_batch)
+		t_.rx_touched(*this);	// adapt + repost once per poll (rx_batch)
 }
 
 // The fence may now complete and the work item destroy us: off the poll's list first
@@ -269,7 +270,7 @@ void Connection::rx_stop_now()
 
 bool Connection::rx_batch()
 {
-	rx_.grow_if_low();
+	rx_.adapt(kapi_now_ms());
 	rx_.repost();
 	return rx_.needs_retry();
 }

@@ -41,7 +41,7 @@ struct CmPeer;
 // over live and retired connections for ethtool -S (CmTable::stat_name).
 #define IPOIB_RC_STATS(X)                                                                       \
 	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
-	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
+	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_shrunk) X(rc_rx_drop_short) \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_drop_too_big) X(rc_drain_wr_errors)            \
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)
@@ -103,6 +103,7 @@ public:
 	u32 remote_qpn() const { return __atomic_load_n(&remote_qpn_, __ATOMIC_RELAXED); }
 	u32 mtu() const { return __atomic_load_n(&mtu_, __ATOMIC_RELAXED); }
 	u32 rx_posted() const;
+	const RecvRing &rx_ring() const;	// its own (non-SRQ) or the SRQ's
 	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
 	// Draining for longer than ms and not reported yet: the caller feeds Ev::DrainTimeout

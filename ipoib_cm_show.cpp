@@ -41,9 +41,10 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 
 } // namespace
 
-// One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
-// (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's receives for
-// an SRQ-attached QP).
+// One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
+// rx_shrunk= rx= tx= idle= (docs/connected.md §9; state= is cm::state_name; rx_posted= and
+// rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
+// rx_grown=/rx_shrunk= are the non-SRQ ring's buffers added by growth / retired after idle).
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -53,9 +54,11 @@ void CmTable::show(kapi_seq *s)
 		peer.b[0] = kFlagRc;	// a CM peer: the address it announces carries the RC flag
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu\n",
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
+				c.rx_ring().active(), (unsigned long long)c.rx_ring().grows(),
+				(unsigned long long)c.rx_ring().shrinks(),
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000));

@@ -72,22 +72,34 @@ Status RecvRing::post_initial(u32 n)
 		return Status::Invalid;
 	const Status st = post_until(n, Gfp::Kernel);
 	consumed_ = 0;
+	floor_ = n ? n : 1;
+	goal_ = n;
 	if (!kstd::ok(st))
 		return st;
 	return posted_ == n && !queue_.size() ? Status::Ok : Status::Io;
 }
 
-// Resumable: the slots before active_ hold a buffer (posted or queued); only the rest get one.
+// The lowest slot without a buffer (one exists: active_ < size()).
+u32 RecvRing::free_slot()
+{
+	while (free_hint_ < slots_.size() && slots_[free_hint_])
+		free_hint_++;
+	return free_hint_;
+}
+
+// Resumable: the active slots hold a buffer (posted or queued); only free ones get one.
 Status RecvRing::post_until(u32 n, Gfp gfp)
 {
 	Status st = Status::Ok;
-	for (; active_ < n; active_++) {
-		if (!kstd::ok(activate(active_, gfp))) {
+	while (active_ < n) {
+		const u32 idx = free_slot();
+		if (!kstd::ok(activate(idx, gfp))) {
 			count_local(*c_.nomem);
 			st = Status::NoMem;
 			break;
 		}
-		queue(active_);
+		set_active(active_ + 1);
+		queue(idx);
 	}
 	repost();
 	return st;
@@ -178,10 +190,36 @@ kapi_skb *RecvRing::take(RxBuf &b, u32 len)
 	return skb;
 }
 
+// Shrinking: slot idx's filled buffer is handed up and not replaced (no allocation, so no
+// drop: a small packet is still copied when a small skb can be had); the pages it did not
+// use are freed with its RxBuf and the slot becomes free.
+kapi_skb *RecvRing::retire(u32 idx, u32 len)
+{
+	RxBuf &b = *slots_[idx];
+	kapi_skb *skb = len <= copybreak_ ? copy_small(b, len) : nullptr;
+	if (!skb) {
+		const FragLayout l = frag_layout(len, head_len_, npages_);
+		b.head_map.reset();	// the CPU owns the filled head
+		skb = b.head.release();
+		kapi_page *used[kFragPages];
+		for (u32 i = 0; i < l.pages; i++)
+			used[i] = b.pages[i].release();
+		frag_attach(skb, l, used);
+	}
+	slots_[idx].reset();
+	set_active(active_ - 1);
+	if (idx < free_hint_)
+		free_hint_ = idx;
+	if (c_.shrunk)
+		count_local(*c_.shrunk);
+	count_local(shrinks_);
+	return skb;
+}
+
 kapi_skb *RecvRing::complete(const kapi_wc &wc)
 {
 	const u32 idx = wrid_slot(wc.wr_id);
-	RxBuf *b = idx < active_ ? slots_[idx].get() : nullptr;
+	RxBuf *b = idx < slots_.size() ? slots_[idx].get() : nullptr;
 	if (!b || !b->posted || !posted_) {
 		refuse();	// not a receive this ring has posted: a duplicate or stale CQE
 		return nullptr;
@@ -205,6 +243,8 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 		queue(idx);
 		return nullptr;
 	}
+	if (q_ == RecvQueue::RcQp && active_ > goal_)
+		return retire(idx, wc.byte_len);
 	if (wc.byte_len <= copybreak_) {
 		if (kapi_skb *small = copy_small(*b, wc.byte_len)) {
 			queue(idx);
@@ -277,33 +317,53 @@ void RecvRing::post_sg()
 	}
 }
 
-void RecvRing::grow_if_low()
+void RecvRing::adapt(u64 now_ms)
 {
 	const u32 consumed = kstd::exchange(consumed_, 0u);
-	if (q_ != RecvQueue::RcQp || stopped_ || active_ >= slots_.size() || consumed * 4 < active_ * 3)
+	if (q_ != RecvQueue::RcQp || stopped_)
 		return;
+	if (!busy_ms_)
+		busy_ms_ = now_ms;	// the idle period starts with the first look
+	if (consumed * 4 >= active_ * 3) {
+		busy_ms_ = now_ms;
+		grow();	// and a pending shrink is called off
+	} else if (goal_ > floor_ && now_ms - busy_ms_ >= kRcShrinkIdleMs) {
+		goal_ = floor_;
+	}
+}
+
+void RecvRing::grow()
+{
 	u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
 	if (want > active_ + kPollBatch)
 		want = active_ + kPollBatch;	// bounded work per NAPI pass
 	while (active_ < want) {
-		if (!kstd::ok(activate(active_, Gfp::Atomic))) {
+		const u32 idx = free_slot();
+		if (!kstd::ok(activate(idx, Gfp::Atomic))) {
 			if (c_.grow_failed)
 				count_local(*c_.grow_failed);
 			break;
 		}
-		queue(active_++);
+		set_active(active_ + 1);
+		queue(idx);
 		if (c_.grown)
 			count_local(*c_.grown);
+		count_local(grows_);
 	}
+	if (goal_ < active_)
+		goal_ = active_;	// keeps what is there (also when a shrink was pending)
 }
 
 void RecvRing::release()
 {
-	for (u32 i = 0; i < active_; i++)
+	for (u32 i = 0; i < slots_.size(); i++)
 		slots_[i].reset();
 	set_posted(0);
 	consumed_ = 0;
-	active_ = 0;
+	set_active(0);
+	goal_ = 0;
+	free_hint_ = 0;
+	busy_ms_ = 0;
 	stopped_ = false;
 	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
 	queue_.clear();

@@ -36,9 +36,9 @@
 // release() is member destruction. Who may still reference a slot: the HCA, for every posted
 // buffer, until its completion is polled or the QP/SRQ is destroyed; release() runs after
 // that (the destructor is the backstop). Single consumer: NAPI (fill, complete, repost,
-// grow_if_low); post_initial() runs in process context before NAPI can see the ring; other
+// adapt); post_initial() runs in process context before NAPI can see the ring; other
 // contexts only ask for the UD fill (want_fill, from the broadcast join) and schedule NAPI.
-// posted() may be read from any context (debugfs rx_posted).
+// posted(), active(), grows() and shrinks() may be read from any context (debugfs).
 #pragma once
 
 #include "ipoib_frag.h"
@@ -76,8 +76,9 @@ struct RecvCounters {
 	u64 *wc_errors;			// error completion other than a flush
 	u64 *flushed;			// flush completion
 	u64 *post_errors;		// the provider refused a post (the rest stays queued)
-	u64 *grown = nullptr;		// RcQp: buffers added by grow_if_low
+	u64 *grown = nullptr;		// RcQp: buffers added by adapt (growth)
 	u64 *grow_failed = nullptr;	// RcQp: growth stopped for want of memory (harmless)
+	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
 };
 
 // One slot's buffer, every part owned: destroying it unmaps the head (head_map is declared
@@ -95,6 +96,12 @@ struct RxBuf {
 // instead of the 4 KiB head). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
 // Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
 inline constexpr u32 kRcCopybreak = 256;
+
+// A non-SRQ ring that saw no demand (no batch that consumed 3/4 of its buffers) for this long
+// shrinks back to what post_initial() posted (nonsrq_min_recv): long enough that a flow with
+// pauses (a TCP sender in slow start, an RPC pattern) keeps its buffers, short enough that a
+// burst's growth does not stay pinned for the connection's life (docs/connected.md §5).
+inline constexpr u64 kRcShrinkIdleMs = 5000;
 
 // Multi-SGE receives posted per call (the shim converts them on its stack).
 inline constexpr u32 kRcPostBatch = KAPI_RECV_SG_BATCH_MAX;
@@ -155,14 +162,19 @@ public:
 	// checks needs_retry() and, when true, schedules another pass later (its timer or work
 	// item re-schedules NAPI, which calls repost()). Never true once stopped.
 	bool needs_retry() const { return !stopped_ && posted_ == 0 && queue_.size(); }
-	// RcQp, NAPI, after a batch and before repost(): when at least 3/4 of the active buffers
-	// completed since the last call (the sender nearly ran the queue dry between two polls:
-	// the count ignores reposts made in between, which the HCA may not have seen yet),
-	// doubles the active buffers, up to size() and at most kPollBatch per call (GFP_ATOMIC,
-	// in NAPI). A failure stops the growth there (counted) and changes nothing else. With a
-	// NAPI budget B, one window sees at most about B completions, so a ring grows past 4B/3
-	// only when polls drain more than B between two calls. Nothing on the UD ring or SRQ.
-	void grow_if_low();
+	// RcQp, NAPI, after a batch and before repost() (now_ms: the clock). Grow: when at
+	// least 3/4 of the active buffers completed since the last call (the sender nearly ran
+	// the queue dry between two polls: the count ignores reposts made in between, which the
+	// HCA may not have seen yet), doubles the active buffers, up to size() and at most
+	// kPollBatch per call (GFP_ATOMIC, in NAPI). A failure stops the growth there (counted)
+	// and changes nothing else. With a NAPI budget B, one window sees at most about B
+	// completions, so a ring grows past 4B/3 only when polls drain more than B between two
+	// calls. Shrink: when no call found the ring low for kRcShrinkIdleMs, the ring's goal
+	// drops back to what post_initial() posted (never below one); complete() then hands up
+	// completed buffers without replacing them until active() is down to it (counted in
+	// shrunk). A posted receive is never cancelled, so never zero holds: active() >= 1, and
+	// every active buffer is posted or queued. Nothing on the UD ring or SRQ.
+	void adapt(u64 now_ms);
 	// The owner's QpToErr (non-SRQ) or SRQ teardown: no post from now on (queued buffers
 	// stay the ring's until release()); empty() reports when the last posted one completed.
 	// When nothing was posted at stop() (refused posts), empty() is true at once and no
@@ -181,7 +193,11 @@ public:
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
 	// Packets handed up as copies (copybreak); the owner may export it.
 	u64 copied() const { return __atomic_load_n(&copied_, __ATOMIC_RELAXED); }
-	u32 active() const { return active_; }	// slots holding a buffer
+	u32 active() const { return __atomic_load_n(&active_, __ATOMIC_RELAXED); }	// slots holding a buffer (any context)
+	u32 goal() const { return goal_; }	// what active() converges to (RcQp)
+	// Buffers added by growth / retired by shrinking, over the ring's life (debugfs).
+	u64 grows() const { return __atomic_load_n(&grows_, __ATOMIC_RELAXED); }
+	u64 shrinks() const { return __atomic_load_n(&shrinks_, __ATOMIC_RELAXED); }
 	u32 size() const { return slots_.size(); }
 	u32 queued() const { return queue_.size(); }
 	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
@@ -190,6 +206,7 @@ public:
 
 private:
 	void set_layout(u32 buf_size);
+	u32 free_slot();
 	Status post_until(u32 n, Gfp gfp);	// activates slots [active_, n), then reposts
 	Status activate(u32 idx, Gfp gfp);	// slot idx gets its RxBuf, with a buffer
 	Status alloc_head(SkbHandle &head, DmaMap &map, Gfp gfp);
@@ -197,10 +214,13 @@ private:
 	void refuse();
 	kapi_skb *copy_small(RxBuf &b, u32 len);
 	kapi_skb *take(RxBuf &b, u32 len);
+	kapi_skb *retire(u32 idx, u32 len);
+	void grow();
 	void post_linear();	// repost()'s chains, one SGE per receive
 	void post_sg();		// and with pages
 	bool took(u32 n, int rc);
 	void set_posted(u32 n) { __atomic_store_n(&posted_, n, __ATOMIC_RELAXED); }
+	void set_active(u32 n) { __atomic_store_n(&active_, n, __ATOMIC_RELAXED); }
 	u32 page_len(u32 i) const { return i + 1 < npages_ ? u32(KAPI_PAGE_SIZE) : last_len_; }
 
 	kapi_ib_device *ib_;
@@ -215,8 +235,14 @@ private:
 	u32 last_len_ = 0;	// the last page's SGE length
 	u32 copybreak_ = 0;
 	u32 posted_ = 0;
-	u32 consumed_ = 0;	// completions since the last grow_if_low()
-	u32 active_ = 0;	// slots [0, active_) hold a buffer
+	u32 consumed_ = 0;	// completions since the last adapt()
+	u32 active_ = 0;	// slots holding a buffer (slots_[i] set)
+	u32 goal_ = 0;	// RcQp: growth raises it, an idle period lowers it to floor_
+	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1
+	u32 free_hint_ = 0;	// no slot below it is free
+	u64 busy_ms_ = 0;	// RcQp: the last adapt() that found the ring low (0: none yet)
+	u64 grows_ = 0;
+	u64 shrinks_ = 0;
 	u64 refused_ = 0;
 	u64 copied_ = 0;
 	bool warned_ = false;	// refuse() warns once per ring
