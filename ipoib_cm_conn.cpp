@@ -432,11 +432,11 @@ Status Connection::create_qp()
 	}
 	KSTD_TRY(tx_.alloc(t_.send_ring_size()));
 	if (!srq_)
-		KSTD_TRY(rx_.alloc(t_.recv_queue_size(), t_.buf_size()));
+		KSTD_TRY(rx_.alloc(t_.params().nonsrq_max_recv, t_.buf_size()));
 	kapi_qp_init init{};
 	init.ctx = ctx();
 	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
-	init.recv_wr = srq_ ? 0 : t_.recv_queue_size();	// an RQ cannot grow: its maximum now (§5)
+	init.recv_wr = srq_ ? 0 : t_.params().nonsrq_max_recv;	// an RQ cannot grow: its maximum now (§5)
 	init.recv_sge = srq_ ? 0 : rx_.nsge();
 	init.send_sge = 1;
 	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);

@@ -45,6 +45,16 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 // rx_shrunk= rx= tx= idle= (docs/connected.md §9; state= is cm::state_name; rx_posted= and
 // rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
 // rx_grown=/rx_shrunk= are the non-SRQ ring's buffers added by growth / retired after idle).
+// One line: the non-SRQ connection limit in force and where it comes from (issue 13 item 2),
+// the per-connection estimate the budget was divided by, and what the receive CQ holds.
+void CmTable::show_limits(kapi_seq *s)
+{
+	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u\n",
+			srq_.raw() ? "srq" : "nonsrq", p_.max_nonsrq_conn_qp,
+			p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", p_.nonsrq_mem_mb, p_.nonsrq_conn_kib,
+			p_.nonsrq_max_recv, p_.nonsrq_min_recv, max_conns_);
+}
+
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();

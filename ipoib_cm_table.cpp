@@ -48,7 +48,7 @@ u32 CmTable::cq_entries() const
 }
 
 u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + send_ring_; }
-u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : recv_queue_) + 1; }
+u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : p_.nonsrq_max_recv) + 1; }
 
 // The device bounds the CQ (max_cqe): softib's 65536 cannot hold 128 non-SRQ rings of 512.
 // As the in-tree driver clamps its queue sizes to the device's, the bound on connections is
@@ -67,8 +67,9 @@ bool CmTable::fit_cq(u32 ud_entries)
 	}
 	if (max_conns_ < want)
 		log().info("the device's CQ holds %u entries: at most %u connections (%s %u), %u receives each",
-			   max_cqe, max_conns_, srq_.raw() ? "SRQ mode" : "max_nonsrq_conn_qp", want,
-			   srq_.raw() ? 0 : recv_queue_);
+			   max_cqe, max_conns_,
+			   srq_.raw() ? "SRQ mode" : p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", want,
+			   srq_.raw() ? 0 : p_.nonsrq_max_recv);
 	return true;
 }
 

@@ -117,6 +117,7 @@ public:
 	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }	// any context
 	void housekeeping();			// the delayed work
 	void show(kapi_seq *s);			// debugfs connections
+	void show_limits(kapi_seq *s);		// debugfs cm_limits
 	// debugfs send_accepted (docs/connected.md §2 "Who sends"): the test knob, read by the
 	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
 	void show_send_accepted(kapi_seq *s);

@@ -128,7 +128,7 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted", "cm_limits"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;

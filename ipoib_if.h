@@ -118,8 +118,8 @@ inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED
 
 // The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
 // SendAccepted is connected mode's test knob, the one writable file (CmTable::store_send_accepted).
-enum class DebugView : u8 { Paths, Mcast, Neigh, Connections, SendAccepted };
-inline constexpr u32 kDebugViews = 5;
+enum class DebugView : u8 { Paths, Mcast, Neigh, Connections, SendAccepted, CmLimits };
+inline constexpr u32 kDebugViews = 6;
 struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
 	Interface *owner = nullptr;
 	DebugView view = DebugView::Paths;

@@ -213,6 +213,8 @@ void Interface::show(DebugView which, kapi_seq *s)
 		return cm_.show(s);
 	if (which == DebugView::SendAccepted)
 		return cm_.show_send_accepted(s);
+	if (which == DebugView::CmLimits)
+		return cm_.show_limits(s);
 	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
 		kstd::SpinIrqSaveGuard l(paths_.lock());
