@@ -323,33 +323,39 @@ KTEST(params_cm, ranges)
 	EXPECT_TRUE(rejects(r, "nonsrq_min_recv"));
 }
 
-KTEST(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv)
-{
+// One validate_cm_params call on the defaults with some fields changed.
+struct CmCase {
 	ipoib::CmParamsRaw r = kDefaults;
 	ipoib::CmParams out;
 	ipoib::CmParamsReport rep;
 	ParseError err;
-	r.nonsrq_max_recv = 2;
-	r.nonsrq_min_recv = 1;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 1u);
-	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_min_recv = 2;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 2u);
-	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_min_recv = 3;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 2u);
-	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_max_recv = 8192;
-	r.nonsrq_min_recv = __INT_MAX__;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 8192u);
-	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
-	r.bidir = 0;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_FALSE(out.bidir);
+	Status run() { return ipoib::validate_cm_params(r, 256, out, rep, err); }
+};
+
+KTEST(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv)
+{
+	CmCase c;
+	c.r.nonsrq_max_recv = 2;
+	c.r.nonsrq_min_recv = 1;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 1u);
+	EXPECT_FALSE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_min_recv = 2;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 2u);
+	EXPECT_FALSE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_min_recv = 3;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 2u);
+	EXPECT_TRUE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_max_recv = 8192;
+	c.r.nonsrq_min_recv = __INT_MAX__;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 8192u);
+	EXPECT_TRUE(c.rep.nonsrq_min_recv_clamped);
+	c.r.bidir = 0;
+	EXPECT_OK(c.run());
+	EXPECT_FALSE(c.out.bidir);
 }
 
 // Issue 13 item 2: the default limit follows nonsrq_mem_mb; max_nonsrq_conn_qp, when set,
@@ -357,26 +363,23 @@ KTEST(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv)
 // the in-tree driver's 4096).
 KTEST(params_cm, budget_sets_the_default_limit)
 {
-	ipoib::CmParamsRaw r = kDefaults;
-	ipoib::CmParams out;
-	ipoib::CmParamsReport rep;
-	ParseError err;
-	r.nonsrq_mem_mb = 1024;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_TRUE(out.limit_from_budget);
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 115 = 9118, capped
+	CmCase c;
+	c.r.nonsrq_mem_mb = 1024;
+	EXPECT_OK(c.run());
+	EXPECT_TRUE(c.out.limit_from_budget);
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 115 = 9118, capped
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 256), 4096u);	// the 256 KiB goal
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 257), 4080u);
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1, 2000), 1u);	// never 0
-	r.nonsrq_mem_mb = 1;
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 8u);	// 1024 / 115
+	c.r.nonsrq_mem_mb = 1;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 8u);	// 1024 / 115
 	// the old defaults (4 buffers, a 256-entry RQ) cost more per connection
 	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 4u * 68 + 84 + 21 + 16);
-	r.max_nonsrq_conn_qp = 128;	// set: overrides the budget
-	EXPECT_OK(ipoib::validate_cm_params(r, 256, out, rep, err));
-	EXPECT_FALSE(out.limit_from_budget);
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 128u);
+	c.r.max_nonsrq_conn_qp = 128;	// set: overrides the budget
+	EXPECT_OK(c.run());
+	EXPECT_FALSE(c.out.limit_from_budget);
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 128u);
 }
 
 KTEST_SUITE(params_cm, KTEST_CASE(params_cm, defaults), KTEST_CASE(params_cm, ranges),
