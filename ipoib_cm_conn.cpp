@@ -50,8 +50,8 @@ bool peer_announces_bidir(const u8 *priv, u32 len)
 
 Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer)
 	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
-	  rx_(t.ib(), {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
-		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed}),
+	  rx_(t.ib(), RecvQueue::RcQp, {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
+		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed, &st_.rc_rx_shrunk}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post, &st_.rc_tx_csum_skipped, &st_.rc_tx_csum_filled,
 		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize,
@@ -120,6 +120,7 @@ bool Connection::drain_overdue(u64 now, u64 ms)
 }
 
 u32 Connection::rx_posted() const { return srq_ ? t_.srq_ring().posted() : rx_.posted(); }
+const RecvRing &Connection::rx_ring() const { return srq_ ? t_.srq_ring() : rx_; }
 
 void Connection::touch(u64 now)
 {
@@ -260,7 +261,7 @@ void Connection::on_wc(const kapi_wc &wc, u64 now)
 
 void Connection::receive(const kapi_wc &wc, u64 now)
 {
-	RcRecvRing &r = srq_ ? t_.srq_ring() : rx_;
+	RecvRing &r = srq_ ? t_.srq_ring() : rx_;
 	kapi_skb *skb = r.complete(wc);
 	const bool ok = wc.status == KAPI_WC_SUCCESS;
 	if (!ok && wc.status != KAPI_WC_WR_FLUSH_ERR)
@@ -278,7 +279,7 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 	if (r.empty())
 		return report_rx_empty();
 	if (ok)
-		t_.rx_touched(*this);	// grow_if_low + repost once per poll (rx_batch)
+		t_.rx_touched(*this);	// adapt + repost once per poll (rx_batch)
 }
 
 // The fence may now complete and the work item destroy us: off the poll's list first
@@ -304,7 +305,7 @@ void Connection::rx_stop_now()
 
 bool Connection::rx_batch()
 {
-	rx_.grow_if_low();
+	rx_.adapt(kapi_now_ms());
 	rx_.repost();
 	return rx_.needs_retry();
 }
@@ -598,11 +599,11 @@ Status Connection::create_qp()
 	}
 	KSTD_TRY(tx_.alloc(t_.send_ring_size(), t_.rc_send_sge()));
 	if (!srq_)
-		KSTD_TRY(rx_.alloc(t_.recv_queue_size(), t_.buf_size()));
+		KSTD_TRY(rx_.alloc(t_.params().nonsrq_max_recv, t_.buf_size()));
 	kapi_qp_init init{};
 	init.ctx = ctx();
 	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
-	init.recv_wr = srq_ ? 0 : t_.recv_queue_size();	// an RQ cannot grow: its maximum now (§5)
+	init.recv_wr = srq_ ? 0 : t_.params().nonsrq_max_recv;	// an RQ cannot grow: its maximum now (§5)
 	init.recv_sge = srq_ ? 0 : rx_.nsge();
 	init.send_sge = tx_.sge();	// the device's, or 1 if the ring could not get its table
 	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);

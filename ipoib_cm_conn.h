@@ -34,7 +34,7 @@
 
 #include "ipoib_addr.h"
 #include "ipoib_rc_qp.h"
-#include "ipoib_rc_recv_ring.h"
+#include "ipoib_recv_ring.h"
 #include "ipoib_rc_tx_ring.h"
 #include "kstd/list.h"
 #include "kstd/lock.h"
@@ -49,7 +49,7 @@ struct CmPeer;
 // over live and retired connections for ethtool -S (CmTable::stat_name).
 #define IPOIB_RC_STATS(X)                                                                       \
 	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
-	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_drop_short)            \
+	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_shrunk) X(rc_rx_drop_short) \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_too_big) X(rc_drain_wr_errors)            \
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)                                          \
@@ -91,7 +91,7 @@ public:
 	void qp_event(kapi_qp_event_kind kind);		// the provider's (atomic)
 	void on_wc(const kapi_wc &wc, u64 now_ms);	// NAPI
 	// NAPI, once per poll for a connection whose own ring completed receives in it: growth
-	// and reposts are per batch (ipoib_rc_recv_ring.h). True when a refused post left
+	// and reposts are per batch (ipoib_recv_ring.h). True when a refused post left
 	// nothing posted (needs_retry): the caller brings NAPI back later.
 	bool rx_batch();
 	// NAPI, for a stop the work item requested at QpToErr (non-SRQ): the ring posts nothing
@@ -119,6 +119,7 @@ public:
 	u32 remote_qpn() const { return __atomic_load_n(&remote_qpn_, __ATOMIC_RELAXED); }
 	u32 mtu() const { return __atomic_load_n(&mtu_, __ATOMIC_RELAXED); }
 	u32 rx_posted() const;
+	const RecvRing &rx_ring() const;	// its own (non-SRQ) or the SRQ's
 	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
@@ -196,7 +197,7 @@ private:
 	cm::Step parked_;		// work item only: the step, resumed at parked_next_
 	u8 parked_next_ = 0;
 	RcStats st_;
-	RcRecvRing rx_;			// non-SRQ only
+	RecvRing rx_;			// non-SRQ only
 	RcTxRing tx_;
 };
 

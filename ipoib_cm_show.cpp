@@ -51,10 +51,22 @@ u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); 
 
 } // namespace
 
-// One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx= tx= idle=
-// [wait=] (docs/connected.md §9; state= is cm::state_name; rx_posted= counts the SRQ's
-// receives for an SRQ-attached QP; wait=sends / wait=drep while a graceful wait is parked);
-// then one per peer in UD fallback: dir=none peer= state=fallback fallback= backoff= idle=.
+// One line: the non-SRQ connection limit in force and where it comes from (issue 13 item 2),
+// the per-connection estimate the budget was divided by, and what the receive CQ holds.
+void CmTable::show_limits(kapi_seq *s)
+{
+	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u\n",
+			srq_.raw() ? "srq" : "nonsrq", p_.max_nonsrq_conn_qp,
+			p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", p_.nonsrq_mem_mb, p_.nonsrq_conn_kib,
+			p_.nonsrq_max_recv, p_.nonsrq_min_recv, max_conns_);
+}
+
+// One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
+// rx_shrunk= rx= tx= idle= [wait=] (docs/connected.md §9; state= is cm::state_name; rx_posted=
+// and rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
+// rx_grown=/rx_shrunk= are the non-SRQ ring's buffers added by growth / retired after idle;
+// wait=sends / wait=drep while a graceful wait is parked); then one per peer in UD fallback:
+// dir=none peer= state=fallback fallback= backoff= idle=.
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -65,9 +77,11 @@ void CmTable::show(kapi_seq *s)
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
 		const char *wait = c.wait_name();
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx=%llu tx=%llu idle=%llu%s%s\n",
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
+				c.rx_ring().active(), (unsigned long long)c.rx_ring().grows(),
+				(unsigned long long)c.rx_ring().shrinks(),
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000), wait ? " wait=" : "", wait ? wait : "");

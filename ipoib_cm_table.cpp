@@ -20,7 +20,7 @@ extern "C" void ipoib_cm_house_work(kapi_ctx *c) noexcept
 
 CmTable::CmTable(Interface &ifc)
 	: ifc_(ifc), lock_(KAPI_LOCK_IF_CM), srq_(ifc.log(), *this),
-	  srq_ring_(ifc.ib_, {&srq_st_.rc_rx_drop_nomem, &srq_st_.rc_rx_wc_errors, &srq_st_.rc_rx_flushed,
+	  srq_ring_(ifc.ib_, RecvQueue::Srq, {&srq_st_.rc_rx_drop_nomem, &srq_st_.rc_rx_wc_errors, &srq_st_.rc_rx_flushed,
 			      &srq_st_.rc_rx_post_errors, &srq_st_.rc_rx_grown, &srq_st_.rc_rx_grow_failed})
 {
 }
@@ -48,7 +48,7 @@ u32 CmTable::cq_entries() const
 }
 
 u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + send_ring_; }
-u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : recv_queue_) + 1; }
+u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : p_.nonsrq_max_recv) + 1; }
 
 // The device bounds the CQ (max_cqe): softib's 65536 cannot hold 128 non-SRQ rings of 512.
 // As the in-tree driver clamps its queue sizes to the device's, the bound on connections is
@@ -67,8 +67,9 @@ bool CmTable::fit_cq(u32 ud_entries)
 	}
 	if (max_conns_ < want)
 		log().info("the device's CQ holds %u entries: at most %u connections (%s %u), %u receives each",
-			   max_cqe, max_conns_, srq_.raw() ? "SRQ mode" : "max_nonsrq_conn_qp", want,
-			   srq_.raw() ? 0 : recv_queue_);
+			   max_cqe, max_conns_,
+			   srq_.raw() ? "SRQ mode" : p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", want,
+			   srq_.raw() ? 0 : p_.nonsrq_max_recv);
 	return true;
 }
 
@@ -97,10 +98,10 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	if (rc_send_sge_ == 0)
 		rc_send_sge_ = 1;
 	// As the in-tree driver: SRQ mode when the device can create one, else a ring per QP.
-	const u32 srq_mtu = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
+	const u32 srq_mtu = RecvRing::receive_mtu(cm::kMaxRecvMtu, srq_sge);
 	// Created unarmed: the limit is armed at open(), once NAPI can run (an event at
 	// bring-up would schedule a NAPI that is not enabled yet).
-	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RcRecvRing::sges_for(srq_mtu), 0))) {
+	if (srq_sge && kstd::ok(srq_.create(pd(), recv_queue_size, RecvRing::sges_for(srq_mtu), 0))) {
 		srq_ring_.bind(netdev(), RecvTarget{nullptr, srq_.raw()}, lkey());
 		if (kstd::ok(srq_ring_.alloc(recv_queue_size, srq_mtu)) && kstd::ok(srq_ring_.post_initial(recv_queue_size))) {
 			recv_mtu_ = srq_mtu;
@@ -112,8 +113,8 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 		}
 	}
 	if (!srq_.raw())
-		recv_mtu_ = RcRecvRing::receive_mtu(cm::kMaxRecvMtu, qp_sge);
-	nsge_ = RcRecvRing::sges_for(recv_mtu_);
+		recv_mtu_ = RecvRing::receive_mtu(cm::kMaxRecvMtu, qp_sge);
+	nsge_ = RecvRing::sges_for(recv_mtu_);
 	if (recv_mtu_ < cm::kMinRecvMtu) {
 		log().warn("receive buffers of %u SGEs hold %u bytes, below the %u connected mode needs: CM off",
 			   srq_.raw() ? srq_sge : qp_sge, recv_mtu_, cm::kMinRecvMtu);
@@ -623,7 +624,7 @@ void CmTable::rx_stop_request(Connection &c)
 	kapi_napi_schedule(netdev());	// not running (interface down): the next open's NAPI
 }
 
-// NAPI, after each poll: the receive rings' batch duties (ipoib_rc_recv_ring.h). Every
+// NAPI, after each poll: the receive rings' batch duties (ipoib_recv_ring.h). Every
 // connection listed completed a receive in this poll, or needed a retry in the last one, and
 // has not reported RxEmpty since (rx_untouch), so its non-SRQ fence has not completed and it
 // is alive. A ring that could post nothing (needs_retry) stays listed: no completion will

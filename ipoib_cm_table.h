@@ -5,7 +5,7 @@
 // waiting for it), every Connection, the CM workqueue, and the interface-stop sequence.
 //
 // Owner: Interface (a member, composed like its rings). Holds: 2 listening cm_ids, an SRQ +
-// RcRecvRing, an ordered workqueue, CmPeers (each owns its queued skbs), Connections, a
+// RecvRing, an ordered workqueue, CmPeers (each owns its queued skbs), Connections, a
 // delayed work (reaping, watchdog, deadlines, freeing destroyed connections).
 // Who may call in: xmit (xmit(), tx lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).
@@ -128,6 +128,7 @@ public:
 	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }	// any context
 	void housekeeping();			// the delayed work
 	void show(kapi_seq *s);			// debugfs connections
+	void show_limits(kapi_seq *s);		// debugfs cm_limits
 	// debugfs send_accepted (docs/connected.md §2 "Who sends"): the test knob, read by the
 	// connections created after the write. "0"/"1" (one newline allowed), else -EINVAL, logged.
 	void show_send_accepted(kapi_seq *s);
@@ -161,7 +162,7 @@ public:
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }
 	kapi_srq *srq() const { return srq_.raw(); }
-	RcRecvRing &srq_ring() { return srq_ring_; }
+	RecvRing &srq_ring() { return srq_ring_; }
 	u32 recv_mtu() const { return recv_mtu_; }	// what our buffers hold (RFC 4755 §6)
 	u32 buf_size() const { return recv_mtu_; }
 	u32 nsge() const { return nsge_; }
@@ -240,7 +241,7 @@ private:
 	CmSrq srq_;
 	RcStats srq_st_;
 	bool srq_rearm_ = false;	// SRQ_LIMIT_REACHED disarmed the limit (one-shot)
-	RcRecvRing srq_ring_;
+	RecvRing srq_ring_;
 	u32 recv_mtu_ = 0;
 	u32 nsge_ = 1;
 	u32 send_ring_ = 0;

@@ -109,6 +109,59 @@ private:
 	bool mapped_ = false;
 };
 
+// One order-0 page and its streaming DMA mapping (ib_dma_map_page), owned together: reset()
+// or destruction unmaps it, then drops the page reference. release() unmaps it and hands the
+// reference to the caller (an skb fragment takes it over). Moving hands both over.
+class MappedPage : kstd::NonCopyable {
+public:
+	MappedPage() = default;
+	~MappedPage() { reset(); }
+	MappedPage(MappedPage &&o) : ib_(o.ib_), pg_(kstd::exchange(o.pg_, static_cast<kapi_page *>(nullptr))), addr_(o.addr_) {}
+	MappedPage &operator=(MappedPage &&o)
+	{
+		if (this != &o) {
+			reset();
+			ib_ = o.ib_;
+			addr_ = o.addr_;
+			pg_ = kstd::exchange(o.pg_, static_cast<kapi_page *>(nullptr));
+		}
+		return *this;
+	}
+	explicit operator bool() const { return pg_ != nullptr; }
+	// A fresh page mapped for the device to write; false (nothing held) on either failure.
+	bool alloc(kapi_ib_device *ib, unsigned gfp)
+	{
+		reset();
+		kapi_page *pg = kapi_page_alloc(gfp);
+		if (!pg)
+			return false;
+		if (kapi_dma_map_page(ib, pg, KAPI_DMA_FROM_DEVICE, &addr_) != 0) {
+			kapi_page_put(pg);
+			return false;
+		}
+		ib_ = ib;
+		pg_ = pg;
+		return true;
+	}
+	[[nodiscard]] kapi_page *release()
+	{
+		if (pg_)
+			kapi_dma_unmap_page(ib_, addr_, KAPI_DMA_FROM_DEVICE);
+		return kstd::exchange(pg_, static_cast<kapi_page *>(nullptr));
+	}
+	void reset()
+	{
+		if (kapi_page *pg = release())
+			kapi_page_put(pg);
+	}
+	kstd::u64 addr() const { return addr_; }
+
+private:
+	kapi_ib_device *ib_ = nullptr;
+	kapi_page *pg_ = nullptr;
+	kstd::u64 addr_ = 0;
+};
+
 // A bounded FIFO of skbs that owns them: what it still holds when destroyed is freed. Its
 // users drain it explicitly where a drop must be counted; the destructor is the backstop.
 // No locking: the owner's lock serialises it (a Path's: the path lock; a group's: the table's).

@@ -130,7 +130,7 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted", "rc_send"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted", "rc_send", "cm_limits"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
@@ -422,10 +422,9 @@ int Interface::poll_rx(int budget)
 void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 {
 	const RxLocal me{qpn_, a.lid, a.gid, a.bcast_mgid};
-	u32 len = wc.byte_len;
-	if (len > rx_.buf_size() || len < kGrhLen + kEncapLen)
+	const u32 len = kapi_skb_len(skb);	// wc.byte_len: the ring refused more than its buffer holds
+	if (len < kGrhLen + kEncapLen)
 		return drop_rx(skb, stats_.rx_drop_short);
-	kapi_skb_put(skb, len);
 	const u8 *grh = kapi_skb_data(skb);
 	RxInfo info{wc.src_qp, wc.slid, wc.grh != 0, grh};
 	RxKind kind = classify_rx(info, me);

@@ -119,8 +119,8 @@ inline u64 read_stat(const u64 &c) { return __atomic_load_n(&c, __ATOMIC_RELAXED
 
 // The debugfs files of an interface (ib_ipoib_cm/<ifname>/<name>), each a tagged context.
 // SendAccepted is connected mode's test knob, the one writable file (CmTable::store_send_accepted).
-enum class DebugView : u8 { Paths, Mcast, Neigh, Connections, SendAccepted, RcSend };
-inline constexpr u32 kDebugViews = 6;
+enum class DebugView : u8 { Paths, Mcast, Neigh, Connections, SendAccepted, RcSend, CmLimits };
+inline constexpr u32 kDebugViews = 7;
 struct DebugFile : Tagged<KAPI_CTX_DEBUGFS> {
 	Interface *owner = nullptr;
 	DebugView view = DebugView::Paths;
@@ -337,7 +337,7 @@ private:
 	DebugFile debug_files_[kDebugViews];
 
 	Stats stats_;
-	RecvRing rx_{ib_, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
+	RecvRing rx_{ib_, RecvQueue::Ud, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
 	TxRing tx_{ib_,
 		   {&stats_.tx_packets, &stats_.tx_bytes, &stats_.tx_wc_errors, &stats_.tx_drop_ring_full,
 		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},

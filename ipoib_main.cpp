@@ -46,14 +46,17 @@ Status Config::load(const kapi_params &p)
 		kstd::log.info("recv_queue_size=%d adjusted to %u", p.recv_queue_size, recv_queue_size);
 	const CmParamsRaw raw{p.cm_rnr_retry,	     p.cm_min_rnr_timer,   p.cm_idle_timeout,
 			      p.nonsrq_min_recv, p.max_nonsrq_conn_qp, p.cm_bidir,
-			      p.cm_csum_free};
+			      p.cm_csum_free, p.nonsrq_max_recv, p.nonsrq_mem_mb};
 	CmParamsReport rep;
-	if (!kstd::ok(validate_cm_params(raw, recv_queue_size, cm, rep, err))) {
+	if (!kstd::ok(validate_cm_params(raw, send_queue_size, cm, rep, err))) {
 		kstd::log.err("invalid %s=%d: %s", rep.bad, rep.value, err.what);
 		return Status::Invalid;
 	}
 	if (rep.nonsrq_min_recv_clamped)
-		kstd::log.info("nonsrq_min_recv=%d adjusted to %u (recv_queue_size)", p.nonsrq_min_recv, cm.nonsrq_min_recv);
+		kstd::log.info("nonsrq_min_recv=%d adjusted to %u (nonsrq_max_recv)", p.nonsrq_min_recv, cm.nonsrq_min_recv);
+	if (cm.limit_from_budget)
+		kstd::log.info("connected mode without SRQ: nonsrq_mem_mb=%u at ~%u KiB per idle connection: at most %u connections per interface (max_nonsrq_conn_qp overrides)",
+			       cm.nonsrq_mem_mb, cm.nonsrq_conn_kib, cm.max_nonsrq_conn_qp);
 	return Status::Ok;
 }
 

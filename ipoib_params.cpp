@@ -124,7 +124,20 @@ bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
 } // namespace
 
-Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &out, CmParamsReport &report,
+u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size)
+{
+	const kstd::u64 b = kstd::u64(min_recv) * kRecvBufBytes + kstd::u64(max_recv) * kRecvWqeBytes +
+		      kstd::u64(send_queue_size + 1) * kSendWqeBytes + kConnFixedBytes;
+	return u32((b + 1023) / 1024);
+}
+
+u32 nonsrq_conns_for_budget(u32 mem_mb, u32 kib)
+{
+	const kstd::u64 n = kib ? kstd::u64(mem_mb) * 1024 / kib : kstd::u64(kMaxNonSrqConnQp);
+	return n < 1 ? 1 : n > kstd::u64(kMaxNonSrqConnQp) ? u32(kMaxNonSrqConnQp) : u32(n);
+}
+
+Status validate_cm_params(const CmParamsRaw &in, u32 send_queue_size, CmParams &out, CmParamsReport &report,
 			  ParseError &err)
 {
 	report = CmParamsReport{};
@@ -138,7 +151,9 @@ Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &
 		{"cm_min_rnr_timer", in.min_rnr_timer, 0, kMaxMinRnrTimer, "must be from 0 to 31"},
 		{"cm_idle_timeout", in.idle_timeout_s, 1, kMaxIdleTimeoutS, "must be from 1 to 86400 seconds"},
 		{"nonsrq_min_recv", in.nonsrq_min_recv, 1, __INT_MAX__, "must be at least 1"},
-		{"max_nonsrq_conn_qp", in.max_nonsrq_conn_qp, 1, kMaxNonSrqConnQp, "must be from 1 to 4096"},
+		{"max_nonsrq_conn_qp", in.max_nonsrq_conn_qp, 0, kMaxNonSrqConnQp, "must be from 0 (from nonsrq_mem_mb) to 4096"},
+		{"nonsrq_max_recv", in.nonsrq_max_recv, 1, kMaxNonSrqRecv, "must be from 1 to 8192"},
+		{"nonsrq_mem_mb", in.nonsrq_mem_mb, 1, kMaxNonSrqMemMb, "must be from 1 to 1048576 MiB"},
 		{"cm_bidir", in.bidir, 0, 1, "must be 0 or 1"},
 		{"cm_csum_free", in.csum_free, 0, 1, "must be 0 or 1"},
 	};
@@ -152,12 +167,17 @@ Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &
 	out.rnr_retry = u32(in.rnr_retry);
 	out.min_rnr_timer = u32(in.min_rnr_timer);
 	out.idle_timeout_s = u32(in.idle_timeout_s);
+	out.nonsrq_max_recv = u32(in.nonsrq_max_recv);
 	out.nonsrq_min_recv = u32(in.nonsrq_min_recv);
-	if (out.nonsrq_min_recv > recv_queue_size) {
-		out.nonsrq_min_recv = recv_queue_size;
+	if (out.nonsrq_min_recv > out.nonsrq_max_recv) {
+		out.nonsrq_min_recv = out.nonsrq_max_recv;
 		report.nonsrq_min_recv_clamped = true;
 	}
-	out.max_nonsrq_conn_qp = u32(in.max_nonsrq_conn_qp);
+	out.nonsrq_mem_mb = u32(in.nonsrq_mem_mb);
+	out.nonsrq_conn_kib = nonsrq_conn_kib(out.nonsrq_min_recv, out.nonsrq_max_recv, send_queue_size);
+	out.limit_from_budget = in.max_nonsrq_conn_qp == 0;
+	out.max_nonsrq_conn_qp = out.limit_from_budget ? nonsrq_conns_for_budget(out.nonsrq_mem_mb, out.nonsrq_conn_kib)
+						       : u32(in.max_nonsrq_conn_qp);
 	out.bidir = in.bidir != 0;
 	out.csum_free = in.csum_free != 0;
 	return Status::Ok;

@@ -63,8 +63,12 @@ struct CmParams {
 	u32 rnr_retry = 7;		// IBA 9.7.5.2.8: 3 bits, 7 = infinite
 	u32 min_rnr_timer = 8;		// IBA table 45 code, 5 bits
 	u32 idle_timeout_s = 300;
-	u32 nonsrq_min_recv = 4;
-	u32 max_nonsrq_conn_qp = 128;
+	u32 nonsrq_min_recv = 1;
+	u32 nonsrq_max_recv = 32;	// a non-SRQ RC QP's max_recv_wr: its ring's size (§5)
+	u32 nonsrq_mem_mb = 128;
+	u32 max_nonsrq_conn_qp = 0;	// the limit in force (from the budget unless set)
+	u32 nonsrq_conn_kib = 0;	// the per-connection estimate the budget was divided by
+	bool limit_from_budget = true;
 	bool bidir = true;
 	bool csum_free = true;		// cm_csum_free: announce kCapCsumFree (docs/connected.md §9b)
 };
@@ -72,20 +76,37 @@ inline constexpr int kMaxRnrRetry = 7;
 inline constexpr int kMaxMinRnrTimer = 31;
 inline constexpr int kMaxIdleTimeoutS = 86400;	// one day; small values are for tests
 inline constexpr int kMaxNonSrqConnQp = 4096;	// as the in-tree driver's IPOIB_CM_MAX_CONN_QP
+inline constexpr int kMaxNonSrqRecv = 8192;	// as the queue sizes' bound
+inline constexpr int kMaxNonSrqMemMb = 1 << 20;	// 1 TiB
+
+// What one idle non-SRQ connection pins, estimated from the parameters (one end: its QP's
+// receive queue at max_recv_wr, its posted buffers, its send queue, its bookkeeping). The
+// receive queue is allocated at creation, posted or not (an RQ cannot grow, §5); the bench's
+// mem_per_idle_conn is the measurement this estimate is checked against (README Numbers).
+inline constexpr u32 kRecvBufBytes = 17 * 4096;	// a head (one page) + 16 pages: 64 KiB receives
+inline constexpr u32 kRecvWqeBytes = 64 + 17 * 16;	// a WQE with 17 SGEs
+inline constexpr u32 kSendWqeBytes = 64 + 16;	// a WQE with one SGE
+inline constexpr u32 kConnFixedBytes = 16 * 1024;	// Connection, QP, cm_id, rings' tables
+u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size);
+// Connections a budget of mem_mb MiB holds at kib KiB each, within [1, kMaxNonSrqConnQp].
+u32 nonsrq_conns_for_budget(u32 mem_mb, u32 kib);
 // The raw module parameters, as loaded.
 struct CmParamsRaw {
 	int rnr_retry, min_rnr_timer, idle_timeout_s, nonsrq_min_recv, max_nonsrq_conn_qp, bidir, csum_free;
+	int nonsrq_max_recv, nonsrq_mem_mb;
 };
 // What validate_cm_params found: the parameter a rejection or an adjustment is about.
 struct CmParamsReport {
 	const char *bad = nullptr;	// the rejected parameter (with err.what), or nullptr
 	int value = 0;			// its value
-	bool nonsrq_min_recv_clamped = false;	// above recv_queue_size: lowered to it
+	bool nonsrq_min_recv_clamped = false;	// above nonsrq_max_recv: lowered to it
 };
 // Out-of-range values of the fixed-range parameters are rejected (Status::Invalid, the
-// parameter in report.bad, the reason in err.what); nonsrq_min_recv above recv_queue_size
-// (which itself may have been adjusted) is lowered to it and reported, as the queue sizes are.
-Status validate_cm_params(const CmParamsRaw &in, u32 recv_queue_size, CmParams &out, CmParamsReport &report,
+// parameter in report.bad, the reason in err.what); nonsrq_min_recv above nonsrq_max_recv
+// is lowered to it and reported, as the queue sizes are. max_nonsrq_conn_qp 0 (the default):
+// the limit is what nonsrq_mem_mb holds at nonsrq_conn_kib() each (send_queue_size: the
+// clamped UD/RC send ring size).
+Status validate_cm_params(const CmParamsRaw &in, u32 send_queue_size, CmParams &out, CmParamsReport &report,
 			  ParseError &err);
 
 } // namespace ipoib

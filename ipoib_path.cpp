@@ -224,6 +224,8 @@ void Interface::show(DebugView which, kapi_seq *s)
 		return cm_.show_send_accepted(s);
 	if (which == DebugView::RcSend)
 		return cm_.show_rc_send(s);
+	if (which == DebugView::CmLimits)
+		return cm_.show_limits(s);
 	if (which == DebugView::Paths) {
 		const u64 now = kapi_now_ms();
 		kstd::SpinIrqSaveGuard l(paths_.lock());

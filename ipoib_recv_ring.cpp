@@ -1,18 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_recv_ring.cpp - receive buffers, replacement first (ipoib_recv_ring.h).
+// ipoib_recv_ring.cpp - the receive ring of the UD queue, the SRQ and each non-SRQ RC QP:
+// replacement first, never zero, refused completions, stop/empty (ipoib_recv_ring.h).
 #include "ipoib_recv_ring.h"
 
 namespace ipoib {
 
-Status RecvRing::alloc_buf(RxSlot &slot)
+u32 RecvRing::sges_for(u32 buf_size)
 {
-	SkbHandle skb(kapi_skb_alloc(nd_, buf_size_, 0, unsigned(Gfp::Atomic)));
-	if (!skb)
-		return Status::NoMem;
-	if (slot.map.map(ib_, kapi_skb_data(skb.get()), buf_size_, KAPI_DMA_FROM_DEVICE) != 0)
-		return Status::NoMem;	// skb freed by its handle
-	slot.skb = kstd::move(skb);
-	return Status::Ok;
+	if (buf_size <= kFragHeadSize)
+		return 1;
+	return 1 + (buf_size - kFragHeadSize + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
+}
+
+u32 RecvRing::receive_mtu(u32 buf_size, u32 max_sge)
+{
+	if (!max_sge || !buf_size)
+		return 0;
+	u32 n = sges_for(buf_size);
+	if (n > max_sge)
+		n = max_sge;
+	if (n > 1 + kFragPages)
+		n = 1 + kFragPages;
+	const u32 holds = kFragHeadSize + (n - 1) * KAPI_PAGE_SIZE;
+	return buf_size < holds ? buf_size : holds;
+}
+
+// The buffer's layout for buf_size bytes: UD, one linear head (the UD QP has one receive
+// SGE); connected mode, a head of at most kFragHeadSize and pages for the rest.
+void RecvRing::set_layout(u32 buf_size)
+{
+	const bool linear = q_ == RecvQueue::Ud;
+	head_len_ = linear || buf_size < kFragHeadSize ? buf_size : kFragHeadSize;
+	npages_ = linear ? 0 : sges_for(buf_size) - 1;
+	last_len_ = npages_ ? buf_size - head_len_ - (npages_ - 1) * KAPI_PAGE_SIZE : 0;
+	copybreak_ = linear ? 0 : kRcCopybreak;
+}
+
+Status RecvRing::alloc(u32 max_entries, u32 buf_size)
+{
+	if (!max_entries || (q_ != RecvQueue::Ud && (!buf_size || sges_for(buf_size) > 1 + kFragPages)))
+		return Status::Invalid;
+	if (buf_size) {
+		__atomic_store_n(&buf_size_, buf_size, __ATOMIC_RELEASE);
+		set_layout(buf_size);
+	}
+	KSTD_TRY(slots_.alloc(max_entries));
+	return queue_.alloc(max_entries);
+}
+
+void RecvRing::want_fill(u32 buf_size)
+{
+	u32 none = 0;
+	__atomic_compare_exchange_n(&buf_size_, &none, buf_size, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 Status RecvRing::fill(u32 buf_size)
@@ -20,29 +59,76 @@ Status RecvRing::fill(u32 buf_size)
 	want_fill(buf_size);	// the first size asked for stays the ring's
 	if (filled())
 		return Status::Ok;
-	// Resumable: a slot that holds a buffer is posted or queued already (a first fill that
-	// failed part-way, then a retry); only the empty ones get one.
+	if (!head_len_)
+		set_layout(this->buf_size());
+	KSTD_TRY(post_until(size(), Gfp::Atomic));
+	__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
+	return Status::Ok;
+}
+
+Status RecvRing::post_initial(u32 n)
+{
+	if (n > slots_.size() || n < active_ || stopped_ || !head_len_)
+		return Status::Invalid;
+	const Status st = post_until(n, Gfp::Kernel);
+	consumed_ = 0;
+	floor_ = n ? n : 1;
+	goal_ = n;
+	if (!kstd::ok(st))
+		return st;
+	return posted_ == n && !queue_.size() ? Status::Ok : Status::Io;
+}
+
+// The lowest slot without a buffer (one exists: active_ < size()).
+u32 RecvRing::free_slot()
+{
+	while (free_hint_ < slots_.size() && slots_[free_hint_])
+		free_hint_++;
+	return free_hint_;
+}
+
+// Resumable: the active slots hold a buffer (posted or queued); only free ones get one.
+Status RecvRing::post_until(u32 n, Gfp gfp)
+{
 	Status st = Status::Ok;
-	for (u32 i = 0; i < slots_.size(); i++) {
-		if (slots_[i].skb)
-			continue;
-		if (!kstd::ok(alloc_buf(slots_[i]))) {
+	while (active_ < n) {
+		const u32 idx = free_slot();
+		if (!kstd::ok(activate(idx, gfp))) {
 			count_local(*c_.nomem);
 			st = Status::NoMem;
 			break;
 		}
-		queue(i);
+		set_active(active_ + 1);
+		queue(idx);
 	}
 	repost();
-	if (kstd::ok(st))
-		__atomic_store_n(&filled_, true, __ATOMIC_RELEASE);
 	return st;
 }
 
-void RecvRing::want_fill(u32 buf_size)
+// A head skb of head_len_ bytes, mapped for the device; on failure neither is held. No extra
+// headroom: the skb allocator's own (NET_SKB_PAD, at least 32) covers the 20-byte pseudo
+// header the receive paths push after pulling the GRH / the 4-octet IPoIB header.
+Status RecvRing::alloc_head(SkbHandle &head, DmaMap &map, Gfp gfp)
 {
-	u32 none = 0;
-	__atomic_compare_exchange_n(&buf_size_, &none, buf_size, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	SkbHandle skb(kapi_skb_alloc(nd_, head_len_, 0, unsigned(gfp)));
+	if (!skb)
+		return Status::NoMem;
+	if (map.map(ib_, kapi_skb_data(skb.get()), head_len_, KAPI_DMA_FROM_DEVICE) != 0)
+		return Status::NoMem;	// skb freed by its handle
+	head = kstd::move(skb);
+	return Status::Ok;
+}
+
+Status RecvRing::activate(u32 idx, Gfp gfp)
+{
+	kstd::Unique<RxBuf> b(new (gfp) RxBuf);
+	if (!b || !kstd::ok(b->pages.alloc(npages_, gfp)) || !kstd::ok(alloc_head(b->head, b->head_map, gfp)))
+		return Status::NoMem;	// whatever was allocated is freed by b
+	for (u32 i = 0; i < npages_; i++)
+		if (!b->pages[i].alloc(ib_, unsigned(gfp)))
+			return Status::NoMem;
+	slots_[idx] = kstd::move(b);
+	return Status::Ok;
 }
 
 void RecvRing::queue(u32 idx)
@@ -53,59 +139,233 @@ void RecvRing::queue(u32 idx)
 		repost();
 }
 
+// A completion this ring cannot take: counted, warned once (it means a provider or driver
+// bug, and a CQE storm must not become a log storm), never handed up.
+void RecvRing::refuse()
+{
+	count_local(refused_);
+	if (!warned_) {
+		warned_ = true;
+		KSTD_WARN_ON(true);
+	}
+}
+
+// Copybreak: len bytes of the head into a fresh small skb; the head stays mapped and goes
+// back to the device. nullptr when no small skb could be had (the caller falls back).
+kapi_skb *RecvRing::copy_small(RxBuf &b, u32 len)
+{
+	kapi_skb *skb = kapi_skb_alloc(nd_, len, 0, unsigned(Gfp::Atomic));
+	if (!skb)
+		return nullptr;
+	kapi_dma_sync_for_cpu(ib_, b.head_map.addr(), len, KAPI_DMA_FROM_DEVICE);
+	__builtin_memcpy(kapi_skb_put(skb, len), kapi_skb_data(b.head.get()), len);
+	kapi_dma_sync_for_device(ib_, b.head_map.addr(), len, KAPI_DMA_FROM_DEVICE);
+	count_local(copied_);
+	return skb;
+}
+
+// Replacement first: a fresh head and fresh pages for those the packet used take their
+// places in b, and the filled ones become the skb handed up (nullptr, b unchanged, when
+// any replacement cannot be had: the fresh parts are freed by their owners).
+kapi_skb *RecvRing::take(RxBuf &b, u32 len)
+{
+	const FragLayout l = frag_layout(len, head_len_, npages_);
+	SkbHandle head;
+	DmaMap map;
+	MappedPage fresh[kFragPages];
+	if (!kstd::ok(alloc_head(head, map, Gfp::Atomic)))
+		return nullptr;
+	for (u32 i = 0; i < l.pages; i++)
+		if (!fresh[i].alloc(ib_, unsigned(Gfp::Atomic)))
+			return nullptr;
+	b.head_map = kstd::move(map);	// the filled head is unmapped: the CPU owns it
+	kapi_skb *skb = b.head.release();
+	b.head = kstd::move(head);
+	kapi_page *used[kFragPages];
+	for (u32 i = 0; i < l.pages; i++) {
+		used[i] = b.pages[i].release();	// unmapped, its reference now ours
+		b.pages[i] = kstd::move(fresh[i]);
+	}
+	frag_attach(skb, l, used);	// the skb takes over the used pages
+	return skb;
+}
+
+// Shrinking: slot idx's filled buffer is handed up and not replaced (no allocation, so no
+// drop: a small packet is still copied when a small skb can be had); the pages it did not
+// use are freed with its RxBuf and the slot becomes free.
+kapi_skb *RecvRing::retire(u32 idx, u32 len)
+{
+	RxBuf &b = *slots_[idx];
+	kapi_skb *skb = len <= copybreak_ ? copy_small(b, len) : nullptr;
+	if (!skb) {
+		const FragLayout l = frag_layout(len, head_len_, npages_);
+		b.head_map.reset();	// the CPU owns the filled head
+		skb = b.head.release();
+		kapi_page *used[kFragPages];
+		for (u32 i = 0; i < l.pages; i++)
+			used[i] = b.pages[i].release();
+		frag_attach(skb, l, used);
+	}
+	slots_[idx].reset();
+	set_active(active_ - 1);
+	if (idx < free_hint_)
+		free_hint_ = idx;
+	if (c_.shrunk)
+		count_local(*c_.shrunk);
+	count_local(shrinks_);
+	return skb;
+}
+
 kapi_skb *RecvRing::complete(const kapi_wc &wc)
 {
-	const u32 idx = wrid_slot(wc.wr_id) & (slots_.size() - 1);
-	RxSlot &slot = slots_[idx];
-	posted_--;
+	const u32 idx = wrid_slot(wc.wr_id);
+	RxBuf *b = idx < slots_.size() ? slots_[idx].get() : nullptr;
+	if (!b || !b->posted || !posted_) {
+		refuse();	// not a receive this ring has posted: a duplicate or stale CQE
+		return nullptr;
+	}
+	b->posted = false;
+	set_posted(posted_ - 1);
+	consumed_++;
 	if (wc.status != KAPI_WC_SUCCESS) {
-		if (wc.status == KAPI_WC_WR_FLUSH_ERR) {
-			// Queue going down: the buffer stays owned by the slot, freed in release().
-			count_local(*c_.flushed);
-			return nullptr;
+		const bool flush = wc.status == KAPI_WC_WR_FLUSH_ERR;
+		count_local(flush ? *c_.flushed : *c_.wc_errors);
+		if (q_ == RecvQueue::Srq || (q_ == RecvQueue::Ud && !flush))
+			queue(idx);	// the queue stays up: the buffer goes back
+		else
+			stopped_ = true;	// QP in ERROR: the buffer stays in its slot until release()
+		return nullptr;
+	}
+	// More than the SGEs' sum (buf_size_) cannot be a correct receive: the HCA must have
+	// failed it with a local length error (IBA 11.4.2.1). The buffer goes back.
+	if (wc.byte_len > buf_size_) {
+		refuse();
+		queue(idx);
+		return nullptr;
+	}
+	if (q_ == RecvQueue::RcQp && active_ > goal_)
+		return retire(idx, wc.byte_len);
+	if (wc.byte_len <= copybreak_) {
+		if (kapi_skb *small = copy_small(*b, wc.byte_len)) {
+			queue(idx);
+			return small;
 		}
-		count_local(*c_.wc_errors);
-		queue(idx);
-		return nullptr;
 	}
-	RxSlot fresh;
-	if (!kstd::ok(alloc_buf(fresh))) {
+	kapi_skb *skb = take(*b, wc.byte_len);
+	if (!skb)
 		count_local(*c_.nomem);
-		queue(idx);
-		return nullptr;
-	}
-	slot.map.reset();	// the CPU owns the filled buffer from here on
-	kapi_skb *skb = slot.skb.release();	// to the caller, then the stack
-	slot = kstd::move(fresh);
 	queue(idx);
 	return skb;
 }
 
 void RecvRing::repost()
 {
-	while (queue_.size()) {
+	if (npages_)
+		post_sg();
+	else
+		post_linear();
+}
+
+// A post of the first n queued slots returned rc: those the provider took are posted; the
+// rest stays queued, in order, for the next repost (counted). True when it took all n.
+bool RecvRing::took(u32 n, int rc)
+{
+	const u32 k = rc > 0 ? u32(rc) : 0;
+	for (u32 i = 0; i < k; i++)
+		slots_[queue_.at(i)]->posted = true;
+	set_posted(posted_ + k);
+	queue_.pop(k);
+	if (k < n)
+		count_local(*c_.post_errors);
+	return k == n;
+}
+
+void RecvRing::post_linear()
+{
+	const WrKind kind = q_ == RecvQueue::Ud ? WrKind::UdRecv : WrKind::RcRecv;
+	while (queue_.size() && !stopped_) {
 		kapi_recv r[kPollBatch];
 		const u32 n = queue_.size() < kPollBatch ? queue_.size() : kPollBatch;
 		for (u32 i = 0; i < n; i++) {
 			const u32 idx = queue_.at(i);
-			r[i] = {wrid(WrKind::UdRecv, idx), slots_[idx].map.addr(), buf_size_};
+			r[i] = {wrid(kind, idx), slots_[idx]->head_map.addr(), head_len_};
 		}
-		const int rc = target_.post(lkey_, r, int(n));
-		const u32 took = rc > 0 ? u32(rc) : 0;
-		posted_ += took;
-		queue_.pop(took);
-		if (took < n) {
-			count_local(*c_.post_errors);	// the rest stays queued for the next repost
+		if (!took(n, target_.post(lkey_, r, int(n))))
 			return;
-		}
 	}
+}
+
+void RecvRing::post_sg()
+{
+	while (queue_.size() && !stopped_) {
+		kapi_recv_sg r[kRcPostBatch];
+		const u32 n = queue_.size() < kRcPostBatch ? queue_.size() : kRcPostBatch;
+		for (u32 i = 0; i < n; i++) {
+			const u32 idx = queue_.at(i);
+			const RxBuf &b = *slots_[idx];
+			r[i].wr_id = wrid(WrKind::RcRecv, idx);
+			r[i].nsge = 1 + npages_;
+			r[i].addr[0] = b.head_map.addr();
+			r[i].len[0] = head_len_;
+			for (u32 j = 0; j < npages_; j++) {
+				r[i].addr[1 + j] = b.pages[j].addr();
+				r[i].len[1 + j] = page_len(j);
+			}
+		}
+		if (!took(n, target_.post(lkey_, r, int(n))))
+			return;
+	}
+}
+
+void RecvRing::adapt(u64 now_ms)
+{
+	const u32 consumed = kstd::exchange(consumed_, 0u);
+	if (q_ != RecvQueue::RcQp || stopped_)
+		return;
+	if (!busy_ms_)
+		busy_ms_ = now_ms;	// the idle period starts with the first look
+	if (consumed * 4 >= active_ * 3) {
+		busy_ms_ = now_ms;
+		grow();	// and a pending shrink is called off
+	} else if (goal_ > floor_ && now_ms - busy_ms_ >= kRcShrinkIdleMs) {
+		goal_ = floor_;
+	}
+}
+
+void RecvRing::grow()
+{
+	u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
+	if (want > active_ + kPollBatch)
+		want = active_ + kPollBatch;	// bounded work per NAPI pass
+	while (active_ < want) {
+		const u32 idx = free_slot();
+		if (!kstd::ok(activate(idx, Gfp::Atomic))) {
+			if (c_.grow_failed)
+				count_local(*c_.grow_failed);
+			break;
+		}
+		set_active(active_ + 1);
+		queue(idx);
+		if (c_.grown)
+			count_local(*c_.grown);
+		count_local(grows_);
+	}
+	if (goal_ < active_)
+		goal_ = active_;	// keeps what is there (also when a shrink was pending)
 }
 
 void RecvRing::release()
 {
 	for (u32 i = 0; i < slots_.size(); i++)
 		slots_[i].reset();
-	posted_ = 0;
+	set_posted(0);
+	consumed_ = 0;
+	set_active(0);
+	goal_ = 0;
+	free_hint_ = 0;
+	busy_ms_ = 0;
+	stopped_ = false;
+	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
 	queue_.clear();
 }
 

@@ -1,38 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_recv_ring.h - a ring of receive buffers posted to one receive queue: the UD QP's
-// now, the SRQ's and each RC QP's in connected mode (RecvTarget says which). Replacement
-// first: a filled buffer is handed up only once a fresh one has taken its slot; when none
-// can be had the packet is dropped and the same buffer reposted, so allocation failure
-// never shrinks what the HCA owns (posted() stays at size() while the queue is up; only a
-// flush, teardown's, lowers it).
+// ipoib_recv_ring.h - the one receive ring: a ring of receive buffers posted to one receive
+// queue, serving the UD QP's queue (datagram mode), the interface's SRQ and each non-SRQ RC
+// QP's own queue (connected mode, docs/connected.md §5). RecvQueue says which; it decides
+// only what an error or flush completion does, whether small packets are copied and whether
+// the ring grows and shrinks. Everything else is one implementation:
 //
-// Owner: Interface (a member). Holds: one skb and one DMA mapping per slot. Who may still
-// reference a slot: the HCA, for every posted buffer, until the QP/SRQ is in ERROR and its
-// flush completions are polled, or the QP destroyed; release() runs after that (the slots'
-// destructors are the backstop).
-// Single consumer: NAPI (fill, complete, repost). Other contexts only ask for the fill
-// (want_fill, from the broadcast join) and schedule NAPI.
+// Replacement first, never zero (issue 11 item 4): complete() hands a filled buffer up only
+// once a fresh one took its slot; when none can be had, the packet is dropped (counted) and
+// the same buffer queued again, so allocation failure never lowers posted() after repost().
+//
+// Refused completions: each slot knows whether its buffer is posted; a completion for a slot
+// that is not (a duplicate CQE, a stale wr_id) is refused, counted in refused() and warned
+// once, never handed up nor queued twice. So is a success whose byte_len exceeds buf_size
+// (the HCA wrote past the SGEs we posted: IBA 11.4.2.1 would make that a local length error).
+//
+// Errors and flushes: on the SRQ the buffer is reposted (the SRQ outlives any one QP); on a
+// non-SRQ RC queue any error stops the ring (IBA 10.3.1: a receive error moves an RC QP to
+// ERROR); on the UD queue an error is reposted and a flush (the QP is in ERROR: teardown)
+// stops it. Stop/empty: the owner calls stop() when it moves the QP to ERROR or tears the
+// queue down; no post after it, and only a stopped ring can be empty(), so "nothing posted
+// because the provider refused a post" on a live QP (needs_retry()) is never mistaken for
+// the teardown fence's RxEmpty (§4).
+//
+// Buffers: a linear head (its skb's data is SGE 0) and, in connected mode, order-0 pages
+// (SGEs 1..), so no high-order allocation is needed for the 65524-byte Receive MTU (RFC 4755
+// §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB header; kMaxRecvMtu): the head is
+// kFragHeadSize (its skb fits one page: ipoib_frag.h) and 16 pages follow. A device with 16
+// SGEs gets 65152 bytes (receive_mtu). The UD ring's buffer is its head alone (one SGE of the
+// broadcast group's MTU + the GRH, RFC 4391 §6). A slot's buffer (RxBuf) is allocated when the
+// slot is first used, so an unused slot costs 8 bytes (an idle non-SRQ ring pins only its
+// active buffers, and no slot table needs a high-order kmalloc).
+//
+// Owner: Interface (UD), CmTable (SRQ) or one Connection (non-SRQ), as a member. Holds: per
+// active slot an RxBuf, which owns its head skb, its pages and their DMA mappings, so
+// release() is member destruction. Who may still reference a slot: the HCA, for every posted
+// buffer, until its completion is polled or the QP/SRQ is destroyed; release() runs after
+// that (the destructor is the backstop). Single consumer: NAPI (fill, complete, repost,
+// adapt); post_initial() runs in process context before NAPI can see the ring; other
+// contexts only ask for the UD fill (want_fill, from the broadcast join) and schedule NAPI.
+// posted(), active(), grows() and shrinks() may be read from any context (debugfs).
 #pragma once
 
+#include "ipoib_frag.h"
 #include "ipoib_handles.h"
 #include "ipoib_rings.h"
 #include "ipoib_wrid.h"
 
 namespace ipoib {
 
-// One receive buffer and its mapping, both owned: destroying or resetting a slot unmaps the
-// buffer (map is declared last, so it is destroyed first) and then frees it.
-struct RxSlot {
-	SkbHandle skb;
-	DmaMap map;
-	void reset()
-	{
-		map.reset();
-		skb.reset();
-	}
+// The queue a ring posts to, and so what its error completions mean.
+enum class RecvQueue : kstd::u8 {
+	Ud,	// the UD QP's queue: errors reposted, a flush stops the ring; no copybreak
+	Srq,	// connected mode's SRQ: errors and flushes reposted
+	RcQp,	// one non-SRQ RC QP's own queue: any error stops the ring; grows when low
 };
 
-// The queue a ring posts to: a QP's own receive queue or an SRQ.
+// The queue's verbs object: a QP's own receive queue or an SRQ.
 struct RecvTarget {
 	kapi_qp *qp = nullptr;
 	kapi_srq *srq = nullptr;
@@ -46,68 +69,187 @@ struct RecvTarget {
 	}
 };
 
-// The counters a ring updates (single writer: its NAPI context).
+// The counters a ring updates (single writer: NAPI; post_initial's before NAPI runs). The
+// growth counters may be null (a ring that never grows: UD, SRQ).
 struct RecvCounters {
-	u64 *nomem;		// no replacement buffer: packet dropped, buffer reposted
-	u64 *wc_errors;		// completion with an error other than flush: buffer reposted
-	u64 *flushed;		// flush completion: the buffer stays in its slot until release()
-	u64 *post_errors;	// post_recv refused a batch
+	u64 *nomem;			// no replacement buffer: packet dropped, the same buffer reposted
+	u64 *wc_errors;			// error completion other than a flush
+	u64 *flushed;			// flush completion
+	u64 *post_errors;		// the provider refused a post (the rest stays queued)
+	u64 *grown = nullptr;		// RcQp: buffers added by adapt (growth)
+	u64 *grow_failed = nullptr;	// RcQp: growth stopped for want of memory (harmless)
+	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
 };
+
+// One slot's buffer, every part owned: destroying it unmaps the head (head_map is declared
+// after head, so it goes first) and frees the skb, and each page is unmapped and put by its
+// MappedPage. A buffer is posted, queued, or held (after a stopping error), never two of these.
+struct RxBuf {
+	SkbHandle head;			// the linear area: SGE 0
+	DmaMap head_map;
+	Array<MappedPage> pages;	// SGEs 1..: none on the UD ring
+	bool posted = false;		// the HCA holds it: its one completion is still to come
+};
+
+// Copybreak: a packet of at most this many bytes is copied into a small skb and the same
+// buffer reposted (no replacement allocation, and the stack is charged a small truesize
+// instead of the 4 KiB head). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
+// Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
+inline constexpr u32 kRcCopybreak = 256;
+
+// A non-SRQ ring that saw no demand (no batch that consumed 3/4 of its buffers) for this long
+// shrinks back to what post_initial() posted (nonsrq_min_recv): long enough that a flow with
+// pauses (a TCP sender in slow start, an RPC pattern) keeps its buffers, short enough that a
+// burst's growth does not stay pinned for the connection's life (docs/connected.md §5).
+inline constexpr u64 kRcShrinkIdleMs = 5000;
+
+// Multi-SGE receives posted per call (the shim converts them on its stack).
+inline constexpr u32 kRcPostBatch = KAPI_RECV_SG_BATCH_MAX;
+static_assert(1 + kFragPages <= KAPI_RECV_SGE_MAX, "a head and every page must fit one receive WR");
 
 class RecvRing : kstd::NonCopyable {
 public:
-	RecvRing(kapi_ib_device *ib, const RecvCounters &c) : ib_(ib), c_(c) {}
+	RecvRing(kapi_ib_device *ib, RecvQueue q, const RecvCounters &c) : ib_(ib), q_(q), c_(c) {}
 	~RecvRing() { release(); }
 
-	Status alloc(u32 entries)	// a power of two
-	{
-		KSTD_TRY(slots_.alloc(entries));
-		return queue_.alloc(entries);
-	}
+	// SGEs a connected-mode buffer of buf_size bytes takes: the head, then one per page.
+	static u32 sges_for(u32 buf_size);
+	// The Receive MTU (RFC 4755 §6 private data, IPoIB header included) that buffers of at
+	// most max_sge SGEs really hold, for a wanted buf_size (design.md §4 item 5: advertise
+	// what the buffers hold, never more). 0 when max_sge is 0.
+	static u32 receive_mtu(u32 buf_size, u32 max_sge);
+
+	// Process context. max_entries slots (the SRQ's max_wr, the QP's max_recv_wr) of
+	// buf_size-byte buffers. Connected mode: buf_size is a receive_mtu() result (Invalid if
+	// it needs more SGEs than a WR has, or is 0). UD: buf_size 0, set later by want_fill().
+	Status alloc(u32 max_entries, u32 buf_size = 0);
 	void bind(kapi_netdev *nd, RecvTarget target, u32 lkey)
 	{
 		nd_ = nd;
 		target_ = target;
 		lkey_ = lkey;
 	}
-	// Any context: the ring is to be filled with buffers of buf_size bytes (the first size
-	// asked for is kept; buf_size() is valid from here on). NAPI does the fill.
+
+	// UD. Any context: the ring is to be filled with buffers of buf_size bytes (the first
+	// size asked for is kept; buf_size() is valid from here on). NAPI does the fill.
 	void want_fill(u32 buf_size);
 	bool fill_wanted() const { return buf_size() != 0; }
-	// NAPI (or before NAPI can see the ring): gives every empty slot a buffer and posts it.
+	// UD, NAPI (or before NAPI can see the ring): gives every slot a buffer and posts it.
 	// Resumable: after a failure (no memory) the buffers already posted stay posted, and the
 	// next call only fills the slots still empty. Ok once every slot holds a buffer.
 	Status fill(u32 buf_size);
 	bool filled() const { return __atomic_load_n(&filled_, __ATOMIC_ACQUIRE); }
-	u32 size() const { return slots_.size(); }
-	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
-	u32 posted() const { return posted_; }
 
-	// One receive completion of this ring (wr_id = wrid(UdRecv, slot)). Returns the filled skb (its slot already holds
-	// a fresh buffer, queued for repost) or nullptr: a flush, an error, or no replacement
-	// (the same buffer queued for repost; counted).
+	// Connected mode, process context (GFP_KERNEL): posts buffers until n (<= size()) are
+	// active: the non-SRQ QP in INIT before its REQ/REP (n = nonsrq_min_recv), the SRQ at
+	// bring-up (n = its size). Ok only when all n are posted; otherwise the caller tears down.
+	Status post_initial(u32 n);
+
+	// NAPI: one receive completion of this ring (wr_id = wrid(UdRecv or RcRecv, slot)).
+	// Success: the filled skb (head, then page frags; len = byte_len) after a fresh buffer
+	// took the slot; in connected mode one of at most kRcCopybreak bytes is a small copy and
+	// the same buffer is queued (copied()). nullptr when no replacement (or copy) could be had
+	// (drop counted, the same buffer queued), for errors and flushes (RecvQueue's rule) and
+	// for refused completions.
 	kapi_skb *complete(const kapi_wc &wc);
-	// Posts what complete() (or fill()) queued, in chains of kPollBatch. What the provider
-	// refuses (a partial post) stays queued, in order, for the next repost; counted.
+	// NAPI, after a batch: posts what complete() queued, in chains (kPollBatch one-SGE, or
+	// kRcPostBatch multi-SGE receives); what the provider refuses stays queued, in order
+	// (counted). Nothing once stopped.
 	void repost();
-	u32 queued() const { return queue_.size(); }
-	// Teardown, after the queue is flushed or destroyed: every buffer unmapped and freed.
+	// Retry duty: a refused post leaves its buffers queued. While some receive is still
+	// posted its completion brings NAPI back and the next repost() retries; when none is
+	// (needs_retry()), no completion will come, so the owner must: after each NAPI pass it
+	// checks needs_retry() and, when true, schedules another pass later (its timer or work
+	// item re-schedules NAPI, which calls repost()). Never true once stopped.
+	bool needs_retry() const { return !stopped_ && posted_ == 0 && queue_.size(); }
+	// RcQp, NAPI, after a batch and before repost() (now_ms: the clock). Grow: when at
+	// least 3/4 of the active buffers completed since the last call (the sender nearly ran
+	// the queue dry between two polls: the count ignores reposts made in between, which the
+	// HCA may not have seen yet), doubles the active buffers, up to size() and at most
+	// kPollBatch per call (GFP_ATOMIC, in NAPI). A failure stops the growth there (counted)
+	// and changes nothing else. With a NAPI budget B, one window sees at most about B
+	// completions, so a ring grows past 4B/3 only when polls drain more than B between two
+	// calls. Shrink: when no call found the ring low for kRcShrinkIdleMs, the ring's goal
+	// drops back to what post_initial() posted (never below one); complete() then hands up
+	// completed buffers without replacing them until active() is down to it (counted in
+	// shrunk). A posted receive is never cancelled, so never zero holds: active() >= 1, and
+	// every active buffer is posted or queued. Nothing on the UD ring or SRQ.
+	void adapt(u64 now_ms);
+	// The owner's QpToErr (non-SRQ) or SRQ teardown: no post from now on (queued buffers
+	// stay the ring's until release()); empty() reports when the last posted one completed.
+	// When nothing was posted at stop() (refused posts), empty() is true at once and no
+	// completion will say so: the owner checks empty() right after stop() as well as after
+	// each receive completion. Any context that excludes NAPI's use of the ring (or NAPI).
+	void stop() { stopped_ = true; }
+	// Teardown, after the QP/SRQ is destroyed (or every posted buffer's completion polled):
+	// every buffer unmapped and freed (the RxBufs' destruction).
 	void release();
 
+	u32 posted() const { return __atomic_load_n(&posted_, __ATOMIC_RELAXED); }
+	// The fence's RxEmpty: stopped and every posted receive completed.
+	bool empty() const { return stopped_ && posted() == 0; }
+	bool stopped() const { return stopped_; }
+	// Completions refused (slot not posted, byte_len over buf_size); the owner may export it.
+	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
+	// Packets handed up as copies (copybreak); the owner may export it.
+	u64 copied() const { return __atomic_load_n(&copied_, __ATOMIC_RELAXED); }
+	u32 active() const { return __atomic_load_n(&active_, __ATOMIC_RELAXED); }	// slots holding a buffer (any context)
+	u32 goal() const { return goal_; }	// what active() converges to (RcQp)
+	// Buffers added by growth / retired by shrinking, over the ring's life (debugfs).
+	u64 grows() const { return __atomic_load_n(&grows_, __ATOMIC_RELAXED); }
+	u64 shrinks() const { return __atomic_load_n(&shrinks_, __ATOMIC_RELAXED); }
+	u32 size() const { return slots_.size(); }
+	u32 queued() const { return queue_.size(); }
+	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
+	u32 nsge() const { return 1 + npages_; }
+	bool on_srq() const { return q_ == RecvQueue::Srq; }
+
 private:
-	Status alloc_buf(RxSlot &slot);
+	void set_layout(u32 buf_size);
+	u32 free_slot();
+	Status post_until(u32 n, Gfp gfp);	// activates slots [active_, n), then reposts
+	Status activate(u32 idx, Gfp gfp);	// slot idx gets its RxBuf, with a buffer
+	Status alloc_head(SkbHandle &head, DmaMap &map, Gfp gfp);
 	void queue(u32 idx);
+	void refuse();
+	kapi_skb *copy_small(RxBuf &b, u32 len);
+	kapi_skb *take(RxBuf &b, u32 len);
+	kapi_skb *retire(u32 idx, u32 len);
+	void grow();
+	void post_linear();	// repost()'s chains, one SGE per receive
+	void post_sg();		// and with pages
+	bool took(u32 n, int rc);
+	void set_posted(u32 n) { __atomic_store_n(&posted_, n, __ATOMIC_RELAXED); }
+	void set_active(u32 n) { __atomic_store_n(&active_, n, __ATOMIC_RELAXED); }
+	u32 page_len(u32 i) const { return i + 1 < npages_ ? u32(KAPI_PAGE_SIZE) : last_len_; }
 
 	kapi_ib_device *ib_;
+	RecvQueue q_;
 	RecvCounters c_;
 	kapi_netdev *nd_ = nullptr;
 	RecvTarget target_;
 	u32 lkey_ = 0;
 	u32 buf_size_ = 0;
+	u32 head_len_ = 0;	// SGE 0
+	u32 npages_ = 0;	// SGEs 1..npages_
+	u32 last_len_ = 0;	// the last page's SGE length
+	u32 copybreak_ = 0;
 	u32 posted_ = 0;
-	bool filled_ = false;
-	Array<RxSlot> slots_;
-	SlotFifo queue_;	// slots waiting to be posted (a slot held after a flush is in neither)
+	u32 consumed_ = 0;	// completions since the last adapt()
+	u32 active_ = 0;	// slots holding a buffer (slots_[i] set)
+	u32 goal_ = 0;	// RcQp: growth raises it, an idle period lowers it to floor_
+	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1
+	u32 free_hint_ = 0;	// no slot below it is free
+	u64 busy_ms_ = 0;	// RcQp: the last adapt() that found the ring low (0: none yet)
+	u64 grows_ = 0;
+	u64 shrinks_ = 0;
+	u64 refused_ = 0;
+	u64 copied_ = 0;
+	bool warned_ = false;	// refuse() warns once per ring
+	bool stopped_ = false;	// stop(), or an error completion that stops (RecvQueue)
+	bool filled_ = false;	// UD: every slot holds a buffer
+	Array<kstd::Unique<RxBuf>> slots_;
+	SlotFifo queue_;	// slots waiting to be posted
 };
 
 } // namespace ipoib

@@ -24,9 +24,13 @@ template <typename T> class Array : kstd::NonCopyable {
 public:
 	Array() = default;
 	~Array() { delete[] p_; }
-	Status alloc(u32 n)
+	Status alloc(u32 n, Gfp gfp = Gfp::Kernel)
 	{
-		p_ = new (Gfp::Kernel) T[n];
+		delete[] kstd::exchange(p_, static_cast<T *>(nullptr));
+		n_ = 0;
+		if (!n)
+			return Status::Ok;
+		p_ = new (gfp) T[n];
 		if (!p_)
 			return Status::NoMem;
 		n_ = n;

@@ -17,7 +17,7 @@ public:
 	~Srq() { destroy(); }
 
 	// limit: arm SRQ_LIMIT_REACHED for when fewer than limit buffers remain (0: not armed).
-	// max_sge: RcRecvRing::sges_for() of its buffers.
+	// max_sge: RecvRing::sges_for() of its buffers.
 	Status create(kapi_pd *pd, u32 max_wr, u32 max_sge, u32 limit)
 	{
 		srq_ = kapi_srq_create(pd, max_wr, max_sge, limit, ctx());

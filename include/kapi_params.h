@@ -25,7 +25,9 @@ struct kapi_params {
 	int cm_min_rnr_timer;	/* min_rnr_timer code at RTR, 0..31 (IBA table 45) */
 	int cm_idle_timeout;	/* seconds without traffic before a connection is reaped */
 	int nonsrq_min_recv;	/* receives first posted on a non-SRQ RC QP */
-	int max_nonsrq_conn_qp;	/* non-SRQ RC QPs per interface, active and passive */
+	int max_nonsrq_conn_qp;	/* non-SRQ RC QPs per interface, active and passive; 0: from the budget */
+	int nonsrq_max_recv;	/* a non-SRQ RC QP's receive queue (max_recv_wr, the ring's ceiling) */
+	int nonsrq_mem_mb;	/* the memory budget the default non-SRQ connection limit follows */
 	int cm_bidir;		/* 1: announce kCapBidir (one connection per peer pair) */
 	int cm_csum_free;	/* 1: announce kCapCsumFree (no TCP/UDP checksum between ours) */
 };

@@ -41,13 +41,21 @@ static int cm_idle_timeout = 300;
 module_param(cm_idle_timeout, int, 0444);
 MODULE_PARM_DESC(cm_idle_timeout, "connected mode: seconds without traffic before a connection is closed, 1..86400 (default 300)");
 
-static int nonsrq_min_recv = 4;
+static int nonsrq_min_recv = 1;
 module_param(nonsrq_min_recv, int, 0444);
-MODULE_PARM_DESC(nonsrq_min_recv, "connected mode without SRQ: receives first posted per RC QP, 1..recv_queue_size (default 4)");
+MODULE_PARM_DESC(nonsrq_min_recv, "connected mode without SRQ: receives first posted per RC QP (and the idle shrink's floor), 1..nonsrq_max_recv (default 1)");
 
-static int max_nonsrq_conn_qp = 128;
+static int nonsrq_max_recv = 32;
+module_param(nonsrq_max_recv, int, 0444);
+MODULE_PARM_DESC(nonsrq_max_recv, "connected mode without SRQ: receive queue of each RC QP, the most its ring grows to, 1..8192 (default 32)");
+
+static int nonsrq_mem_mb = 128;
+module_param(nonsrq_mem_mb, int, 0444);
+MODULE_PARM_DESC(nonsrq_mem_mb, "connected mode without SRQ: MiB of idle connections the default connection limit allows, 1..1048576 (default 128; the limit is logged)");
+
+static int max_nonsrq_conn_qp;
 module_param(max_nonsrq_conn_qp, int, 0444);
-MODULE_PARM_DESC(max_nonsrq_conn_qp, "connected mode without SRQ: RC QPs per interface, active and passive, 1..4096 (default 128)");
+MODULE_PARM_DESC(max_nonsrq_conn_qp, "connected mode without SRQ: RC QPs per interface, active and passive, 1..4096 (default 0: what nonsrq_mem_mb holds)");
 
 static int cm_bidir = 1;
 module_param(cm_bidir, int, 0444);
@@ -70,6 +78,8 @@ static int __init kapi_module_init(void)
 		.cm_idle_timeout = cm_idle_timeout,
 		.nonsrq_min_recv = nonsrq_min_recv,
 		.max_nonsrq_conn_qp = max_nonsrq_conn_qp,
+		.nonsrq_max_recv = nonsrq_max_recv,
+		.nonsrq_mem_mb = nonsrq_mem_mb,
 		.cm_bidir = cm_bidir,
 		.cm_csum_free = cm_csum_free,
 	};

@@ -247,7 +247,9 @@ KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
 // ---------------------------------------------------------------- connected-mode parameters
 namespace {
 
-constexpr ipoib::CmParamsRaw kDefaults{7, 8, 300, 4, 128, 1, 1};
+// As kapi/module.c loads them: nonsrq_min_recv 1, max_nonsrq_conn_qp 0 (from the budget),
+// cm_bidir 1, cm_csum_free 1, nonsrq_max_recv 32, nonsrq_mem_mb 128.
+constexpr ipoib::CmParamsRaw kDefaults{7, 8, 300, 1, 0, 1, 1, 32, 128};
 
 // Expect raw to be rejected, naming param.
 bool rejects(const ipoib::CmParamsRaw &raw, const char *param)
@@ -270,8 +272,12 @@ KTEST(params_cm, defaults)
 	EXPECT_EQ(out.rnr_retry, 7u);
 	EXPECT_EQ(out.min_rnr_timer, 8u);
 	EXPECT_EQ(out.idle_timeout_s, 300u);
-	EXPECT_EQ(out.nonsrq_min_recv, 4u);
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 128u);
+	EXPECT_EQ(out.nonsrq_min_recv, 1u);
+	EXPECT_EQ(out.nonsrq_max_recv, 32u);
+	EXPECT_TRUE(out.limit_from_budget);
+	// 68 KiB buffer + 32 x 336 B RQ + 257 x 80 B SQ + 16 KiB = 115 KiB; 128 MiB / 115 KiB
+	EXPECT_EQ(out.nonsrq_conn_kib, 115u);
+	EXPECT_EQ(out.max_nonsrq_conn_qp, 1139u);
 	EXPECT_TRUE(out.bidir);
 	EXPECT_TRUE(out.csum_free);
 	EXPECT_NULL(rep.bad);
@@ -290,7 +296,9 @@ KTEST(params_cm, ranges)
 		{&ipoib::CmParamsRaw::rnr_retry, "cm_rnr_retry", 0, 7},
 		{&ipoib::CmParamsRaw::min_rnr_timer, "cm_min_rnr_timer", 0, 31},
 		{&ipoib::CmParamsRaw::idle_timeout_s, "cm_idle_timeout", 1, 86400},
-		{&ipoib::CmParamsRaw::max_nonsrq_conn_qp, "max_nonsrq_conn_qp", 1, 4096},
+		{&ipoib::CmParamsRaw::max_nonsrq_conn_qp, "max_nonsrq_conn_qp", 0, 4096},
+		{&ipoib::CmParamsRaw::nonsrq_max_recv, "nonsrq_max_recv", 1, 8192},
+		{&ipoib::CmParamsRaw::nonsrq_mem_mb, "nonsrq_mem_mb", 1, 1 << 20},
 		{&ipoib::CmParamsRaw::bidir, "cm_bidir", 0, 1},
 		{&ipoib::CmParamsRaw::csum_free, "cm_csum_free", 0, 1},
 	};
@@ -317,34 +325,67 @@ KTEST(params_cm, ranges)
 	EXPECT_TRUE(rejects(r, "nonsrq_min_recv"));
 }
 
-KTEST(params_cm, nonsrq_min_recv_clamped_to_recv_queue)
-{
+// One validate_cm_params call on the defaults with some fields changed.
+struct CmCase {
 	ipoib::CmParamsRaw r = kDefaults;
 	ipoib::CmParams out;
 	ipoib::CmParamsReport rep;
 	ParseError err;
-	r.nonsrq_min_recv = 1;
-	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 1u);
-	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_min_recv = 2;
-	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 2u);
-	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_min_recv = 3;
-	EXPECT_OK(ipoib::validate_cm_params(r, 2, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 2u);
-	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
-	r.nonsrq_min_recv = __INT_MAX__;
-	EXPECT_OK(ipoib::validate_cm_params(r, 8192, out, rep, err));
-	EXPECT_EQ(out.nonsrq_min_recv, 8192u);
-	EXPECT_TRUE(rep.nonsrq_min_recv_clamped);
-	r.bidir = 0;
-	EXPECT_OK(ipoib::validate_cm_params(r, 8192, out, rep, err));
-	EXPECT_FALSE(out.bidir);
+	Status run() { return ipoib::validate_cm_params(r, 256, out, rep, err); }
+};
+
+KTEST(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv)
+{
+	CmCase c;
+	c.r.nonsrq_max_recv = 2;
+	c.r.nonsrq_min_recv = 1;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 1u);
+	EXPECT_FALSE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_min_recv = 2;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 2u);
+	EXPECT_FALSE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_min_recv = 3;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 2u);
+	EXPECT_TRUE(c.rep.nonsrq_min_recv_clamped);
+	c.r.nonsrq_max_recv = 8192;
+	c.r.nonsrq_min_recv = __INT_MAX__;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.nonsrq_min_recv, 8192u);
+	EXPECT_TRUE(c.rep.nonsrq_min_recv_clamped);
+	c.r.bidir = 0;
+	EXPECT_OK(c.run());
+	EXPECT_FALSE(c.out.bidir);
+}
+
+// Issue 13 item 2: the default limit follows nonsrq_mem_mb; max_nonsrq_conn_qp, when set,
+// overrides it. At the defaults a 1 GiB budget holds at least 4096 (the estimate, capped at
+// the in-tree driver's 4096).
+KTEST(params_cm, budget_sets_the_default_limit)
+{
+	CmCase c;
+	c.r.nonsrq_mem_mb = 1024;
+	EXPECT_OK(c.run());
+	EXPECT_TRUE(c.out.limit_from_budget);
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 115 = 9118, capped
+	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 256), 4096u);	// the 256 KiB goal
+	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 257), 4080u);
+	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1, 2000), 1u);	// never 0
+	c.r.nonsrq_mem_mb = 1;
+	EXPECT_OK(c.run());
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 8u);	// 1024 / 115
+	// the old defaults (4 buffers, a 256-entry RQ) cost more per connection
+	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 4u * 68 + 84 + 21 + 16);
+	c.r.max_nonsrq_conn_qp = 128;	// set: overrides the budget
+	EXPECT_OK(c.run());
+	EXPECT_FALSE(c.out.limit_from_budget);
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 128u);
 }
 
 KTEST_SUITE(params_cm, KTEST_CASE(params_cm, defaults), KTEST_CASE(params_cm, ranges),
-	    KTEST_CASE(params_cm, nonsrq_min_recv_clamped_to_recv_queue));
+	    KTEST_CASE(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv),
+	    KTEST_CASE(params_cm, budget_sets_the_default_limit));
 
 } // namespace ktest_params

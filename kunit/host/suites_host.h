@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * suites_host.h - suites that run only in the host loop: they drive core owner types
- * (RecvRing, RcRecvRing, wr_id tags, the completion dispatcher, UdQp/Srq events, page-fragment assembly) over the
+ * (RecvRing on the UD queue, the SRQ and RC QPs, wr_id tags, the completion dispatcher, UdQp/Srq events, page-fragment assembly) over the
  * fake verbs layer of kunit/host/fake_verbs.c. They live in kunit/host/ so the KUnit module
  * (which builds kunit/test_*.cpp without these core sources) is unaffected.
  */

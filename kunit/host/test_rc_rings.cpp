@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_rc_rings.cpp (host only, over kunit/host/fake_verbs.c): wr_id tags, connected mode's
-// multi-SGE receive ring (RcRecvRing: replacement first, the never-zero invariant, error
+// multi-SGE receive ring (RecvRing on the SRQ or an RC QP's own queue: replacement first, the never-zero invariant, error
 // and flush handling on the SRQ and on a QP's own queue, growth) and the dispatcher's
 // routing by wr_id kind and tagged context (docs/connected.md §4, §5, §7).
 #include "fake_verbs.h"
 #include "ipoib_cm_wire.h"
 #include "ipoib_dispatch.h"
-#include "ipoib_rc_recv_ring.h"
+#include "ipoib_recv_ring.h"
 #include "ipoib_wrid.h"
 #include "ktest.h"
 
@@ -23,8 +23,8 @@ struct Conn : RcQp {
 struct Other : Tagged<KAPI_CTX_TEST> {};
 
 struct RcCounters {
-	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0;
-	RcRecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed}; }
+	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0, shrunk = 0;
+	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed, &shrunk}; }
 };
 
 // An RC QP (own receive queue, or attached to an SRQ) on one CQ, with its ring.
@@ -34,16 +34,17 @@ struct RcOn {
 	kapi_cq *cq = fake_cq_new();
 	kapi_srq *srq = nullptr;
 	kapi_qp *qp = nullptr;
-	RcRecvRing r{nullptr, c.refs()};
+	RecvRing r;
 	bool ok = false;
 	RcOn(u32 max_entries, u32 initial, bool on_srq = false, u32 buf = kMaxRecvMtu)
+		: r(nullptr, on_srq ? RecvQueue::Srq : RecvQueue::RcQp, c.refs())
 	{
 		if (on_srq)
-			srq = kapi_srq_create(nullptr, max_entries, RcRecvRing::sges_for(buf), 0, nullptr);
+			srq = kapi_srq_create(nullptr, max_entries, RecvRing::sges_for(buf), 0, nullptr);
 		kapi_qp_init init{};
 		init.ctx = conn.ctx();
 		init.recv_wr = max_entries;
-		init.recv_sge = RcRecvRing::sges_for(buf);
+		init.recv_sge = RecvRing::sges_for(buf);
 		qp = kapi_rc_qp_create(nullptr, cq, srq, &init);
 		if (!cq || !qp || (on_srq && !srq) || !kstd::ok(r.alloc(max_entries, buf)))
 			return;
@@ -72,7 +73,7 @@ struct RcOn {
 	}
 	// NAPI: every queued completion through the ring; filled skbs are freed (as the stack
 	// would), their lengths summed. Returns the skbs handed up.
-	int poll(u64 *bytes = nullptr, bool grow = false)
+	int poll(u64 *bytes = nullptr, bool grow = false, u64 now = 0)
 	{
 		kapi_wc wc[kPollBatch];
 		int up = 0, n;
@@ -87,7 +88,7 @@ struct RcOn {
 			}
 		}
 		if (grow)
-			r.grow_if_low();
+			r.adapt(now);
 		r.repost();
 		return up;
 	}
@@ -139,27 +140,27 @@ KTEST(wrid, round_trip)
 // ---- rc_recv_ring ----
 KTEST(rc_recv_ring, sges_and_receive_mtu)
 {
-	EXPECT_EQ(RcRecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
+	EXPECT_EQ(RecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
 	EXPECT_LE(kFragHeadSize, u32(KAPI_RECV_HEAD_MAX));	// was 4096: a kmalloc-8k head
-	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize), 1u);
-	EXPECT_EQ(RcRecvRing::sges_for(kFragHeadSize + 1), 2u);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
-	EXPECT_EQ(RcRecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
-	EXPECT_EQ(RcRecvRing::receive_mtu(2000, 1), 2000u);
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize), 1u);
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize + 1), 2u);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
+	EXPECT_EQ(RecvRing::receive_mtu(2000, 1), 2000u);
 	// whatever the device offers, the result fits its SGEs and a ring takes it
 	for (u32 m = 1; m <= 20; m++) {	// 17: all a WR takes
-		const u32 mtu = RcRecvRing::receive_mtu(kMaxRecvMtu, m);
-		EXPECT_LE(RcRecvRing::sges_for(mtu), m);
+		const u32 mtu = RecvRing::receive_mtu(kMaxRecvMtu, m);
+		EXPECT_LE(RecvRing::sges_for(mtu), m);
 		RcCounters c;
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 		EXPECT_OK(r.alloc(2, mtu));
 	}
 	RcCounters c;
-	RcRecvRing r{nullptr, c.refs()};
+	RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 	EXPECT_EQ(r.alloc(2, 0), Status::Invalid);
 	EXPECT_EQ(r.alloc(2, kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
 }
@@ -286,7 +287,7 @@ KTEST(rc_recv_ring, nonsrq_errors_are_not_reposted)
 	}
 	EXPECT_EQ(left, 0);
 	EXPECT_TRUE(t.r.empty());
-	t.r.grow_if_low();			// nothing grows on a dead queue
+	t.r.adapt(0);			// nothing grows on a dead queue
 	t.r.repost();
 	EXPECT_EQ(t.rq().nposted, posts);
 	EXPECT_EQ(t.r.active(), 4u);
@@ -332,7 +333,7 @@ KTEST(rc_recv_ring, grow_if_low)
 		for (auto &w : wc)
 			kapi_skb_free(t.r.complete(w));
 		ktest::AllocFailAll fail;
-		t.r.grow_if_low();		// no memory: stays at 4, counted
+		t.r.adapt(0);		// no memory: stays at 4, counted
 	}
 	EXPECT_EQ(t.c.grow_failed, 1u);
 	EXPECT_EQ(t.r.active(), 4u);
@@ -346,6 +347,102 @@ KTEST(rc_recv_ring, grow_if_low)
 	EXPECT_EQ(t.r.active(), 8u);
 	EXPECT_EQ(t.r.posted(), 8u);
 	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 8u);
+}
+
+// Idle shrink (issue 13 item 1): after kRcShrinkIdleMs without demand the target drops to
+// what post_initial posted; nothing posted is cancelled, and the buffers completing from then
+// on are handed up without replacement until the ring is back at its floor.
+KTEST(rc_recv_ring, shrinks_after_idle_without_cancelling)
+{
+	RcOn t(16, 2);
+	ASSERT_TRUE(t.ok);
+	u64 now = 1000;
+	ASSERT_TRUE(t.consume(100) && t.consume(100));
+	EXPECT_EQ(t.poll(nullptr, true, now), 2);	// 2 -> 4
+	for (int i = 0; i < 4; i++)
+		ASSERT_TRUE(t.consume(100));
+	EXPECT_EQ(t.poll(nullptr, true, now += 100), 4);	// 4 -> 8
+	EXPECT_EQ(t.r.active(), 8u);
+	EXPECT_EQ(t.r.grows(), 6u);
+	t.poll(nullptr, true, now + kRcShrinkIdleMs - 1);	// not idle long enough
+	EXPECT_EQ(t.r.goal(), 8u);
+	t.poll(nullptr, true, now += kRcShrinkIdleMs);
+	EXPECT_EQ(t.r.goal(), 2u);
+	EXPECT_EQ(t.r.active(), 8u);		// nothing cancelled
+	EXPECT_EQ(t.r.posted(), 8u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 8u);
+	for (u32 left = 7; left >= 2; left--) {	// one completion at a time: no demand
+		ASSERT_TRUE(t.consume(1000));
+		EXPECT_EQ(t.poll(nullptr, true, ++now), 1);	// handed up, not replaced
+		EXPECT_EQ(t.r.active(), left);
+		EXPECT_EQ(t.r.posted(), left);
+	}
+	EXPECT_EQ(t.c.shrunk, 6u);
+	EXPECT_EQ(t.r.shrinks(), 6u);
+	EXPECT_EQ(t.c.nomem, 0u);
+	ASSERT_TRUE(t.consume(1000));		// at the floor: replaced again
+	EXPECT_EQ(t.poll(nullptr, true, ++now), 1);
+	EXPECT_EQ(t.r.active(), 2u);
+	EXPECT_EQ(t.r.posted(), 2u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 2u);
+	EXPECT_EQ(t.c.shrunk, 6u);
+	EXPECT_EQ(fake_skbs_live(), 2);		// the retired buffers' parts all freed or handed up
+	EXPECT_EQ(fake_dma_live(), 2 * long(t.r.nsge()));
+}
+
+// Never below one, and no allocation on the way down: a ring of nonsrq_min_recv = 1 that grew
+// shrinks back to exactly one buffer even with no memory at all, dropping nothing.
+KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
+{
+	RcOn t(8, 1);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100));
+	t.poll(nullptr, true, 10);		// 1 -> 2
+	EXPECT_EQ(t.r.active(), 2u);
+	t.poll(nullptr, true, 10 + kRcShrinkIdleMs);
+	EXPECT_EQ(t.r.goal(), 1u);
+	u64 bytes = 0;
+	{
+		ktest::AllocFailAll fail;
+		ASSERT_TRUE(t.consume(3000));	// head only: retired (no copy: 3000 > copybreak)
+		EXPECT_EQ(t.poll(&bytes, false), 1);
+	}
+	EXPECT_EQ(bytes, 3000u);
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(t.c.nomem, 0u);
+	ASSERT_TRUE(t.consume(3000));		// the last one is replaced, never retired
+	EXPECT_EQ(t.poll(nullptr, false), 1);	// (no adapt: one of one consumed would grow it)
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(t.c.shrunk, 1u);
+}
+
+// Demand during a pending shrink calls it off: the buffers still there are kept, and the
+// ring grows again from where it is.
+KTEST(rc_recv_ring, demand_calls_off_a_pending_shrink)
+{
+	RcOn t(16, 2);
+	ASSERT_TRUE(t.ok);
+	ASSERT_TRUE(t.consume(100) && t.consume(100));
+	t.poll(nullptr, true, 1);		// 2 -> 4
+	t.poll(nullptr, true, 1 + kRcShrinkIdleMs);
+	EXPECT_EQ(t.r.goal(), 2u);
+	ASSERT_TRUE(t.consume(100));		// retired: 3 left
+	t.poll(nullptr, false);
+	EXPECT_EQ(t.r.active(), 3u);
+	for (int i = 0; i < 3; i++)		// a burst drains them all
+		ASSERT_TRUE(t.consume(100));
+	kapi_wc wc[3];
+	ASSERT_EQ(kapi_cq_poll(t.cq, wc, 3), 3);
+	kapi_skb_free(t.r.complete(wc[0]));	// retired: 2 left (the target)
+	kapi_skb_free(t.r.complete(wc[1]));	// replaced
+	kapi_skb_free(t.r.complete(wc[2]));
+	t.r.adapt(2 + kRcShrinkIdleMs);		// 3 of 2 consumed: low, grows 2 -> 4
+	t.r.repost();
+	EXPECT_EQ(t.r.active(), 4u);
+	EXPECT_EQ(t.r.goal(), 4u);
+	EXPECT_EQ(t.r.posted(), 4u);
 }
 
 KTEST(rc_recv_ring, srq_does_not_grow)
@@ -363,10 +460,11 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 {
 	RcCounters c;
 	kapi_qp_init init{};
+	init.recv_sge = RecvRing::sges_for(kMaxRecvMtu);	// the buffers' SGEs are legal: only memory fails
 	kapi_qp *qp = kapi_rc_qp_create(nullptr, nullptr, nullptr, &init);
 	ASSERT_NOT_NULL(qp);
 	{
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 		ASSERT_OK(r.alloc(8, kMaxRecvMtu));
 		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
 		ktest_alloc_fail_nth(20);	// part-way through the third buffer
@@ -375,7 +473,7 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 		EXPECT_EQ(c.nomem, 1u);
 		EXPECT_EQ(r.post_initial(9), Status::Invalid);	// more than the ring holds
 		fake_qp_rq(qp)->fail_next_post = 1;
-		RcRecvRing r2{nullptr, c.refs()};
+		RecvRing r2{nullptr, RecvQueue::RcQp, c.refs()};
 		ASSERT_OK(r2.alloc(4, kMaxRecvMtu));
 		r2.bind(nullptr, RecvTarget{qp, nullptr}, 0);
 		EXPECT_EQ(r2.post_initial(2), Status::Io);	// the provider refused: not all posted
@@ -502,13 +600,13 @@ KTEST(rc_recv_ring, more_sges_than_the_queue_has_are_refused)
 	kapi_srq *srq = kapi_srq_create(nullptr, 4, 4, 0, nullptr);
 	ASSERT_NOT_NULL(srq);
 	{
-		RcRecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::Srq, c.refs()};
 		ASSERT_OK(r.alloc(4, kMaxRecvMtu));
 		r.bind(nullptr, RecvTarget{nullptr, srq}, 0);
 		EXPECT_EQ(r.post_initial(2), Status::Io);
 		EXPECT_EQ(c.post_errors, 1u);
-		RcRecvRing s{nullptr, c.refs()};
-		ASSERT_OK(s.alloc(4, RcRecvRing::receive_mtu(kMaxRecvMtu, 4)));
+		RecvRing s{nullptr, RecvQueue::Srq, c.refs()};
+		ASSERT_OK(s.alloc(4, RecvRing::receive_mtu(kMaxRecvMtu, 4)));
 		s.bind(nullptr, RecvTarget{nullptr, srq}, 0);
 		EXPECT_OK(s.post_initial(2));
 	}
@@ -545,7 +643,7 @@ KTEST(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences)
 	kapi_skb_free(skb);
 	const int posts = t.rq().nposted;
 	t.r.repost();
-	t.r.grow_if_low();
+	t.r.adapt(0);
 	EXPECT_EQ(t.rq().nposted, posts);
 	EXPECT_FALSE(t.r.needs_retry());
 	EXPECT_EQ(t.r.post_initial(t.r.active()), Status::Invalid);
@@ -861,6 +959,9 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, never_zero_under_random_allocation_failure),
 	    KTEST_CASE(rc_recv_ring, nonsrq_errors_are_not_reposted), KTEST_CASE(rc_recv_ring, srq_errors_are_reposted),
 	    KTEST_CASE(rc_recv_ring, grow_if_low), KTEST_CASE(rc_recv_ring, srq_does_not_grow),
+	    KTEST_CASE(rc_recv_ring, shrinks_after_idle_without_cancelling),
+	    KTEST_CASE(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory),
+	    KTEST_CASE(rc_recv_ring, demand_calls_off_a_pending_shrink),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
 	    KTEST_CASE(rc_recv_ring, grows_to_size_under_sustained_load),
 	    KTEST_CASE(rc_recv_ring, grows_on_three_quarters_consumed_only),

@@ -27,20 +27,15 @@ struct Counters {
 	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors}; }
 };
 
-// A ring of n buffers on a fake QP (or SRQ), filled.
+// A UD ring of n buffers on a fake QP, filled.
 struct RingOn {
 	Counters c;
-	kapi_qp *qp = nullptr;
-	kapi_srq *srq = nullptr;
-	RecvRing r{nullptr, c.refs()};
-	explicit RingOn(u32 n, bool on_srq = false)
+	kapi_qp *qp = fake_qp_new(nullptr);
+	RecvRing r{nullptr, RecvQueue::Ud, c.refs()};
+	explicit RingOn(u32 n)
 	{
-		if (on_srq)
-			srq = fake_srq_new();
-		else
-			qp = fake_qp_new(nullptr);
-		if ((qp || srq) && kstd::ok(r.alloc(n))) {
-			r.bind(nullptr, RecvTarget{qp, srq}, 0);
+		if (qp && kstd::ok(r.alloc(n))) {
+			r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
 			ok = kstd::ok(r.fill(256));
 		}
 	}
@@ -49,10 +44,8 @@ struct RingOn {
 		r.release();
 		if (qp)
 			fake_qp_free(qp);
-		if (srq)
-			fake_srq_free(srq);
 	}
-	fake_rq &rq() { return *(srq ? fake_srq_rq(srq) : fake_qp_rq(qp)); }
+	fake_rq &rq() { return *fake_qp_rq(qp); }
 	bool ok = false;
 };
 
@@ -168,17 +161,65 @@ KTEST(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted)
 	EXPECT_EQ(fake_dma_live(), 4);
 }
 
-KTEST(recv_ring, errors_repost_flushes_do_not)
+// The UD queue's rule: an error completion's buffer is reposted (the QP stays up); a flush
+// means the QP is in ERROR (teardown), so the ring stops: the flushed buffer stays in its
+// slot and nothing more is posted, not even an errored buffer queued before it.
+KTEST(recv_ring, errors_repost_flushes_stop)
 {
-	RingOn t(4, true);	// the same ring on an SRQ
+	RingOn t(4);
 	ASSERT_TRUE(t.ok);
 	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, 4 /* a local protection error */)));
-	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
 	t.r.repost();
 	EXPECT_EQ(t.c.wc_errors, 1u);
-	EXPECT_EQ(t.c.flushed, 1u);
-	EXPECT_EQ(t.r.posted(), 3u);	// only the flush lowers it
+	EXPECT_EQ(t.r.posted(), 4u);	// the errored buffer went back
 	EXPECT_EQ(t.rq().nposted, 5);
+	EXPECT_FALSE(t.r.stopped());
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 2, 4)));
+	t.r.repost();
+	EXPECT_EQ(t.c.flushed, 1u);
+	EXPECT_TRUE(t.r.stopped());
+	EXPECT_EQ(t.r.posted(), 2u);	// slots 0 and 3
+	EXPECT_EQ(t.rq().nposted, 5);	// nothing posted after the flush
+	EXPECT_EQ(fake_skbs_live(), 4);	// every buffer still the ring's
+}
+
+// A completion for a slot whose buffer is not posted (a duplicate CQE, a wr_id past the
+// ring) is refused on the UD ring as on the others: counted, warned once, never handed up,
+// and posted() is not lowered twice.
+KTEST(recv_ring, duplicate_completion_is_refused)
+{
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 3, KAPI_WC_SUCCESS, 200));
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(kapi_skb_len(skb), 200u);	// the ring puts byte_len
+	kapi_skb_free(skb);
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 3)));	// queued, not posted
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 9)));	// no such slot
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(t.r.refused(), 2u);
+	EXPECT_EQ(t.r.posted(), 3u);
+	EXPECT_EQ(t.r.queued(), 1u);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(fake_skbs_live(), 4);
+}
+
+// More than the buffer holds cannot be a correct receive (IBA 11.4.2.1): refused, the same
+// buffer reposted, nothing handed up.
+KTEST(recv_ring, byte_len_over_the_buffer_is_refused)
+{
+	RingOn t(2);
+	ASSERT_TRUE(t.ok);
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, KAPI_WC_SUCCESS, 257)));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	t.r.repost();
+	EXPECT_EQ(t.r.refused(), 1u);
+	EXPECT_EQ(t.r.posted(), 2u);
+	EXPECT_EQ(t.rq().posted[2].addr, t.rq().posted[0].addr);
 }
 
 KTEST(recv_ring, repost_failure_is_counted)
@@ -227,10 +268,10 @@ KTEST(recv_ring, failed_first_fill_resumes)
 	kapi_qp *qp = fake_qp_new(nullptr);
 	ASSERT_NOT_NULL(qp);
 	{
-		RecvRing r{nullptr, c.refs()};
+		RecvRing r{nullptr, RecvQueue::Ud, c.refs()};
 		ASSERT_OK(r.alloc(8));
 		r.bind(nullptr, RecvTarget{qp, nullptr}, 0);
-		ktest_alloc_fail_nth(6);	// an skb is 2 allocations: slot 3's fails
+		ktest_alloc_fail_nth(9);	// a slot's RxBuf + its skb's 2 allocations: slot 3's fails
 		EXPECT_FALSE(kstd::ok(r.fill(256)));
 		ktest_alloc_fail_nth(-1);
 		EXPECT_FALSE(r.filled());
@@ -438,7 +479,8 @@ KTEST_SUITE(ctx_tag, KTEST_CASE(ctx_tag, live_object_converts), KTEST_CASE(ctx_t
 KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
-	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_do_not), KTEST_CASE(recv_ring, repost_failure_is_counted),
+	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_stop),
+	    KTEST_CASE(recv_ring, duplicate_completion_is_refused), KTEST_CASE(recv_ring, byte_len_over_the_buffer_is_refused), KTEST_CASE(recv_ring, repost_failure_is_counted),
 	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),

@@ -17,7 +17,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 28
+plan 33
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
@@ -96,6 +96,20 @@ check_delta "B sent >= 1 MB over the connection it accepted" i B:icm1 rc_tx_byte
 diag "rx_posted seen: $(sed -n 's/.* rx_posted=\([0-9]*\) .*/\1/p' /tmp/samples | sort -n | uniq -c | tr '\n' ' ')"
 diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
 diag "$(ns_exec B ethtool -S icm1 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
+# Idle shrink (issue 13 item 1): after more than 5 s without demand the rings stop replacing
+# completed buffers until they are back at nonsrq_min_recv; pings then still get through
+# (nothing posted is cancelled: never zero), and the table shows the smaller rx_size=.
+ra=$(sed -n 's/.* rx_size=\([0-9]*\) .*/\1/p' $ca | head -n1)
+snap z A:icm0 B:icm1
+sleep 7
+check "after 7 s idle: 20 pings A->B over the same connection" ns_ping A 10.0.2.2 20
+check_delta "A's ring shrank (rc_rx_shrunk)" z A:icm0 rc_rx_shrunk -ge 1
+check_delta "B's ring shrank" z B:icm1 rc_rx_shrunk -ge 1
+rb=$(sed -n 's/.* rx_size=\([0-9]*\) .*/\1/p' $ca | head -n1)
+diag "A's ring: rx_size $ra before the idle period, $rb after; $(head -n1 $ca)"
+check "A's rx_size went down, and not to 0 (rx_size $ra -> $rb)" test "${rb:-0}" -ge 1 -a "${rb:-0}" -lt "${ra:-0}"
+check_output "cm_limits: the non-SRQ limit comes from nonsrq_mem_mb, logged at load" 'source=nonsrq_mem_mb' \
+    sh -c "dmesg | grep -q 'nonsrq_mem_mb=128 at ~[0-9]* KiB per idle connection: at most [0-9]* connections' && cat /sys/kernel/debug/ib_ipoib_cm/icm0/cm_limits"
 check "kernel log clean" dmesg_clean
 ns_delete_all
 exit $(tap_status)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode without SRQ at recv_queue_size=512 (review-cm finding 7): the receive CQ must
+# Connected mode without SRQ at 512 receives per QP (nonsrq_max_recv=512; review-cm finding 7): the receive CQ must
 # hold every QP that can complete on it (UD receives, the RC send bound, and per connection
 # its ring at 512 plus its drain WR, docs/connected.md §4), and softib's max_cqe (65536) does
 # not hold 128 such rings: before the clamp the bring-up failed in both modes (no icm0/icm1).
@@ -10,7 +10,7 @@
 # load: ib_cm
 # load: ib_umad
 # load: softib hosts=2 srq=0
-# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d recv_queue_size=512
+# load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d recv_queue_size=512 nonsrq_max_recv=512 max_nonsrq_conn_qp=128
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
