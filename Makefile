@@ -85,7 +85,8 @@ check: all
 	$(CURDIR)/scripts/check-elf.sh $$objs; \
 	ctors=; grep -q '^CONFIG_KASAN=y' $(KDIR)/.config && ctors=--allow-ctors; \
 	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
-	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"
+	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
+	$(CURDIR)/scripts/check-sizes.sh
 
 neg-tests: deps
 	@KDIR=$(kdir-or-die) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh

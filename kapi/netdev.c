@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Shim: the IPoIB net_device - net_device_ops and header_ops, allocation and registration,
- * NAPI, the one work item (ethtool.c, sysfs.c and skb.c hold the rest). Every callback goes
+ * the queue and carrier (napi.c: NAPI and the one work item; ethtool.c, sysfs.c and skb.c
+ * hold the rest). Every callback goes
  * straight to the core with the core's tagged context; the values the netdev gets come from
  * the core (kapi_netdev_setup), and so does the rule for when the work runs.
  */
@@ -386,66 +387,3 @@ int kapi_netdev_mc_list(struct kapi_netdev *nd, u8 *out, int max, int addr_len)
 	netif_addr_unlock_bh(dev);
 	return n;
 }
-
-int kapi_netdev_work_queue(struct kapi_netdev *nd, unsigned int delay_ms)
-{
-	return queue_delayed_work(system_wq, &nd_priv(to_nd(nd))->work, msecs_to_jiffies(delay_ms));
-}
-
-void kapi_netdev_work_mod(struct kapi_netdev *nd, unsigned int delay_ms)
-{
-	mod_delayed_work(system_wq, &nd_priv(to_nd(nd))->work, msecs_to_jiffies(delay_ms));
-}
-
-int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms)
-{
-	struct delayed_work *w = &nd_priv(to_nd(nd))->work;
-	unsigned long expires = READ_ONCE(w->timer.expires), now = jiffies;
-
-	if (!timer_pending(&w->timer))
-		return 0;
-	*ms = time_after(expires, now) ? jiffies_to_msecs(expires - now) : 0;
-	return 1;
-}
-
-void kapi_netdev_cancel_work(struct kapi_netdev *nd)
-{
-	cancel_delayed_work_sync(&nd_priv(to_nd(nd))->work);
-}
-
-void kapi_napi_enable(struct kapi_netdev *nd)
-{
-	napi_enable(&nd_priv(to_nd(nd))->napi);
-}
-
-void kapi_napi_disable(struct kapi_netdev *nd)
-{
-	napi_disable(&nd_priv(to_nd(nd))->napi);
-}
-
-/*
- * napi_schedule raises NET_RX with __raise_softirq_irqoff, which does not wake ksoftirqd: from
- * process context the poll would wait for the next interrupt or softirq on this CPU (and an
- * idle CPU reports "NOHZ tick-stop error: local softirq work is pending"). With BH disabled
- * around it, local_bh_enable runs the pending softirq at once. Callers also run in hardirq
- * (CQ/SRQ events), softirq (NAPI, the tx watchdog) and possibly with interrupts off, where
- * local_bh_enable is not allowed and the softirq runs at irq exit or the enclosing BH enable.
- */
-void kapi_napi_schedule(struct kapi_netdev *nd)
-{
-	struct napi_struct *n = &nd_priv(to_nd(nd))->napi;
-
-	if (in_task() && !irqs_disabled()) {
-		local_bh_disable();
-		napi_schedule(n);
-		local_bh_enable();
-	} else {
-		napi_schedule(n);
-	}
-}
-
-int kapi_napi_complete_done(struct kapi_netdev *nd, int done)
-{
-	return napi_complete_done(&nd_priv(to_nd(nd))->napi, done);
-}
-

@@ -2,8 +2,7 @@
 /*
  * Shim: verbs - PD, CQs that schedule a netdev's NAPI, the UD QP and its state transitions,
  * multicast attach, RC QPs (created here; ib_cm moves them), an SRQ, batched post/poll
- * (one- and multi-SGE receives, RC sends and the drain WR), AHs, DMA of buffers and
- * pages. QPs and SRQs carry the core's tagged context (completions return it, events.c hands it to the core).
+ * (one- and multi-SGE receives, RC sends and the drain WR), AHs. DMA mapping is dma.c. QPs and SRQs carry the core's tagged context (completions return it, events.c hands it to the core).
  * One kernel call per function (post and poll take arrays so the hot path crosses the
  * boundary once per batch, of the core's size); no policy.
  */
@@ -16,10 +15,6 @@
 #include "kapi.h"
 #include "verbs_priv.h"
 
-static struct ib_device *to_ib(const struct kapi_ib_device *d)
-{
-	return (struct ib_device *)d;
-}
 
 /* ---- PD ---- */
 struct kapi_pd *kapi_pd_alloc(struct kapi_ib_device *ib)
@@ -409,63 +404,4 @@ struct kapi_ah *kapi_ah_create_path(struct kapi_pd *pdp, u32 port, struct kapi_p
 void kapi_ah_destroy(struct kapi_ah *ah)
 {
 	rdma_destroy_ah((struct ib_ah *)ah, RDMA_DESTROY_AH_SLEEPABLE);
-}
-
-/* ---- DMA ---- */
-int kapi_dma_map(struct kapi_ib_device *ib, void *cpu, u32 len, enum kapi_dma_dir dir, kapi_u64 *out)
-{
-	u64 a = ib_dma_map_single(to_ib(ib), cpu, len,
-				  dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-
-	if (ib_dma_mapping_error(to_ib(ib), a))
-		return -EIO;
-	*out = a;
-	return 0;
-}
-
-void kapi_dma_unmap(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
-{
-	ib_dma_unmap_single(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-}
-
-int kapi_dma_map_page(struct kapi_ib_device *ib, struct kapi_page *pg, enum kapi_dma_dir dir, kapi_u64 *out)
-{
-	u64 a = ib_dma_map_page(to_ib(ib), (struct page *)pg, 0, PAGE_SIZE,
-				dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-
-	if (ib_dma_mapping_error(to_ib(ib), a))
-		return -EIO;
-	*out = a;
-	return 0;
-}
-
-void kapi_dma_unmap_page(struct kapi_ib_device *ib, kapi_u64 addr, enum kapi_dma_dir dir)
-{
-	ib_dma_unmap_page(to_ib(ib), addr, PAGE_SIZE, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-}
-
-int kapi_dma_map_frag(struct kapi_ib_device *ib, struct kapi_skb *s, u32 i, kapi_u64 *out)
-{
-	const skb_frag_t *f = &skb_shinfo((struct sk_buff *)s)->frags[i];
-	u64 a = ib_dma_map_page(to_ib(ib), skb_frag_page(f), skb_frag_off(f), skb_frag_size(f), DMA_TO_DEVICE);
-
-	if (ib_dma_mapping_error(to_ib(ib), a))
-		return -EIO;
-	*out = a;
-	return 0;
-}
-
-void kapi_dma_unmap_frag(struct kapi_ib_device *ib, kapi_u64 addr, u32 len)
-{
-	ib_dma_unmap_page(to_ib(ib), addr, len, DMA_TO_DEVICE);
-}
-
-void kapi_dma_sync_for_cpu(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
-{
-	ib_dma_sync_single_for_cpu(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-}
-
-void kapi_dma_sync_for_device(struct kapi_ib_device *ib, kapi_u64 addr, u32 len, enum kapi_dma_dir dir)
-{
-	ib_dma_sync_single_for_device(to_ib(ib), addr, len, dir == KAPI_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 }

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_conn_exec.cpp - a Connection's work item (ipoib_cm_conn.h): the step FIFO's executor,
+// the graceful waits as parked steps (docs/connected.md §4), and the actions that touch the
+// QP and the CM (create the QP, REQ, REP, REJ, destroy).
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+// ---- the work item
+
+void Connection::run()
+{
+	for (;;) {
+		cm::Step st;
+		u8 from = 0;
+		if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) != kNoWait) {
+			if (!resume_parked(st, from))
+				return;	// still waiting: the FIFO stays behind it
+		} else {
+			kstd::SpinIrqSaveGuard g(lock_);
+			if (!steps_.pop(st))
+				return;
+		}
+		execute(st, from);
+		if (destroyed_)
+			return;	// retired: the table frees it
+	}
+}
+
+void Connection::execute(cm::Step st, u8 from)
+{
+	for (u8 i = from; i < st.n; i++) {
+		const cm::Action a = st.act[i];
+		if (a == cm::Action::WaitSends || a == cm::Action::WaitDrep) {
+			if (park(st, u8(i + 1), a == cm::Action::WaitSends ? kWaitSends : kWaitDrep))
+				return;	// run() resumes it at i + 1
+			continue;
+		}
+		const Status s = act(a, st);
+		if (a == cm::Action::Destroy) {
+			// retired: nothing of the step may touch the neighbour after it (the state
+			// machine puts Destroy last, cm::Conn::on)
+			KSTD_WARN_ON(i + 1 < st.n);
+			return;
+		}
+		if (kstd::ok(s))
+			continue;
+		if (a == cm::Action::SendRej || a == cm::Action::SendDreq || a == cm::Action::SendDrep)
+			continue;	// ib_destroy_cm_id at Destroy sends what the CM state needs
+		t_.log().debug("connection %s: %s failed (%d)", dir_ == cm::Dir::Active ? "active" : "passive",
+			       cm::action_name(a), kstd::to_errno(s));
+		// The rest of the step is not executed (so a failed setup never sent its REQ/REP).
+		note_peer_actions(st, u8(i + 1), -1);
+		cm::Step next;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			next = conn_.on(cm::Event::setup_failed(qp_ != nullptr, rts_done_));
+			note_peer_actions(next, 0, 1);
+		}
+		return execute(next);
+	}
+}
+
+// ---- the graceful waits (docs/connected.md §4): parked steps, never a sleep in the work
+
+bool Connection::wait_holds(u8 w) const
+{
+	// WaitSends: after QuiesceTx nothing posts any more and NAPI completes what was posted.
+	// WaitDrep: the QP stays in RTS until the peer is done with it.
+	if (w == kWaitSends)
+		return tx_.outstanding() == 0;
+	return __atomic_load_n(&peer_closing_, __ATOMIC_SEQ_CST);
+}
+
+// True when the step is parked (the caller returns); false when the wait is already over
+// (its condition holds, or interface stop cut the waits short) and the step goes on.
+bool Connection::park(const cm::Step &st, u8 next, u8 w)
+{
+	if (wait_holds(w))
+		return false;
+	const u64 now = kapi_now_ms();
+	const u64 until = t_.wait_deadline(now + (w == kWaitSends ? cm::kWaitSendsMs : cm::kWaitDrepMs));
+	if (now >= until) {
+		wait_expired(w);
+		return false;
+	}
+	parked_ = st;
+	parked_next_ = next;
+	__atomic_store_n(&wait_until_, until, __ATOMIC_RELAXED);
+	// Published before the condition is read again, as the triggers publish the condition
+	// before they read wait_ (kick): of a completion racing the park, one sees the other.
+	__atomic_store_n(&wait_, w, __ATOMIC_SEQ_CST);
+	if (wait_holds(w)) {
+		__atomic_store_n(&wait_, u8(kNoWait), __ATOMIC_SEQ_CST);
+		return false;
+	}
+	t_.wake_at(until);	// the housekeeping work resumes it at the deadline
+	return true;
+}
+
+// The work item with a step parked: when the wait is over, st and from are the rest of it.
+bool Connection::resume_parked(cm::Step &st, u8 &from)
+{
+	const u8 w = __atomic_load_n(&wait_, __ATOMIC_SEQ_CST);
+	if (!wait_holds(w)) {
+		// interface stop may have moved the deadline closer since the park
+		const u64 until = t_.wait_deadline(__atomic_load_n(&wait_until_, __ATOMIC_RELAXED));
+		if (kapi_now_ms() < until)
+			return false;
+		wait_expired(w);
+	}
+	st = parked_;
+	from = parked_next_;
+	__atomic_store_n(&wait_, u8(kNoWait), __ATOMIC_SEQ_CST);
+	return true;
+}
+
+void Connection::wait_expired(u8 w)
+{
+	if (w == kWaitSends) {
+		// QpToErr flushes the rest (counted: the peer is slow or gone; the send watchdog
+		// and RETRY_EXC deal with it).
+		count_local(st_.rc_tx_wait_expired);
+		t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after the wait: flushed", qpn(),
+			       tx_.outstanding());
+	} else {
+		count_local(st_.rc_drep_wait_expired);
+		t_.log().debug("QPN 0x%06x: no DREP within the wait", qpn());
+	}
+}
+
+void Connection::kick()
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return;
+	// Under the lock, as feed() queues: the table frees a retired connection only after
+	// taking it once and cancelling the work item.
+	kstd::SpinIrqSaveGuard g(lock_);
+	kapi_work_queue(work_);
+}
+
+void Connection::resume_if_due(u64 now)
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return;
+	if (now >= t_.wait_deadline(__atomic_load_n(&wait_until_, __ATOMIC_RELAXED)))
+		kick();
+}
+
+u64 Connection::wait_due() const
+{
+	if (__atomic_load_n(&wait_, __ATOMIC_SEQ_CST) == kNoWait)
+		return 0;
+	return __atomic_load_n(&wait_until_, __ATOMIC_RELAXED);
+}
+
+const char *Connection::wait_name() const
+{
+	switch (__atomic_load_n(&wait_, __ATOMIC_RELAXED)) {
+	case kWaitSends: return "sends";
+	case kWaitDrep: return "drep";
+	default: return nullptr;
+	}
+}
+
+Status Connection::act(cm::Action a, const cm::Step &st)
+{
+	using cm::Action;
+	if (!qp_ && (a == Action::QpToErr || a == Action::PostDrainWr)) {
+		// A teardown step queued behind a setup step whose CreateQp failed (review-s5 F2):
+		// no QP, nothing to move to error or fence; SetupFailed already decided Destroy.
+		count(t_.ifstats().cm_no_qp_actions);
+		return Status::Ok;
+	}
+	if (!qp_ && (a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts)) {
+		count(t_.ifstats().cm_no_qp_actions);
+		return Status::Invalid;	// never on a NULL QP: fed back as SetupFailed
+	}
+	switch (a) {
+	case Action::CreateQp: return create_qp();
+	case Action::QpToInit:
+		if (dir_ == cm::Dir::Active)	// its cm_id is idle until the REQ: ib_cm cannot help
+			return kstd::from_errno(kapi_rc_qp_to_init(qp_, t_.port(), t_.pkey_index()));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0));
+	case Action::PostRecv:
+		if (srq_)	// the SRQ holds the receives; it must hold some
+			return t_.srq_ring().posted() ? Status::Ok : Status::NoMem;
+		return rx_.post_initial(t_.params().nonsrq_min_recv);
+	case Action::QpToRtr:
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer)));
+	case Action::QpToRts: {
+		const int rc = kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0);
+		rts_done_ = rc == 0;
+		return kstd::from_errno(rc);
+	}
+	case Action::SendReq: return send_req();
+	case Action::SendRep: return send_rep();
+	case Action::SendRtu: return kstd::from_errno(kapi_cm_send_rtu(id_));
+	case Action::SendRej: return send_rej(st);
+	case Action::CmNotify: return kstd::from_errno(kapi_cm_notify_comm_est(id_));
+	case Action::SendDreq:
+		if (const int rc = kapi_cm_send_dreq(id_)) {
+			__atomic_store_n(&peer_closing_, true, __ATOMIC_RELEASE);	// no DREP will come
+			return kstd::from_errno(rc);
+		}
+		return Status::Ok;
+	case Action::SendDrep: return kstd::from_errno(kapi_cm_send_drep(id_));
+	case Action::StopSending: t_.stop_sending(*this); return Status::Ok;
+	case Action::QuiesceTx: kapi_netdev_tx_barrier(t_.netdev()); return Status::Ok;
+	case Action::QpToErr: {
+		const int rc = kapi_qp_to_error(qp_);
+		// The ring is NAPI's: NAPI stops it (never a repost onto a QP in error) and
+		// reports RxEmpty at once if nothing is posted (docs/connected.md §5).
+		if (!srq_)
+			t_.rx_stop_request(*this);
+		return kstd::from_errno(rc);
+	}
+	case Action::PostDrainWr:
+		if (!rts_done_) {
+			// A teardown step computed before the setup step ahead of it failed at
+			// QpToRtr/QpToRts (review2-s5 R4): SetupFailed took the drain WR out of
+			// the fence (some firmware never completes one on a QP not in RTS).
+			count(t_.ifstats().cm_drain_wr_skipped);
+			return Status::Ok;
+		}
+		// A refused drain WR leaves the fence open: the connection stays in draining
+		// until ForceDestroy (counted, never a destroy without the fence).
+		if (kapi_post_drain_wr(qp_, wrid(WrKind::Drain, 0)) != 0)
+			count_local(st_.rc_drain_wr_errors);
+		return Status::Ok;
+	case Action::StartSending: t_.start_sending(*this); return Status::Ok;
+	case Action::Destroy: destroy(); return Status::Ok;
+	case Action::FallBack:
+		t_.fall_back(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::Reconnect:
+		t_.reconnect(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::AwaitOther:
+		t_.await_other(*this);
+		__atomic_sub_fetch(&peer_actions_, 1u, __ATOMIC_RELEASE);
+		return Status::Ok;
+	case Action::WaitSends:
+	case Action::WaitDrep:
+		return Status::Ok;	// parked by execute(), never run here
+	}
+	return Status::Invalid;
+}
+
+Status Connection::create_qp()
+{
+	if (dir_ == cm::Dir::Active) {
+		id_ = kapi_cm_id_create(t_.ib(), ctx());
+		if (!id_)
+			return Status::NoMem;
+		path_ = kapi_cm_path_alloc();
+		if (!path_)
+			return Status::NoMem;
+		if (!t_.path_copy(peer_, path_))
+			return Status::Invalid;	// the path was flushed meanwhile: fall back
+	}
+	KSTD_TRY(tx_.alloc(t_.send_ring_size(), t_.rc_send_sge()));
+	if (!srq_)
+		KSTD_TRY(rx_.alloc(t_.params().nonsrq_max_recv, t_.buf_size()));
+	kapi_qp_init init{};
+	init.ctx = ctx();
+	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
+	init.recv_wr = srq_ ? 0 : t_.params().nonsrq_max_recv;	// an RQ cannot grow: its maximum now (§5)
+	init.recv_sge = srq_ ? 0 : rx_.nsge();
+	init.send_sge = tx_.sge();	// the device's, or 1 if the ring could not get its table
+	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);
+	if (!qp_)
+		return Status::NoMem;
+	__atomic_store_n(&qpn_, kapi_qp_num(qp_), __ATOMIC_RELAXED);
+	psn_ = kapi_cm_random_psn();
+	tx_.bind(qp_, t_.lkey());
+	if (!srq_)
+		rx_.bind(t_.netdev(), RecvTarget{qp_, nullptr}, t_.lkey());
+	return Status::Ok;
+}
+
+// RFC 4755 §6 private data + the capability block (design.md §4 item 5), in REQ, REP, REJ.
+void Connection::priv_data(u8 *out) const
+{
+	cm::PrivData pd;
+	pd.ud_qpn = t_.ud_qpn();
+	pd.recv_mtu = t_.recv_mtu();
+	cm::cm_priv_data_encode(out, pd, u16((t_.bidir() ? cm::kCapBidir : 0) | (t_.csum_free() ? cm::kCapCsumFree : 0)));
+}
+
+Status Connection::send_req()
+{
+	usize attempt;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		attempt = conn_.attempt();
+	}
+	u64 sid = 0;
+	if (!cm::connect_service_id(attempt, peer_.qpn(), sid))
+		return Status::Invalid;
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	kapi_cm_req_args a{};
+	a.path = path_;
+	a.service_id = sid;
+	a.qpn = qpn_;
+	a.psn = psn_;
+	a.priv = pd;
+	a.priv_len = u8(sizeof(pd));
+	a.response_timeout = cm::kCmResponseTimeout;
+	a.max_cm_retries = cm::kMaxCmRetries;
+	a.retry_count = cm::kRetryCount;
+	a.rnr_retry_count = u8(t_.params().rnr_retry);
+	a.srq = srq_;
+	return kstd::from_errno(kapi_cm_send_req(id_, &a));
+}
+
+Status Connection::send_rep()
+{
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	kapi_cm_rep_args a{};
+	a.qpn = qpn_;
+	a.psn = psn_;
+	a.priv = pd;
+	a.priv_len = u8(sizeof(pd));
+	a.rnr_retry_count = u8(t_.params().rnr_retry);	// ours, not the REQ's echo (§3)
+	a.srq = srq_;
+	return kstd::from_errno(kapi_cm_send_rep(id_, &a));
+}
+
+Status Connection::send_rej(const cm::Step &st)
+{
+	u8 pd[cm::kCmPrivDataLen];
+	priv_data(pd);
+	u8 guid[8];
+	const bool ari = st.rej_ari_ca_guid;	// IBA 12.6.7.2: Timeout carries our CA GUID
+	if (ari)
+		kapi_cm_node_guid(t_.ib(), guid);
+	const int rc = kapi_cm_send_rej(id_, st.rej_reason, ari ? guid : nullptr, ari ? 8 : 0, pd, u8(sizeof(pd)));
+	if (!rc)
+		t_.count_rej(true, st.rej_reason);
+	return kstd::from_errno(rc);
+}
+
+void Connection::destroy()
+{
+	// ib_destroy_cm_id waits for this id's running callbacks and sends what its CM state
+	// still needs (REJ/DREQ/DREP); never called from a callback (we are the work item).
+	if (id_)
+		kapi_cm_id_destroy(kstd::exchange(id_, static_cast<kapi_cm_id *>(nullptr)));
+	if (qp_)
+		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
+	rx_.release();
+	if (const u32 n = tx_.drain())	// ForceDestroy: sends NAPI will never complete
+		t_.rc_sent(n);
+	destroyed_ = true;
+	t_.retire(*this);
+}
+
+} // namespace ipoib

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_peer_actions.cpp - what a Connection's peer-level actions do to its peer
+// (ipoib_cm_table.h; docs/connected.md §2): publish the send path and send the queue that
+// waited for it (StartSending), hand it on (StopSending), FallBack, Reconnect, AwaitOther,
+// and the end of a connection (retire, free_dead). The connection's work item runs them.
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+// ---- peer-level actions (the connection's work item, process context)
+
+// The table decides which connection is the peer's send path (review-s5 F1). A peer may have
+// two connections that may send: a crossing both ends accepted (cm_crossings_both), or a peer
+// that came back from a new QP while its DREQ for our old connection was lost (ib_cm sends a
+// DREQ once, core/cm.c cm_destroy_id). The first to offer is published; when it stops, the
+// other one, if it offered, takes over with the queue. Otherwise the survivor would never be
+// published (its StartSending already ran) and xmit would queue behind it for ever.
+void CmTable::publish(CmPeer &p, Connection &c, CmPending &q)
+{
+	p.send = &c;
+	kapi_skb *skb;
+	while (p.pending.pop(skb))
+		if (!q.push(skb))
+			kapi_skb_free(skb);	// same capacity: cannot happen
+	p.fallback_until = 0;
+	p.backoff_ms = 0;
+	p.stale_retries = 0;
+	p.await_until = 0;
+}
+
+Connection *CmTable::candidate(CmPeer &p)
+{
+	return cm_send_candidate(p.active, p.passive, [](const Connection *c) { return may_send(c); });
+}
+
+// The queue that waited for c goes out while the RC send bound has room (review-s5 R5: the
+// flush posted all 64 whatever the bound the CQ is sized for). What does not fit goes back
+// to the stack after the tx lock (requeue: the stopped netdev queue holds it in order
+// behind what is waiting there already), counted.
+void CmTable::flush(Connection &c, CmPending &q, CmPending &left, u64 now)
+{
+	cm_flush_bounded(q, left, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(c, skb, now); });
+}
+
+void CmTable::requeue(CmPending &left)
+{
+	kapi_skb *skb;
+	while (left.pop(skb))
+		kapi_skb_requeue(skb);
+}
+
+void CmTable::start_sending(Connection &c)
+{
+	CmPending q, left;
+	const u64 now = kapi_now_ms();
+	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
+	// which finds the published connection once we unlock.
+	kapi_netdev_tx_lock(netdev());
+	bool sends = false;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		c.offered = true;
+		CmPeer *p = c.owner;
+		if (p && !p->send) {
+			publish(*p, c, q);
+			sends = true;
+		}
+	}
+	if (sends)
+		flush(c, q, left, now);
+	kapi_netdev_tx_unlock(netdev());
+	count(ifs_.cm_tx_flush_requeued, left.size());
+	requeue(left);
+}
+
+// Under the tx lock, like start_sending: the successor's queue goes out before new packets.
+// Work items of one interface run one at a time (ordered workqueue), so the successor's own
+// StopSending cannot run meanwhile; it offered, so its QP is in RTS.
+void CmTable::stop_sending(Connection &c)
+{
+	CmPending q, left;
+	Connection *next = nullptr;
+	const u64 now = kapi_now_ms();
+	kapi_netdev_tx_lock(netdev());
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		c.offered = false;
+		CmPeer *p = c.owner;
+		if (p && p->send == &c) {
+			p->send = nullptr;
+			next = candidate(*p);
+			if (next)
+				publish(*p, *next, q);
+		}
+	}
+	if (next)
+		flush(*next, q, left, now);
+	kapi_netdev_tx_unlock(netdev());
+	count(ifs_.cm_tx_flush_requeued, left.size());
+	requeue(left);
+}
+
+// FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited
+// go back to xmit, which now sends them over UD (or, above the UD MTU, answers them with
+// ICMP, the mode's send_too_big).
+void CmTable::fall_back(Connection &c)
+{
+	CmPending q;
+	u32 backoff = 0;
+	bool first = false;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		CmPeer *p = c.owner;
+		if (!p)
+			return;
+		first = !p->fallback_logged;
+		p->fallback_logged = true;
+		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
+					      : kCmBackoffMinMs;
+		backoff = p->backoff_ms;
+		p->fallback_until = kapi_now_ms() + p->backoff_ms;
+		if (p->active == &c)
+			p->active = nullptr;
+		kapi_skb *skb;
+		while (p->pending.pop(skb))
+			if (!q.push(skb))
+				kapi_skb_free(skb);	// same capacity: cannot happen
+	}
+	if (first) {	// issue 13 item 3: logged once per peer, counted
+		count(ifs_.cm_fallback_peers);
+		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs)",
+			   c.peer().qpn(), backoff);
+	} else {
+		log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+	}
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
+}
+
+void CmTable::reconnect(Connection &c)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	CmPeer *p = c.owner;
+	if (!p || !open_)
+		return;
+	if (p->active == &c)
+		p->active = nullptr;
+	p->stale_retries++;
+	if (!p->active)
+		connect(*p, kapi_now_ms(), Gfp::Atomic);
+}
+
+void CmTable::await_other(Connection &c)
+{
+	kstd::SpinIrqSaveGuard g(lock_);
+	CmPeer *p = c.owner;
+	if (!p)
+		return;
+	if (p->active == &c)
+		p->active = nullptr;
+	if (!p->send)
+		p->await_until = kapi_now_ms() + kCmAwaitOtherMs;
+}
+
+void CmTable::retire(Connection &c)
+{
+	stop_sending(c);	// StopSending came first (ForceDestroy too); belt and braces
+	CmPending q;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (CmPeer *p = c.owner) {
+			if (p->active == &c)
+				p->active = nullptr;
+			if (p->passive == &c)
+				p->passive = nullptr;
+			p->conns--;
+			c.owner = nullptr;
+			// Packets that waited for this connection and now have nobody to carry
+			// them (review-s5 F8: a teardown without FallBack/Reconnect, e.g. the
+			// peer's DREQ or REJ while they queued): back to xmit, which opens a new
+			// connection or takes UD, instead of waiting for the next packet.
+			if (open_ && !p->send && !may_carry(p->active) && !may_carry(p->passive) && !p->await_until) {
+				kapi_skb *skb;
+				while (p->pending.pop(skb))
+					if (!q.push(skb))
+						kapi_skb_free(skb);	// same capacity: cannot happen
+			}
+		}
+		if (c.stop_listed) {	// ForceDestroy before NAPI ran the stop
+			for (Connection **p = &rx_stops_; *p; p = &(*p)->stop_next) {
+				if (*p == &c) {
+					*p = c.stop_next;
+					break;
+				}
+			}
+			c.stop_listed = false;
+		}
+		conns_.remove(c);
+		nconns_--;
+		retired_.add(c.counters());
+		retired_st_.add(c.stats());
+		dead_.push_back(c);
+	}
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
+	kick_house(0);
+}
+
+// Destroyed connections: their work item may still be pending (re-queued by an event that
+// came while it ran); cancel it, then free. Never from the item itself.
+void CmTable::free_dead()
+{
+	kstd::List<Connection> dead;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		while (Connection *c = dead_.pop_front())
+			dead.push_back(*c);
+	}
+	while (Connection *c = dead.pop_front()) {
+		c->quiesce();
+		delete c;
+	}
+}
+
+} // namespace ipoib

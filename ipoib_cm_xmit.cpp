@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_xmit.cpp - connected mode's send path (ipoib_cm_table.h): xmit's choice between a
+// peer's RC send path, its pending queue and UD, the interface-wide RC send bound (reserve
+// before the post, the shared netdev queue's stop/wake), and what RC adds to rtnl_link_stats64.
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+// ---- xmit
+
+// The peer's connection can still carry its queue (it has not started its teardown), or it
+// has and its step still holds a decision for the peer (FallBack, Reconnect, AwaitOther) that
+// has not run yet (review2-s5 R7): a new connection opened in between would skip the
+// back-off once, and FallBack would then send the new connection's queue over UD.
+bool CmTable::may_carry(const Connection *c)
+{
+	if (!c)
+		return false;
+	// The state first: feed() changes it and counts the step's peer actions under the
+	// connection's lock, so a teardown seen here has its count visible too.
+	const cm::State st = c->state();
+	return (st != cm::State::Draining && st != cm::State::Closed) || c->peer_action_pending();
+}
+
+// The connection may take a packet now: not in its teardown. Stricter than may_carry, which
+// also holds for a draining connection whose FallBack/Reconnect is still queued (R7): that
+// one keeps xmit from opening another connection, but its QP may already be in error, so
+// nothing is posted to it (review-s5 R2).
+bool CmTable::may_send(const Connection *c)
+{
+	if (!c)
+		return false;
+	const cm::State st = c->state();
+	return st != cm::State::Draining && st != cm::State::Closed;
+}
+
+CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
+{
+	HwAddr key = dst;
+	key.b[0] = 0;
+	// The common case without the table lock (review-s5 F12): the peer has a send path
+	// that can carry. Both are stable here: p->send is written only under the tx lock we
+	// hold (publish, stop_sending), and peers are unlinked and freed only under it too
+	// (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
+	// linked (CmPeerIndex).
+	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
+		if (CmPeer *p = find(key)) {
+			Connection *c = p->send;
+			if (may_send(c)) {
+				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
+				return send_rc(*c, skb, now);
+			}
+		}
+	}
+	Connection *send = nullptr;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		// the mode is read again here: mode_changed(false) requeues what waits under lock_
+		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
+			return Verdict::UseUd;
+		CmPeer *p = find(key);
+		if (!p) {
+			// The REQ needs the path record: until it is resolved the packet takes the UD
+			// path, which queries it; its requeue after the answer comes back here.
+			if (!ifc_.path_resolved(dst))
+				return Verdict::UseUd;
+			p = find_or_add(key, Gfp::Atomic);
+			if (!p) {
+				count(ifs_.cm_tx_drop_nomem);
+				return Verdict::UseUd;
+			}
+		}
+		p->used_ms = now;
+		if (may_send(p->send)) {
+			send = p->send;
+		} else if (p->fallback_until && now < p->fallback_until) {
+			count(ifs_.cm_tx_fallback_ud);
+			return Verdict::UseUd;
+		} else {
+			if (p->await_until && now >= p->await_until) {
+				count(ifs_.cm_await_expired);	// the peer's crossing REQ never came
+				p->await_until = 0;
+			}
+			// p->send set here: its error teardown has begun and its StopSending (which
+			// hands the queue on) has not run yet; queue, never post to a QP in error
+			// (review-s5 R2).
+			if (p->send)
+				count(ifs_.cm_tx_held_draining);
+			// A connection accepted from a bidirectional peer will carry our packets too
+			// once established (its StartSending sends this queue): no second one. One
+			// that is draining (the peer closed it, or ours is being torn down) never
+			// will: the queue would only wait for its fence and overflow, so a new
+			// connection replaces it as the peer's active one. (An established one that
+			// offered would be p->send: stop_sending hands the slot on.)
+			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
+				if (!ifc_.path_resolved(dst))
+					return Verdict::UseUd;
+				if (!connect(*p, now, Gfp::Atomic))
+					return Verdict::UseUd;
+			}
+			if (p->pending.push(skb)) {
+				count(ifs_.cm_tx_queued);
+				return Verdict::Done;
+			}
+			// The queue is full (a burst while the connection is set up): a packet the
+			// UD path carries goes there, ahead of the queue, rather than being lost;
+			// a larger one is dropped (ICMP from the UD path would lower the route's
+			// PMTU for a transient condition).
+			if (kapi_skb_len(skb) <= u32(kPseudoLen) + ifc_.mcast_mtu_ + u32(kEncapLen)) {
+				count(ifs_.cm_tx_overflow_ud);
+				return Verdict::UseUd;
+			}
+			count(ifs_.cm_tx_drop_queue_full);
+			kapi_skb_free(skb);
+			return Verdict::Done;
+		}
+	}
+	return send_rc(*send, skb, now);
+}
+
+// Outside the table lock: the connection lives until QuiesceTx, which waits for us.
+CmTable::Verdict CmTable::send_rc(Connection &c, kapi_skb *skb, u64 now)
+{
+	if (!rc_reserve()) {
+		// The queue was stopped at the bound and nothing wakes it before the RC sends
+		// are below half: only a race gets here.
+		count(ifs_.cm_inflight_full);
+		kapi_skb_free(skb);
+		return Verdict::Done;
+	}
+	post_rc(c, skb, now);
+	return Verdict::Done;
+}
+
+// A slot reserved: the connection posts it (it orphans the skb first, Connection::send) or
+// gives the slot back.
+void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
+{
+	c.send(skb, now);
+}
+
+// Tx lock held. The slot is taken before the post (RcSendBudget); at the bound the shared
+// queue stops, and the completion that brings both bounds below half wakes it (rc_sent).
+bool CmTable::rc_reserve()
+{
+	if (!budget_.reserve()) {
+		stop_at_bound();
+		return false;
+	}
+	if (budget_.full())
+		stop_at_bound();
+	return true;
+}
+
+// The completions that drain the bound may all have run between our read of the count and
+// the stop (rc_sent saw the queue still running and did not wake it): stop, fence, read the
+// count again, and wake ourselves when both bounds are below their marks. With rc_sent's
+// own fence between its release and its read of the stop, one of the two sees the other.
+void CmTable::stop_at_bound()
+{
+	kapi_netdev_stop_queue(netdev());
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2)
+		kapi_netdev_wake_queue(netdev());
+}
+
+// One netdev queue carries UD and RC sends, each with its own bound (the UD ring, the RC
+// inflight count): it stops when either is full and wakes only when both are below their
+// wake marks (half), whichever completion comes last. Each side publishes its count, then a
+// full fence, then reads the other's: of two completions racing, at least one sees both
+// below and wakes (review-cm finding 4: a UD completion woke the queue while RC was at its
+// bound, and the next RC packet was dropped).
+bool CmTable::tx_may_wake()
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	// the UD ring published its tail
+	if (budget_.below_wake())
+		return true;
+	if (kapi_netdev_queue_stopped(netdev()))
+		count(ifs_.cm_tx_wake_held);
+	return false;
+}
+
+void CmTable::rc_sent(u32 n)
+{
+	budget_.complete(n);	// fully ordered: the fence of the wake rule above
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
+		return;
+	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
+		count(ifs_.cm_tx_wake_held);	// the UD ring's completion wakes it
+		return;
+	}
+	kapi_netdev_wake_queue(netdev());
+}
+
+bool CmTable::path_copy(const HwAddr &peer, kapi_cm_path *out)
+{
+	kstd::SpinIrqSaveGuard l(ifc_.paths_.lock());
+	Path *p = ifc_.paths_.find(peer.gid());
+	if (!p || !p->cm_rec)
+		return false;
+	kapi_cm_path_copy(out, p->cm_rec);
+	return true;
+}
+
+
+// ---- rtnl_link_stats64 (ip -s link, /sys/class/net/*/statistics)
+
+void CmTable::add_stats64(kapi_stats64 &o) const
+{
+	RcStats t;
+	{
+		auto &self = const_cast<CmTable &>(*this);
+		kstd::SpinIrqSaveGuard g(self.lock_);
+		t.add(retired_st_);
+		t.add(srq_st_);
+		for (Connection &c : self.conns_)
+			t.add(c.stats());
+	}
+	o.tx_packets += t.rc_tx_packets;
+	o.tx_bytes += t.rc_tx_bytes;
+	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
+	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
+	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
+			read_stat(ifs_.cm_tx_drop_queue_full) +
+			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
+	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;
+	o.rx_dropped += t.rc_rx_drop_nomem;
+}
+
+
+} // namespace ipoib

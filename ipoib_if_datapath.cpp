@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if_datapath.cpp - the interface's datapath (ipoib_if.h): the UD send path (RFC 4391
+// §6 encapsulation), its completions, the receive path (UD and what RC connections hand up,
+// §9.1.1 addresses) and the NAPI poll that drives both.
+#include "ipoib_if.h"
+#include "ipoib_mode.h"
+
+namespace ipoib {
+
+// ---- send path ----
+
+// xmit only: one writer, the netif tx lock's holder (one TX queue, no LLTX): no locked add.
+void Interface::drop(kapi_skb *skb, u64 &counter)
+{
+	count_local(counter);
+	kapi_skb_free(skb);
+}
+
+// Any context (an SA callback, a flush in the work, xmit): several writers, an atomic add.
+void Interface::drop_shared(kapi_skb *skb, u64 &counter)
+{
+	count(counter);
+	kapi_skb_free(skb);
+}
+
+void Interface::drop_rx(kapi_skb *skb, u64 &counter)
+{
+	count_local(counter);
+	kapi_skb_free(skb);
+}
+
+void Interface::requeue(SkbQueue &q)
+{
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
+}
+
+int Interface::header_create(kapi_skb *skb, u16 type, const u8 *daddr)
+{
+	// RFC 4391 §6 header, then the destination (pseudo header) that xmit consumes.
+	encap_write(kapi_skb_push(skb, kEncapLen), type);
+	HwAddr dst = daddr ? HwAddr::from(daddr) : make_broadcast_addr(pkey_, 2);
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), dst.b, kPseudoLen);
+	return int(kHardLen);
+}
+
+void Interface::xmit(kapi_skb *skb)
+{
+	if (kapi_skb_len(skb) < kHardLen)
+		return drop(skb, stats_.tx_drop_short);
+	if (!is_up())
+		return drop(skb, stats_.tx_drop_not_up);
+	HwAddr dst = HwAddr::from(kapi_skb_data(skb));
+	if (dst.is_multicast()) {
+		u8 mgid[kGidLen];
+		bytes_copy(mgid, dst.gid(), kGidLen);
+		// The P_Key of this link, whatever the neighbour layer filled in (RFC 4391 §4).
+		mgid_set_pkey(mgid, pkey_);
+		send_multicast(skb, mgid);
+	} else {
+		// Connected mode (RFC 4755): a peer announcing the RC flag is reached over an RC
+		// connection once there is one; until then, or after it failed, over UD.
+		if (cm_.connected() && (dst.flags() & kFlagRc) &&
+		    cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
+			return;
+		send_unicast(skb, dst);
+	}
+}
+
+// Posts one UD send; skb data starts at the pseudo header, which is stripped here.
+void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
+{
+	kapi_skb_pull(skb, kPseudoLen);
+	// UD carries every packet with its checksum: a CHECKSUM_PARTIAL one (connected mode
+	// offers checksum offload, docs/connected.md §9b) is filled in here.
+	u16 csum_off = 0;
+	if (kapi_skb_csum_partial(skb, &csum_off)) {
+		if (kapi_skb_checksum_help(skb) != 0)
+			return drop(skb, stats_.tx_drop_csum);
+		count_local(stats_.tx_csum_filled);
+	}
+	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
+		return drop(skb, stats_.tx_drop_linearize);
+	u32 len = kapi_skb_len(skb);
+	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
+	if (len > mcast_mtu_ + kEncapLen)
+		return send_too_big(skb, qpn == kMulticastQpn);
+	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
+		kapi_skb_free(skb);	// counted by the ring
+}
+
+// Both CQs are this interface's alone (its UD QP's): a completion of any other QP on them is
+// a bug, warned about once and counted (wc_foreign_ctx), never given to a ring.
+bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
+{
+	return &qp == &qp_ && qp_.owns(wc);
+}
+
+// Send completions: every one, whatever the budget (they only free resources).
+void Interface::poll_tx()
+{
+	const bool up = is_up();
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
+	dispatch_cq(
+		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
+		[this](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdSend)
+				return false;	// this CQ carries the UD QP's sends only
+			tx_.complete(wc);
+			return true;
+		},
+		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
+		// One netdev queue for UD and RC: it wakes only when both are below their wake
+		// marks (CmTable::tx_may_wake; review-cm finding 4).
+		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
+	warn_foreign(foreign);
+}
+
+// After a poll of a private CQ: foreign completions (another QP's, or a context that is no
+// live QP) were counted by the dispatcher; the first one also warns.
+void Interface::warn_foreign(u64 before)
+{
+	if (read_stat(stats_.wc_foreign_ctx) == before || __atomic_exchange_n(&foreign_warned_, true, __ATOMIC_RELAXED))
+		return;
+	KSTD_WARN_ON(true);
+	log_.warn("completion of a QP that is not this interface's on its private CQ (counted: wc_foreign_ctx)");
+}
+
+void Interface::tx_timeout()
+{
+	count(stats_.tx_timeouts);
+	log_.warn("transmit timeout: %u sends outstanding", tx_.outstanding());
+	kapi_napi_schedule(nd());
+}
+
+// ---- receive path ----
+
+int Interface::poll_rx(int budget)
+{
+	const LocalAddrs me = local_addrs();	// one consistent copy per poll
+	const u64 now = kapi_now_ms();
+	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
+	const int done = dispatch_cq(
+		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
+		[this, &me](UdQp &qp, const kapi_wc &wc) {
+			if (!owns_wc(qp, wc) || wrid_kind(wc.wr_id) != WrKind::UdRecv)
+				return false;	// the UD QP's sends complete on the send CQ
+			if (kapi_skb *skb = rx_.complete(wc))
+				receive(skb, wc, me);
+			return true;
+		},
+		[this, now](RcQp &qp, const kapi_wc &wc) {
+			cm_.on_wc(qp, wc, now);	// every RC QP shares this CQ (docs/connected.md §4)
+			return true;
+		},
+		[this](u32) { rx_.repost(); });
+	rx_.repost();	// buffers a partial post left queued: retried on every poll
+	cm_.after_poll();	// the SRQ's buffers, likewise
+	warn_foreign(foreign);
+	return done;
+}
+
+// One filled UD receive buffer: GRH area, then the RFC 4391 §6 packet.
+// Counters here are NAPI's alone (single writer, no locked add per packet).
+void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
+{
+	const RxLocal me{qpn_, a.lid, a.gid, a.bcast_mgid};
+	const u32 len = kapi_skb_len(skb);	// wc.byte_len: the ring refused more than its buffer holds
+	if (len < kGrhLen + kEncapLen)
+		return drop_rx(skb, stats_.rx_drop_short);
+	const u8 *grh = kapi_skb_data(skb);
+	RxInfo info{wc.src_qp, wc.slid, wc.grh != 0, grh};
+	RxKind kind = classify_rx(info, me);
+	if (kind == RxKind::Self)
+		return drop_rx(skb, stats_.rx_drop_self);
+	// Source address for header_ops->parse: QPN always, GID only with a GRH.
+	u8 src_gid[kGidLen] = {};
+	if (info.has_grh)
+		bytes_copy(src_gid, grh + 8, kGidLen);
+	HwAddr src = HwAddr::make(0, wc.src_qp, src_gid);
+	kapi_skb_pull(skb, kGrhLen);
+	u16 type = 0;
+	if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type))
+		return drop_rx(skb, stats_.rx_drop_short);
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	u32 pt = KAPI_PACKET_HOST;
+	if (kind == RxKind::Broadcast) {
+		pt = KAPI_PACKET_BROADCAST;
+		count_local(stats_.rx_broadcast);
+	} else if (kind == RxKind::Multicast) {
+		pt = KAPI_PACKET_MULTICAST;
+		count_local(stats_.rx_multicast);
+	}
+	count_local(stats_.rx_packets);
+	count_local(stats_.rx_bytes, len - kGrhLen);
+	kapi_skb_gro_receive(nd(), skb, type, pt, kHardLen);
+}
+
+// One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
+// The source address is the connection's peer, with the RC flag its REQ/REP implied.
+void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free)
+{
+	const u32 len = kapi_skb_len(skb);
+	u16 type = 0;
+	if (len < kEncapLen || !encap_parse(kapi_skb_data(skb), len, type)) {
+		count_local(st.rc_rx_drop_short);
+		return kapi_skb_free(skb);
+	}
+	const cm::RxCsum csum = cm::rx_csum(kapi_skb_data(skb), csum_free);
+	if (csum == cm::RxCsum::UnexpectedMark)
+		count_local(st.rc_rx_csum_unexpected);	// RFC 4391 §6: ignored, the stack verifies
+	HwAddr src = peer;
+	src.b[0] = kFlagRc;
+	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
+	if (csum == cm::RxCsum::Restore) {
+		// A forwarded packet gets its checksum filled on the way out; a local one is
+		// trusted as the RC transport's CRCs checked it (docs/connected.md §9b).
+		if (kapi_skb_gro_receive_partial(nd(), skb, type, KAPI_PACKET_HOST, kHardLen) != 0) {
+			count_local(st.rc_rx_drop_csum);	// marked, but not TCP/UDP: never ours
+			return kapi_skb_free(skb);
+		}
+		count_local(st.rc_rx_csum_restored);
+	} else {
+		kapi_skb_gro_receive(nd(), skb, type, KAPI_PACKET_HOST, kHardLen);
+	}
+	count_local(st.rc_rx_packets);
+	count_local(st.rc_rx_bytes, len);
+	count_local(stats_.rx_packets);
+	count_local(stats_.rx_bytes, len);
+}
+
+int Interface::poll(int budget)
+{
+	poll_tx();
+	if (!rx_.filled() && rx_.fill_wanted() && !kstd::ok(rx_.fill(rx_.buf_size())) &&
+	    !__atomic_exchange_n(&fill_warned_, true, __ATOMIC_RELAXED))
+		log_.err("cannot post %u receive buffers of %u bytes (%u posted): retried on every poll", rx_.size(),
+			 rx_.buf_size(), rx_.posted());
+	// Always polled: a partly filled ring already has buffers the HCA may complete, and an
+	// unpolled CQ with entries makes the REPORT_MISSED_EVENTS re-arm below reschedule forever.
+	int done = poll_rx(budget);
+	if (done < budget && kapi_napi_complete_done(nd(), done)) {
+		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
+		int a = kapi_cq_arm(recv_cq_.get());
+		int b = kapi_cq_arm(send_cq_.get());
+		if (a > 0 || b > 0)
+			kapi_napi_schedule(nd());
+	}
+	return done;
+}
+
+} // namespace ipoib
