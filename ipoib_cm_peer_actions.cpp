@@ -62,7 +62,9 @@ void CmTable::start_sending(Connection &c)
 		kstd::SpinIrqSaveGuard g(lock_);
 		c.offered = true;
 		CmPeer *p = c.owner;
-		if (p && !p->send) {
+		// Not if c's teardown began meanwhile (an error fed after this step was queued,
+		// review s6 L1): its QP may be in error, and its FallBack is queued behind.
+		if (p && !p->send && may_send(&c)) {
 			publish(*p, c, q);
 			sends = true;
 		}

@@ -226,7 +226,7 @@ public:
 	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free);
 	// Any context: the path to dst's GID is resolved (the REQ has its path record).
 	bool path_resolved(const HwAddr &dst);
-	// xmit: an RC connection's packet (at the encapsulation header, linear) above its MTU
+	// xmit: an RC connection's packet (at the encapsulation header) above its MTU
 	// (RFC 4755 §5.1): the sender is told that MTU as for the UD path (ipoib_oversize.h), or
 	// it is dropped; counted either way (tx_icmp_*, tx_drop_too_big).
 	void send_too_big_rc(kapi_skb *skb, u32 conn_mtu);

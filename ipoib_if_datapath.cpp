@@ -72,6 +72,14 @@ void Interface::xmit(kapi_skb *skb)
 void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 {
 	kapi_skb_pull(skb, kPseudoLen);
+	u32 len = kapi_skb_len(skb);
+	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
+	// Checked before the checksum and the linearize (review s6 M1): a 64 KiB SG segment of
+	// connected mode sent to a peer in UD fallback would otherwise be summed and copied into
+	// an order-4 atomic allocation only to be dropped, and a failed copy lost its ICMP (the
+	// route's PMTU never came down).
+	if (len > mcast_mtu_ + kEncapLen)
+		return send_too_big(skb, qpn == kMulticastQpn);
 	// UD carries every packet with its checksum: a CHECKSUM_PARTIAL one (connected mode
 	// offers checksum offload, docs/connected.md §9b) is filled in here.
 	u16 csum_off = 0;
@@ -82,10 +90,6 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 	}
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
 		return drop(skb, stats_.tx_drop_linearize);
-	u32 len = kapi_skb_len(skb);
-	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
-	if (len > mcast_mtu_ + kEncapLen)
-		return send_too_big(skb, qpn == kMulticastQpn);
 	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
 		kapi_skb_free(skb);	// counted by the ring
 }

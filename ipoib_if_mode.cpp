@@ -85,7 +85,8 @@ void Interface::join_mtu()
 		log_.warn("cannot set MTU %u: %d", mcast_mtu_, rc);
 }
 
-// xmit (netif tx lock held): skb data starts at the encapsulation header, linear. A path that
+// xmit (netif tx lock held): skb data starts at the encapsulation header (its head may be
+// short of a fragmented skb's whole length: queue_too_big pulls what it reads). A path that
 // cannot take the packet tells the sender when the protocol has a way to (so its PMTU
 // follows; the ICMP itself goes out from the work, icmp_q_), and drops it in every case.
 void Interface::send_too_big(kapi_skb *skb, bool multicast)
@@ -104,6 +105,12 @@ void Interface::send_too_big_rc(kapi_skb *skb, u32 conn_mtu)
 // icmp_mtu: the MTU the ICMP carries, 0 for the UD path's as it is when the work sends it.
 void Interface::queue_too_big(kapi_skb *skb, bool multicast, u32 mtu, u32 icmp_mtu)
 {
+	// oversize() reads the encapsulation and the IP header's first octets from the linear
+	// head; an SG skb whose head is shorter than that (not one TCP or UDP builds) is
+	// linearized first.
+	if (kapi_skb_headlen(skb) < kOversizeHead && kapi_skb_headlen(skb) != kapi_skb_len(skb) &&
+	    kapi_skb_linearize(skb) != 0)
+		return drop(skb, stats_.tx_drop_linearize);
 	switch (oversize(kapi_skb_data(skb), kapi_skb_len(skb), multicast, kapi_icmp_skb_local(skb), mtu)) {
 	case Oversize::Fits:
 		return drop(skb, stats_.tx_drop_too_big);	// not called for these

@@ -27,6 +27,9 @@ enum class Oversize : u8 {
 // pkt: the RFC 4391 §6 packet (4-octet encapsulation header first), len octets of it in
 // linear memory; mtu: the largest payload (after the encapsulation header) the path takes;
 // local: the packet comes from a socket of this host (not forwarded).
+// The octets oversize() reads from pkt: the encapsulation header and the IP header's octets 0..6
+// (IPv4's DF bit is in octet 6; IPv6 is read at octet 0). The caller has these linear.
+inline constexpr u32 kOversizeHead = 4 + 7;
 Oversize oversize(const u8 *pkt, u32 len, bool multicast, bool local, u32 mtu);
 
 // RFC 8200 §5: every IPv6 link carries 1280 octets; a Packet Too Big below it is not sent.

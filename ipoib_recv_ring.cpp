@@ -324,12 +324,17 @@ void RecvRing::adapt(u64 now_ms)
 		return;
 	if (!busy_ms_)
 		busy_ms_ = now_ms;	// the idle period starts with the first look
-	if (consumed * 4 >= active_ * 3) {
+	// Idle is no completion at all for kRcShrinkIdleMs, not "never low" (review s6 L4: a
+	// steady stream at a quarter of the ring per poll shrank it to the floor while packets
+	// kept coming). Only a completion can retire a buffer (a posted receive is never
+	// cancelled), so the shrink is decided at the first one after the silence.
+	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
+	if (consumed)
 		busy_ms_ = now_ms;
+	if (consumed && consumed * 4 >= active_ * 3)
 		grow();	// and a pending shrink is called off
-	} else if (goal_ > floor_ && now_ms - busy_ms_ >= kRcShrinkIdleMs) {
+	else if (goal_ > floor_ && was_idle)
 		goal_ = floor_;
-	}
 }
 
 void RecvRing::grow()

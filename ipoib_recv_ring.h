@@ -169,7 +169,7 @@ public:
 	// kPollBatch per call (GFP_ATOMIC, in NAPI). A failure stops the growth there (counted)
 	// and changes nothing else. With a NAPI budget B, one window sees at most about B
 	// completions, so a ring grows past 4B/3 only when polls drain more than B between two
-	// calls. Shrink: when no call found the ring low for kRcShrinkIdleMs, the ring's goal
+	// calls. Shrink: when the ring saw no completion for kRcShrinkIdleMs, the ring's goal
 	// drops back to what post_initial() posted (never below one); complete() then hands up
 	// completed buffers without replacing them until active() is down to it (counted in
 	// shrunk). A posted receive is never cancelled, so never zero holds: active() >= 1, and
@@ -240,7 +240,7 @@ private:
 	u32 goal_ = 0;	// RcQp: growth raises it, an idle period lowers it to floor_
 	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1
 	u32 free_hint_ = 0;	// no slot below it is free
-	u64 busy_ms_ = 0;	// RcQp: the last adapt() that found the ring low (0: none yet)
+	u64 busy_ms_ = 0;	// RcQp: the last adapt() that saw a completion (0: none yet)
 	u64 grows_ = 0;
 	u64 shrinks_ = 0;
 	u64 refused_ = 0;

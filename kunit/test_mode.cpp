@@ -179,10 +179,28 @@ KTEST(oversize_verdict, other_and_multicast)
 	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, false, 8), Oversize::FragNeeded);
 }
 
+// The send path hands oversize() a fragmented skb's head (review s6 M1): only kOversizeHead
+// octets are linear. A buffer of exactly that size must do for every verdict (ASan / KASAN
+// catch a read past it).
+KTEST(oversize_verdict, reads_only_its_head)
+{
+	Pkt v4(kEthIpv4, 4, true), v6(kEthIpv6, 6, false);
+	u8 h4[kOversizeHead], h6[kOversizeHead];
+	for (u32 i = 0; i < kOversizeHead; i++) {
+		h4[i] = v4.b[i];
+		h6[i] = v6.b[i];
+	}
+	EXPECT_EQ(oversize(h4, 60004, false, false, kMtu), Oversize::FragNeeded);
+	EXPECT_EQ(oversize(h6, 60004, false, false, kMtu), Oversize::PktTooBig);
+	h4[kEncapLen + 6] = 0;
+	EXPECT_EQ(oversize(h4, 60004, false, false, kMtu), Oversize::Drop);
+}
+
 KTEST_SUITE(mode_spelling, KTEST_CASE(mode_spelling, parse), KTEST_CASE(mode_spelling, names_and_ifla));
 KTEST_SUITE(mode_mtu, KTEST_CASE(mode_mtu, bounds_and_switch));
 KTEST_SUITE(mode_features, KTEST_CASE(mode_features, per_mode_offloads));
 KTEST_SUITE(oversize_verdict, KTEST_CASE(oversize_verdict, fits_at_the_edge), KTEST_CASE(oversize_verdict, ipv4_df),
-	    KTEST_CASE(oversize_verdict, ipv6), KTEST_CASE(oversize_verdict, other_and_multicast));
+	    KTEST_CASE(oversize_verdict, ipv6), KTEST_CASE(oversize_verdict, other_and_multicast),
+	    KTEST_CASE(oversize_verdict, reads_only_its_head));
 
 } // namespace ktest_mode

@@ -952,6 +952,33 @@ KTEST(rc_dispatch, nonsrq_fence_drain_before_receive_flushes) { fence_in_order(k
 KTEST(rc_dispatch, nonsrq_fence_drain_after_receive_flushes) { fence_in_order(kt, false, true); }
 KTEST(rc_dispatch, nonsrq_fence_from_completions) { fence_in_order(kt, false, false); }
 
+// Review s6 L4: a steady stream at a quarter of the ring per poll is not "idle": the ring
+// keeps every buffer (before, the goal dropped to the floor after 5 s and the ring collapsed
+// to 16 posted while packets kept coming). Idle means no completion for kRcShrinkIdleMs.
+KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	u64 now = 1000;
+	for (int k = 0; k < 8 && t.r.active() < 32; k++) {	// a burst: grow to 32
+		const u32 n = t.r.posted();
+		for (u32 i = 0; i < n; i++)
+			ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1);
+	}
+	EXPECT_EQ(t.r.active(), 32u);
+	u32 min_posted = 32;
+	for (int k = 0; k < 7000; k++) {	// 7 s of 8 packets per 1 ms poll
+		for (u32 i = 0; i < 8 && t.r.posted(); i++)
+			ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1);
+		if (t.r.posted() < min_posted)
+			min_posted = t.r.posted();
+	}
+	EXPECT_EQ(min_posted, 32u);
+	EXPECT_EQ(t.c.shrunk, 0u);
+}
+
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
 KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, srq_posts_multi_sge_buffers),
@@ -972,7 +999,8 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, never_zero_with_refused_posts_and_errors),
 	    KTEST_CASE(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once),
 	    KTEST_CASE(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer),
-	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused));
+	    KTEST_CASE(rc_recv_ring, a_completion_it_never_posted_is_refused),
+	    KTEST_CASE(rc_recv_ring, steady_traffic_does_not_shrink));
 KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
 	    KTEST_CASE(rc_dispatch, foreign_contexts_are_counted_not_dispatched),
 	    KTEST_CASE(rc_dispatch, nonsrq_fence_from_completions),
