@@ -9,6 +9,9 @@
 # workqueue (destroy_workqueue, ipoib_main.c:1998-2005), so a pending reap leaves a QP on the
 # CQ (usecnt) and ib_destroy_cq_user returns -EBUSY. softib's destroy_cq never fails.
 # The datagram half is the gating scenario tests/e2e/softib-rmmod-ipoib.sh.
+# Device removal (rmmod softib) goes through the same ipoib_ndo_uninit path: CI failed
+# tests/e2e/softib-rmmod.sh once on df2d153 with exactly these two WARNINGs while the in-tree
+# pair there ran connected mode; that scenario now runs connected mode on ours instead.
 # rmmod ib_ipoib (the ULP, not the device) while iperf3 TCP runs over it, datagram mode on
 # one pair of hosts and connected mode (SRQ) on the other: ipoib's netdevs go away, every
 # UD/RC QP it owned is destroyed (only the GSI QPs stay), the in-flight connected-mode
