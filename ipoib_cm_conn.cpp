@@ -91,12 +91,18 @@ cm::State Connection::state() const
 	return conn_.state();
 }
 
-void Connection::set_peer_caps(const cm::Caps &peer)
+cm::Negotiated Connection::negotiated(const cm::Caps &peer, bool rfc_sid)
 {
 	cm::Caps local;
 	local.present = true;
 	local.flags = t_.csum_free() ? cm::kCapCsumFree : 0;
-	__atomic_store_n(&csum_free_, cm::csum_free_allowed(local, peer), __ATOMIC_RELEASE);
+	cm::Negotiated n;
+	n.peer_caps = peer.present;
+	n.csum_free = cm::csum_free_allowed(local, peer);
+	n.mtu_capped = peer_recv_mtu_ < t_.recv_mtu();
+	n.rfc_sid = rfc_sid;
+	__atomic_store_n(&csum_free_, n.csum_free, __ATOMIC_RELEASE);
+	return n;
 }
 
 bool Connection::bidir() const
@@ -192,13 +198,14 @@ void Connection::cm_event(const kapi_cm_event &ev)
 	case KAPI_CM_EV_REP: {
 		cm::PrivData pd;
 		const cm::PrivDataResult r = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
+		cm::Negotiated n;
 		if (r == cm::PrivDataResult::Ok) {
 			__atomic_store_n(&remote_qpn_, ev.remote_qpn, __ATOMIC_RELAXED);
 			peer_recv_mtu_ = pd.recv_mtu;
 			__atomic_store_n(&mtu_, cm::connection_mtu(t_.recv_mtu(), pd.recv_mtu), __ATOMIC_RELAXED);
-			set_peer_caps(cm::caps_parse(ev.priv, ev.priv_len));
+			n = negotiated(cm::caps_parse(ev.priv, ev.priv_len), false);
 		}
-		feed(cm::Event::rep(r, peer_announces_bidir(ev.priv, ev.priv_len)));
+		feed(cm::Event::rep(r, peer_announces_bidir(ev.priv, ev.priv_len), n));
 		return;
 	}
 	case KAPI_CM_EV_REJ:

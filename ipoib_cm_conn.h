@@ -7,14 +7,18 @@
 //
 // Where actions run (docs/connected.md §1): a step that is CmNotify alone or empty runs
 // inline, in the context the event came in; every other step is appended to the
-// connection's FIFO and run by its work item (the interface's ordered workqueue), behind
-// the steps already queued. A failed action is fed back as Ev::SetupFailed and the rest of
-// its step is skipped; a failed SendRej/SendDreq/SendDrep is ignored (ib_destroy_cm_id at
-// Destroy sends what the CM state still needs).
+// connection's FIFO and run by its work item, behind the steps already queued. The items of
+// an interface's connections run on its unbound workqueue, side by side (so setups to many
+// peers run concurrently, issue 13 item 2); one item never runs concurrently with itself, so
+// a connection's steps still run one at a time and in order. What connections share (the
+// table, a peer's send path) is taken under the table's lock and the netif tx lock. A
+// failed action is fed back as Ev::SetupFailed and the rest of its step is skipped; a
+// failed SendRej/SendDreq/SendDrep is ignored (ib_destroy_cm_id at Destroy sends what the
+// CM state still needs).
 //
-// WaitSends and WaitDrep never sleep in the work item (the workqueue is the interface's,
-// shared by every connection, review2-s5 R1): a step reaching one whose condition does not
-// hold yet is parked, the item returns, and this connection's FIFO waits (its later steps
+// WaitSends and WaitDrep never sleep in the work item (a sleeping item would hold a worker
+// of the interface's workqueue, review2-s5 R1): a step reaching one whose condition does
+// not hold yet is parked, the item returns, and this connection's FIFO waits (its later steps
 // stay queued behind it) while the other connections' items run. The last send completion
 // (NAPI), the peer's answer to the DREQ (ib_cm) or the deadline (the housekeeping work, or
 // interface stop's wait loop) requeues the item, which resumes the step after the wait
@@ -111,9 +115,10 @@ public:
 	cm::Dir dir() const { return dir_; }
 	cm::State state() const;
 	bool bidir() const;
-	// Both ends announced kCapCsumFree (docs/connected.md §9b): set from the peer's REQ or
-	// REP before the connection carries packets, read by xmit and NAPI.
-	void set_peer_caps(const cm::Caps &peer);
+	// What the peer's REQ (passive: after adopt) or REP settled, for its ReqReceived /
+	// RepReceived event (counted at Established). Sets csum_free (both ends announced
+	// kCapCsumFree, docs/connected.md §9b) before the connection carries packets.
+	cm::Negotiated negotiated(const cm::Caps &peer, bool rfc_sid);
 	bool csum_free() const { return __atomic_load_n(&csum_free_, __ATOMIC_ACQUIRE); }
 	u32 qpn() const { return __atomic_load_n(&qpn_, __ATOMIC_RELAXED); }
 	u32 remote_qpn() const { return __atomic_load_n(&remote_qpn_, __ATOMIC_RELAXED); }
@@ -190,7 +195,7 @@ private:
 	bool rts_done_ = false;		// work item: QpToRts ran and succeeded (the drain WR's rule)
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
-	bool csum_free_ = false;	// atomic: set_peer_caps
+	bool csum_free_ = false;	// atomic: negotiated()
 	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
 	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
 	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)

@@ -77,8 +77,9 @@ void CmTable::start_sending(Connection &c)
 }
 
 // Under the tx lock, like start_sending: the successor's queue goes out before new packets.
-// Work items of one interface run one at a time (ordered workqueue), so the successor's own
-// StopSending cannot run meanwhile; it offered, so its QP is in RTS.
+// The successor's own StopSending takes the tx lock too, so it cannot run meanwhile (work
+// items of different connections run concurrently): it offered and has not stopped, and its
+// QpToErr comes only after its StopSending, so its QP is in RTS.
 void CmTable::stop_sending(Connection &c)
 {
 	CmPending q, left;

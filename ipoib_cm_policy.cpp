@@ -111,6 +111,8 @@ constexpr const char *kCtrNames[kCtrCount] = {
 	"cm_rnr_retry_exceeded", "cm_retry_exceeded", "cm_wc_errors", "cm_qp_fatal",
 	"cm_setup_failures", "cm_fall_backs", "cm_reconnects", "cm_drain_timeouts",
 	"cm_peer_gone", "cm_connect_over_limit", "cm_crossings_refused", "cm_forced_destroys",
+	"cm_neg_bidir", "cm_neg_oneway", "cm_neg_no_caps", "cm_neg_csum_free", "cm_neg_rfc_sid",
+	"cm_neg_mtu_capped",
 	"cm_ignored_events",
 };
 

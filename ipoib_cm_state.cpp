@@ -24,10 +24,27 @@ void Conn::enter(State s)
 	case State::Idle: break;
 	case State::Connecting: ctr_.inc(Ctr::EnteredConnecting); break;
 	case State::Accepting: ctr_.inc(Ctr::EnteredAccepting); break;
-	case State::Established: ctr_.inc(Ctr::EnteredEstablished); break;
+	case State::Established:
+		ctr_.inc(Ctr::EnteredEstablished);
+		count_negotiated();
+		break;
 	case State::Draining: ctr_.inc(Ctr::EnteredDraining); break;
 	case State::Closed: ctr_.inc(Ctr::EnteredClosed); break;
 	}
+}
+
+// Once per connection: Established is entered only from Connecting or Accepting.
+void Conn::count_negotiated()
+{
+	ctr_.inc(bidir() ? Ctr::NegBidir : Ctr::NegOneway);
+	if (!neg_.peer_caps)
+		ctr_.inc(Ctr::NegNoCaps);
+	if (neg_.csum_free)
+		ctr_.inc(Ctr::NegCsumFree);
+	if (dir_ == Dir::Active ? attempt_ > 0 : neg_.rfc_sid)
+		ctr_.inc(Ctr::NegRfcSid);
+	if (neg_.mtu_capped)
+		ctr_.inc(Ctr::NegMtuCapped);
 }
 
 // The fence (docs/connected.md §4). The drain WR covers the send queue and goes only on a QP
@@ -206,6 +223,7 @@ Step Conn::on_idle(const Event &e)
 			if (pair && e.crossing == Crossing::RemoteWins)
 				ctr_.inc(Ctr::CrossingsLost);
 			peer_bidir_ = e.peer_bidir;
+			neg_ = e.neg;
 			st.push(Action::CreateQp);
 			st.push(Action::QpToInit);
 			st.push(Action::PostRecv);
@@ -285,6 +303,7 @@ Step Conn::on_connecting(const Event &e)
 			return st;
 		}
 		peer_bidir_ = e.peer_bidir;
+		neg_ = e.neg;
 		if (crossing_lost_ && bidir())
 			ctr_.inc(Ctr::CrossingsBoth);
 		st.push(Action::QpToRtr);

@@ -225,6 +225,16 @@ inline Crossing crossing_from(Survivor s) { return s == Survivor::Local ? Crossi
 
 enum class WcCause : u8 { RnrRetryExceeded, RetryExceeded, Other };
 
+// What the peer's REQ (passive) or REP (active) settled besides kCapBidir (Event::peer_bidir),
+// computed by the core from the private data; the state machine counts it once per
+// connection, when the connection becomes established (issue 13 item 6, docs/connected.md §9).
+struct Negotiated {
+	bool peer_caps = false;		// the peer sent a capability block (design.md §4 item 5)
+	bool csum_free = false;		// both ends announce kCapCsumFree (csum_free_allowed, §9b)
+	bool mtu_capped = false;	// the peer's Receive MTU is below ours: RFC 4755 §5.1's min is its
+	bool rfc_sid = false;		// passive: the REQ came on the RFC 4755 §3.5 service ID
+};
+
 struct Event {
 	Ev kind = Ev::Close;
 	PrivDataResult priv = PrivDataResult::Ok;	// ReqReceived / RepReceived
@@ -235,6 +245,7 @@ struct Event {
 	WcCause wc = WcCause::Other;	// WcError
 	bool qp_exists = false;		// SetupFailed
 	bool qp_rts = false;		// SetupFailed: the QP reached RTS (its QpToRts ran and succeeded)
+	Negotiated neg;			// ReqReceived / RepReceived
 
 	static Event of(Ev k) { Event e; e.kind = k; return e; }
 	static Event connect(bool over_limit)
@@ -243,20 +254,23 @@ struct Event {
 		e.over_limit = over_limit;
 		return e;
 	}
-	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false)
+	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false,
+			 const Negotiated &n = {})
 	{
 		Event e = of(Ev::ReqReceived);
 		e.priv = p;
 		e.peer_bidir = bidir;
 		e.crossing = c;
 		e.over_limit = over_limit;
+		e.neg = n;
 		return e;
 	}
-	static Event rep(PrivDataResult p, bool bidir)
+	static Event rep(PrivDataResult p, bool bidir, const Negotiated &n = {})
 	{
 		Event e = of(Ev::RepReceived);
 		e.priv = p;
 		e.peer_bidir = bidir;
+		e.neg = n;
 		return e;
 	}
 	static Event rej(u8 reason, bool bidir = false)
@@ -392,9 +406,17 @@ enum class Ctr : u8 {
 	ConnectOverLimit,	// Connect refused locally: max_nonsrq_conn_qp reached
 	CrossingsRefused,	// the peer's crossing REQ rejected over the limit
 	ForcedDestroys,		// ForceDestroy before the fence completed
+	// What each connection negotiated, counted once when it becomes established (Negotiated;
+	// NegBidir + NegOneway = EnteredEstablished)
+	NegBidir,		// both ends announced kCapBidir: one connection carries both directions
+	NegOneway,		// not both: it carries our sends (active) or the peer's (passive) only
+	NegNoCaps,		// the peer sent no capability block (another implementation)
+	NegCsumFree,		// both announced kCapCsumFree: no L4 checksum over it (§9b)
+	NegRfcSid,		// on the RFC 4755 §3.5 service ID (active: after the Linux one's REJ)
+	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 44;
+inline constexpr usize kCtrCount = 50;
 const char *ctr_name(Ctr c);
 
 struct Counters {
@@ -440,6 +462,7 @@ private:
 	Step dispatch(const Event &e);	// on() without the final ordering (destroy_last)
 	bool may_send() const;
 	void enter(State s);
+	void count_negotiated();
 	void teardown(Step &st, bool dreq, bool graceful = false);
 	void fence(Step &st);
 	void fence_done(Step &st);
@@ -472,6 +495,7 @@ private:
 	bool drain_posted_ = false;	// PostDrainWr emitted
 	bool drain_done_ = false;	// DrainWrDone seen
 	bool rx_empty_ = false;		// RxEmpty seen (non-SRQ)
+	Negotiated neg_;		// from the REQ / REP, counted at Established
 	Counters ctr_;
 };
 

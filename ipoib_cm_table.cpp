@@ -490,7 +490,7 @@ void CmTable::srq_event(kapi_qp_event_kind kind)
 
 kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 {
-	cm::SidKind kind;
+	cm::SidKind kind = cm::SidKind::Linux;
 	u32 sid_qpn = 0;
 	if (!cm::service_id_parse(ev.service_id, kind, sid_qpn) || sid_qpn != ud_qpn())
 		count(ifs_.cm_req_bad_service_id);	// ib_cm matched our listen: cannot happen
@@ -516,7 +516,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		return nullptr;
 	}
 	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
-	c->set_peer_caps(caps);
+	const cm::Negotiated neg = c->negotiated(caps, kind == cm::SidKind::Rfc);
 	const bool over = over_limit();
 	conns_.push_back(*c);
 	nconns_++;
@@ -525,7 +525,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	cm::Crossing x = cm::Crossing::None;
 	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
 		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
-	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over));
+	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg));
 	const bool accepted = st.has(cm::Action::SendRep);
 	if (p && accepted) {
 		p->passive = c;

@@ -5,7 +5,7 @@
 // waiting for it), every Connection, the CM workqueue, and the interface-stop sequence.
 //
 // Owner: Interface (a member, composed like its rings). Holds: 2 listening cm_ids, an SRQ +
-// RecvRing, an ordered workqueue, CmPeers (each owns its queued skbs), Connections, a
+// RecvRing, an unbound workqueue (the connections' work items), CmPeers (each owns its queued skbs), Connections, a
 // delayed work (reaping, watchdog, deadlines, freeing destroyed connections).
 // Who may call in: xmit (xmit(), tx lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).

@@ -4,7 +4,7 @@
  * (RFC 4755): cm_ids with the core's tagged context, listening on a service ID, the CM
  * messages (REQ, REP, RTU, REJ with ARI, DREQ, DREP), ib_cm_notify(COMM_EST), the RC QP
  * state changes that ib_cm computes (ib_cm_init_qp_attr), a saved copy of a path record for
- * the REQ, an ordered workqueue with one work item per connection, and the netif tx lock.
+ * the REQ, an unbound workqueue with one work item per connection, and the netif tx lock.
  * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy
  * (the values in every message are the core's, docs/connected.md §3). Included by kapi.h.
  *
@@ -32,7 +32,7 @@ struct kapi_qp;
 struct kapi_path;
 struct kapi_cm_id;	/* struct ib_cm_id */
 struct kapi_cm_path;	/* a kmalloc'ed struct sa_path_rec */
-struct kapi_wq;		/* struct workqueue_struct, ordered */
+struct kapi_wq;		/* struct workqueue_struct, unbound */
 struct kapi_work;	/* a work_struct and the core's callback */
 
 /* Completion statuses the state machine tells apart (enum ib_wc_status; kapi/cm.c asserts). */
@@ -135,8 +135,10 @@ void kapi_cm_path_copy(struct kapi_cm_path *dst, const struct kapi_cm_path *src)
 void kapi_cm_path_free(struct kapi_cm_path *p) KAPI_NOEXCEPT;
 
 /* ---- work ---- */
-/* An ordered workqueue (alloc_ordered_workqueue, WQ_MEM_RECLAIM): one item at a time, in
- * queueing order. NULL on failure. */
+/* An unbound workqueue (alloc_workqueue WQ_UNBOUND | WQ_MEM_RECLAIM, default max_active):
+ * different work items run concurrently, in no order; one work item never runs concurrently
+ * with itself (the workqueue's non-reentrancy, Documentation/core-api/workqueue.rst), and a
+ * queue of an item that is running runs it once more after it returns. NULL on failure. */
 struct kapi_wq *kapi_wq_create(const char *name) KAPI_NOEXCEPT;
 void kapi_wq_destroy(struct kapi_wq *wq) KAPI_NOEXCEPT;	/* drains it first */
 /* A work item running fn(ctx) on wq; gfp: KAPI_GFP_*. NULL without memory. */

@@ -237,7 +237,7 @@ void kapi_cm_path_free(struct kapi_cm_path *p)
 /* ---- work ---- */
 struct kapi_wq *kapi_wq_create(const char *name)
 {
-	return (struct kapi_wq *)alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM, name);
+	return (struct kapi_wq *)alloc_workqueue("%s", WQ_UNBOUND | WQ_MEM_RECLAIM, 0, name);
 }
 
 void kapi_wq_destroy(struct kapi_wq *wq)

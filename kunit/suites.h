@@ -26,7 +26,7 @@
 	X(cm_mtu)              \
 	X(cm_rej_code)         \
 	X(cm_arbitration)      \
-	X(cm_params) X(cm_rej_class) X(cm_state_active) X(cm_state_passive) X(cm_state_crossing) X(cm_state_illegal) X(cm_state_teardown) \
+	X(cm_params) X(cm_rej_class) X(cm_state_active) X(cm_state_passive) X(cm_state_crossing) X(cm_state_illegal) X(cm_state_teardown) X(cm_state_negotiated) \
 	X(addr_hwaddr)        \
 	X(addr_mgid)          \
 	X(addr_mcast_valid)   \

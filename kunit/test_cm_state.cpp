@@ -1406,6 +1406,9 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 		ASSERT_EQ(n[Ctr::EnteredConnecting], entries[usize(State::Connecting)]);
 		ASSERT_EQ(n[Ctr::EnteredAccepting], entries[usize(State::Accepting)]);
 		ASSERT_EQ(n[Ctr::EnteredEstablished], entries[usize(State::Established)]);
+		// what it negotiated: once per established connection, in one of the two
+		ASSERT_EQ(n[Ctr::NegBidir] + n[Ctr::NegOneway], n[Ctr::EnteredEstablished]);
+		ASSERT_LE(n[Ctr::NegNoCaps], n[Ctr::EnteredEstablished]);
 		ASSERT_EQ(n[Ctr::EnteredDraining], entries[usize(State::Draining)]);
 		ASSERT_EQ(n[Ctr::EnteredClosed], entries[usize(State::Closed)]);
 		ASSERT_EQ(n[Ctr::Closed], u64(destroyed));
@@ -1730,10 +1733,132 @@ KTEST(cm_params, cq_bounds_connections)
 	EXPECT_EQ(cq_conns_fit(fixed + per, fixed, per, 128), 1u);
 }
 
+// ================================================================= negotiation counters
+
+// What the REQ/REP settled (Event::neg, bidir), counted once when the connection becomes
+// established (issue 13 item 6): not at the REQ/REP, not again later, not for a connection that
+// never got there.
+u64 neg_total(const Counters &c)
+{
+	return c[Ctr::NegBidir] + c[Ctr::NegOneway] + c[Ctr::NegNoCaps] + c[Ctr::NegCsumFree] +
+	       c[Ctr::NegRfcSid] + c[Ctr::NegMtuCapped];
+}
+
+// The six counters, in the order bidir, oneway, no_caps, csum_free, rfc_sid, mtu_capped.
+void expect_neg(ktest_ctx *kt, const Counters &c, const u64 (&want)[6])
+{
+	const Ctr k[6] = {Ctr::NegBidir, Ctr::NegOneway, Ctr::NegNoCaps, Ctr::NegCsumFree, Ctr::NegRfcSid,
+			  Ctr::NegMtuCapped};
+	for (usize i = 0; i < 6; i++)
+		if (c[k[i]] != want[i]) {
+			char msg[120];
+			ktest_snprintf(msg, sizeof(msg), "%s: %llu, want %llu", ctr_name(k[i]),
+				       (unsigned long long)c[k[i]], (unsigned long long)want[i]);
+			KTEST_FAIL(msg);
+		}
+}
+
+Negotiated neg(bool caps, bool csum, bool mtu, bool rfc)
+{
+	Negotiated n;
+	n.peer_caps = caps;
+	n.csum_free = csum;
+	n.mtu_capped = mtu;
+	n.rfc_sid = rfc;
+	return n;
+}
+
+KTEST(cm_state_negotiated, active_counts_at_established_once)
+{
+	Conn a(Dir::Active, cfg(true));
+	(void)a.on(ev(Ev::Connect));
+	EXPECT_EQ(neg_total(a.counters()), 0u);
+	(void)a.on(Event::rep(PrivDataResult::Ok, true, neg(true, true, true, false)));
+	EXPECT_EQ(a.state(), State::Established);
+	expect_neg(kt, a.counters(), {1, 0, 0, 1, 0, 1});	// rfc_sid 0: the first attempt, the Linux ID
+	// later events do not count it again
+	(void)a.on(ev(Ev::CommEst));
+	(void)a.on(ev(Ev::Close));
+	EXPECT_EQ(neg_total(a.counters()), 3u);
+	// a Linux peer: no block, one way, nothing else
+	Conn b(Dir::Active, cfg(false));
+	(void)b.on(ev(Ev::Connect));
+	(void)b.on(Event::rep(PrivDataResult::Ok, false, neg(false, false, false, false)));
+	expect_neg(kt, b.counters(), {0, 1, 1, 0, 0, 0});
+	// cm_bidir=0: one way even when the peer announces bidir
+	Conn d(Dir::Active, cfg(true, false));
+	(void)d.on(ev(Ev::Connect));
+	(void)d.on(Event::rep(PrivDataResult::Ok, true, neg(true, false, false, false)));
+	expect_neg(kt, d.counters(), {0, 1, 0, 0, 0, 0});
+}
+
+KTEST(cm_state_negotiated, active_rfc_service_id)
+{
+	Conn a(Dir::Active, cfg(true));
+	(void)a.on(ev(Ev::Connect));
+	(void)a.on(Event::rej(rej::kInvalidServiceId));	// the Linux ID refused: REQ on the RFC one
+	EXPECT_EQ(neg_total(a.counters()), 0u);
+	// the event's rfc_sid is the passive side's: the active side knows its own attempt
+	(void)a.on(Event::rep(PrivDataResult::Ok, false, neg(false, false, false, false)));
+	expect_neg(kt, a.counters(), {0, 1, 1, 0, 1, 0});
+}
+
+KTEST(cm_state_negotiated, passive_counts_at_rtu_or_comm_est)
+{
+	for (int via_comm_est = 0; via_comm_est < 2; via_comm_est++) {
+		Conn p(Dir::Passive, cfg(false));
+		(void)p.on(Event::req(PrivDataResult::Ok, true, Crossing::None, false, neg(true, true, false, true)));
+		EXPECT_EQ(p.state(), State::Accepting);
+		EXPECT_EQ(neg_total(p.counters()), 0u);	// not before it is established
+		if (via_comm_est) {
+			(void)p.on(ev(Ev::CommEst));
+			(void)p.on(ev(Ev::UserEstablished));
+		} else {
+			(void)p.on(ev(Ev::RtuReceived));
+		}
+		EXPECT_EQ(p.state(), State::Established);
+		expect_neg(kt, p.counters(), {1, 0, 0, 1, 1, 0});
+	}
+}
+
+KTEST(cm_state_negotiated, never_established_counts_nothing)
+{
+	// rejected over the limit, rejected as the crossing's loser, closed while accepting
+	Conn p(Dir::Passive, cfg(true));
+	(void)p.on(Event::req(PrivDataResult::Ok, true, Crossing::None, true, neg(true, true, true, true)));
+	EXPECT_EQ(neg_total(p.counters()), 0u);
+	Conn q(Dir::Passive, cfg(true));
+	(void)q.on(Event::req(PrivDataResult::Ok, true, Crossing::LocalWins, false, neg(true, true, true, true)));
+	EXPECT_EQ(neg_total(q.counters()), 0u);
+	Conn r(Dir::Passive, cfg(false));
+	(void)r.on(Event::req(PrivDataResult::Ok, true, Crossing::None, false, neg(true, true, true, true)));
+	(void)r.on(ev(Ev::Close));
+	(void)r.on(ev(Ev::RxEmpty));
+	(void)r.on(ev(Ev::DrainWrDone));
+	EXPECT_EQ(r.state(), State::Closed);
+	EXPECT_EQ(neg_total(r.counters()), 0u);
+	// an active one whose REQ timed out
+	Conn a(Dir::Active, cfg(true));
+	(void)a.on(ev(Ev::Connect));
+	(void)a.on(ev(Ev::ReqError));
+	EXPECT_EQ(neg_total(a.counters()), 0u);
+}
+
+KTEST(cm_params, negotiation_counter_names)
+{
+	EXPECT_STREQ(ctr_name(Ctr::NegBidir), "cm_neg_bidir");
+	EXPECT_STREQ(ctr_name(Ctr::NegOneway), "cm_neg_oneway");
+	EXPECT_STREQ(ctr_name(Ctr::NegNoCaps), "cm_neg_no_caps");
+	EXPECT_STREQ(ctr_name(Ctr::NegCsumFree), "cm_neg_csum_free");
+	EXPECT_STREQ(ctr_name(Ctr::NegRfcSid), "cm_neg_rfc_sid");
+	EXPECT_STREQ(ctr_name(Ctr::NegMtuCapped), "cm_neg_mtu_capped");
+	EXPECT_STREQ(ctr_name(Ctr::Ignored), "cm_ignored_events");
+}
+
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
 	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
-	    KTEST_CASE(cm_params, cq_bounds_connections));
+	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
 	    KTEST_CASE(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers),
 	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));
@@ -1766,5 +1891,9 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
 	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
+KTEST_SUITE(cm_state_negotiated, KTEST_CASE(cm_state_negotiated, active_counts_at_established_once),
+	    KTEST_CASE(cm_state_negotiated, active_rfc_service_id),
+	    KTEST_CASE(cm_state_negotiated, passive_counts_at_rtu_or_comm_est),
+	    KTEST_CASE(cm_state_negotiated, never_established_counts_nothing));
 
 } // namespace ktest_cm_state

@@ -17,7 +17,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 33
+plan 35
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
@@ -50,6 +50,16 @@ pair_ok() { set -- $qa; _a1=$1 _a2=$2; set -- $qb; [ "$_a1" = "$2" ] && [ "$_a2"
 check "A's and B's lines are the two ends of the same RC connection" pair_ok
 check_delta "exactly one REQ in all (one side connected, the other accepted)" s ib:softib0 cm_tx_req -le 1
 check "... and softib1 sent none if softib0 sent one" sh -c "[ \$(( $(delta s ib:softib0 cm_tx_req) + $(delta s ib:softib1 cm_tx_req) )) -eq 1 ]"
+# neg_pair SRC: since snapshot s, SRC's end of the one connection negotiated (ethtool cm_neg_*,
+# counted once at established) what two of ours with the defaults agree: bidir, checksum-free
+# (cm_csum_free=1), a capability block, the same Receive MTU, the Linux service ID
+neg_pair() {
+    diag "$1 cm_neg_* +: bidir $(delta s $1 cm_neg_bidir) oneway $(delta s $1 cm_neg_oneway) no_caps $(delta s $1 cm_neg_no_caps) csum_free $(delta s $1 cm_neg_csum_free) rfc_sid $(delta s $1 cm_neg_rfc_sid) mtu_capped $(delta s $1 cm_neg_mtu_capped)"
+    delta_eq s $1 cm_neg_bidir 1 && delta_eq s $1 cm_neg_oneway 0 && delta_eq s $1 cm_neg_no_caps 0 &&
+        delta_eq s $1 cm_neg_csum_free 1 && delta_eq s $1 cm_neg_mtu_capped 0 && delta_eq s $1 cm_neg_rfc_sid 0
+}
+check "ethtool A: negotiated once: bidir, checksum-free, same MTU, Linux service ID" neg_pair A:icm0
+check "ethtool B: the same, counted by its passive end" neg_pair B:icm1
 
 check "iperf3 server in B" iperf3_server B 5201
 snap i ib:softib0 ib:softib1 A:icm0 B:icm1

@@ -15,7 +15,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 46
+plan 50
 
 srq=$(cat /sys/module/softib/parameters/srq)
 diag "softib srq=$srq"
@@ -26,6 +26,13 @@ conn_lines() { grep -c "^dir=$1 .* state=$2 " "$conns"; }
 one_conn() { [ "$(conn_lines "$1" "$2")" -eq 1 ] && grep "^dir=$1 " "$conns" | grep -Eq -- "$3"; }
 # n_conns N [STATE]: the file lists exactly N connections (all in STATE when given)
 ctr_eq() { _v=$(ctr "$1" "$2" "$3") && [ "$_v" -eq "$4" ]; }
+# neg_legacy TAG: since snapshot TAG our end negotiated what an in-tree peer offers: no capability
+# block, so neither bidir nor checksum-free, and the Linux service ID (ethtool cm_neg_*)
+neg_legacy() {
+    diag "cm_neg_* +: bidir $(delta $1 A:icm0 cm_neg_bidir) oneway $(delta $1 A:icm0 cm_neg_oneway) no_caps $(delta $1 A:icm0 cm_neg_no_caps) csum_free $(delta $1 A:icm0 cm_neg_csum_free) rfc_sid $(delta $1 A:icm0 cm_neg_rfc_sid) mtu_capped $(delta $1 A:icm0 cm_neg_mtu_capped)"
+    delta_eq $1 A:icm0 cm_neg_no_caps 1 && delta_eq $1 A:icm0 cm_neg_bidir 0 &&
+        delta_eq $1 A:icm0 cm_neg_csum_free 0 && delta_eq $1 A:icm0 cm_neg_rfc_sid 0
+}
 n_conns() { [ "$(wc -l < "$conns")" -eq "$1" ] && { [ -z "$2" ] || [ "$(grep -c " state=$2 " "$conns")" -eq "$1" ]; }; }
 dmesg_mark cm
 check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
@@ -58,6 +65,8 @@ check_delta "we initiated nothing (no REQ from softib0)" p ib:softib0 cm_tx_req 
 check_delta "60000-byte pings arrived over RC at softib0" p ib:softib0 rc_rx_packets -ge 4
 check_delta "... and were delivered by our passive connection" p A:icm0 rc_rx_packets -ge 4
 check_delta "ethtool: one connection accepted" p A:icm0 cm_accepted -eq 1
+check_delta "ethtool: it negotiated one-way (counted once, at established)" p A:icm0 cm_neg_oneway -eq 1
+check "... no capability block, not bidir, not checksum-free, Linux service ID" neg_legacy p
 check "debugfs: one passive connection established, rx_posted >= 1" one_conn passive established ' rx_posted=[1-9]' 
 diag "$(cat $conns)"
 
@@ -71,6 +80,8 @@ check_delta "... we sent the RTU" a ib:softib0 cm_tx_rtu -ge 1
 check_delta "60000-byte pings left over RC (softib1 received them)" a ib:softib1 rc_rx_packets -ge 4
 check_delta "... through our active connection's send ring" a A:icm0 rc_tx_packets -ge 4
 check_delta "ethtool: one connection opened" a A:icm0 cm_opened -eq 1
+check_delta "ethtool: it negotiated one-way (counted once, at established)" a A:icm0 cm_neg_oneway -eq 1
+check "... no capability block in the REP, not bidir, not checksum-free, Linux service ID" neg_legacy a
 check "debugfs: one active connection established, mtu=65520" one_conn active established ' mtu=65520 ' 
 check_rc "never sent over the connection accepted from the in-tree peer (no kCapBidir): bidir=0" 1 grep -q '^dir=passive.* bidir=1 ' $conns
 diag "$(cat $conns)"
