@@ -54,9 +54,9 @@ void CmTable::start_sending(Connection &c)
 {
 	CmPending q, left;
 	const u64 now = kapi_now_ms();
-	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
+	// Under the tx queue's xmit lock no xmit runs (noqueue and netpoll too, review s6 M2): the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
-	kapi_netdev_tx_lock(netdev());
+	kapi_netdev_xmit_lock(netdev());
 	bool sends = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
@@ -71,7 +71,7 @@ void CmTable::start_sending(Connection &c)
 	}
 	if (sends)
 		flush(c, q, left, now);
-	kapi_netdev_tx_unlock(netdev());
+	kapi_netdev_xmit_unlock(netdev());
 	count(ifs_.cm_tx_flush_requeued, left.size());
 	requeue(left);
 }
@@ -84,7 +84,7 @@ void CmTable::stop_sending(Connection &c)
 	CmPending q, left;
 	Connection *next = nullptr;
 	const u64 now = kapi_now_ms();
-	kapi_netdev_tx_lock(netdev());
+	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		c.offered = false;
@@ -98,7 +98,7 @@ void CmTable::stop_sending(Connection &c)
 	}
 	if (next)
 		flush(*next, q, left, now);
-	kapi_netdev_tx_unlock(netdev());
+	kapi_netdev_xmit_unlock(netdev());
 	count(ifs_.cm_tx_flush_requeued, left.size());
 	requeue(left);
 }

@@ -19,7 +19,8 @@ namespace ipoib {
 // post must find it counted, review-s5 R3: counted after the post, the completion's
 // decrement was clamped away and the count leaked upward until the queue stopped for good)
 // and released when the post fails. Producers: xmit and the queue flushes, all under the
-// netif tx lock (one producer at a time); consumer: NAPI. Lock-free: the producer's check
+// tx queue's xmit lock (kapi_netdev_xmit_lock: one producer at a time, whatever the qdisc,
+// netpoll included); consumer: NAPI. Lock-free: the producer's check
 // and increment cannot race another producer, and the consumer only lowers the count.
 class RcSendBudget : kstd::NonCopyable {
 public:
@@ -69,8 +70,10 @@ private:
 // `HwAddr addr` and `P *hnext`. Writers are serialised by the caller (the table lock).
 // find() may also run without that lock while inserts happen: an entry is complete before
 // the store that links it (release; the reader's loads acquire). Unlinking and freeing need
-// the reader excluded another way: CmTable removes only under the netif tx lock, which its
-// lock-free reader (xmit) holds.
+// the reader excluded another way: CmTable removes and frees only under the tx queue's xmit
+// lock, which its lock-free reader (xmit) holds (review s6 M2: not netif_tx_lock, whose
+// FROZEN bit the noqueue qdisc and netpoll do not honour; an RCU-bh grace period would free
+// safely too, but the flushes still need the producers serialised, which this lock does).
 inline constexpr u32 kCmPeerBuckets = 256;
 template <typename P> class CmPeerIndex : kstd::NonCopyable {
 public:

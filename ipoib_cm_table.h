@@ -7,10 +7,10 @@
 // Owner: Interface (a member, composed like its rings). Holds: 2 listening cm_ids, an SRQ +
 // RecvRing, an ordered workqueue, CmPeers (each owns its queued skbs), Connections, a
 // delayed work (reaping, watchdog, deadlines, freeing destroyed connections).
-// Who may call in: xmit (xmit(), tx lock held), NAPI (on_wc), ib_cm (on_req), the provider
+// Who may call in: xmit (xmit(), the tx queue's xmit lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).
 // Lock: lock_ (KAPI_LOCK_IF_CM, irqsave): peers, the connection list, counts. Taken inside
-// the netif tx lock (xmit), around a Connection's lock, never around the path or neighbour
+// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock, review s6 M2), around a Connection's lock, never around the path or neighbour
 // locks (a path record is copied under the path lock alone).
 #pragma once
 
@@ -72,7 +72,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
-	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining) X(cm_drain_wr_skipped)
+	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
+	X(cm_peers_freed)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)

@@ -40,9 +40,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	HwAddr key = dst;
 	key.b[0] = 0;
 	// The common case without the table lock (review-s5 F12): the peer has a send path
-	// that can carry. Both are stable here: p->send is written only under the tx lock we
-	// hold (publish, stop_sending), and peers are unlinked and freed only under it too
-	// (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
+	// that can carry. Both are stable here: p->send is written only under the tx queue's
+	// xmit lock we hold (publish, stop_sending: kapi_netdev_xmit_lock, which every xmit
+	// holds whatever the root qdisc, noqueue and netpoll included, review s6 M2), and peers
+	// are unlinked and freed only under it too (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
 	// linked (CmPeerIndex).
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
 		if (CmPeer *p = find(key)) {
