@@ -257,6 +257,7 @@ void CmTable::housekeeping()
 			}
 		}
 	}
+	flush_backlogs(now);	// queues a flush left at the RC bound (review s6 L5)
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
 	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.

@@ -367,7 +367,7 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
 		delete c;
-		count(ifs_.cm_tx_drop_nomem);
+		count(ifs_.cm_tx_nomem_ud);	// xmit sends it over UD; a reconnect waits for the next packet
 		return nullptr;
 	}
 	const bool over = over_limit();
