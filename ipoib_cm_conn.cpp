@@ -339,6 +339,7 @@ void Connection::send(kapi_skb *skb, u64 now)
 	// flight is ours (RcSendBudget, send_queue_size). Not before the MTU check: the ICMP
 	// above needs the skb's route (icmp_send looks it up from the dst this drops).
 	kapi_skb_orphan(skb);
+	kapi_skb_dst_drop(skb);
 	touch(now);
 	if (tx_.post(skb, now, csum_free()) != RcPost::Posted)
 		return drop_unposted(skb);	// counted by the ring

@@ -16,13 +16,9 @@ namespace ipoib {
 // DREQ once, core/cm.c cm_destroy_id). The first to offer is published; when it stops, the
 // other one, if it offered, takes over with the queue. Otherwise the survivor would never be
 // published (its StartSending already ran) and xmit would queue behind it for ever.
-void CmTable::publish(CmPeer &p, Connection &c, CmPending &q)
+void CmTable::publish(CmPeer &p, Connection &c)
 {
 	p.send = &c;
-	kapi_skb *skb;
-	while (p.pending.pop(skb))
-		if (!q.push(skb))
-			kapi_skb_free(skb);	// same capacity: cannot happen
 	p.fallback_until = 0;
 	p.backoff_ms = 0;
 	p.stale_retries = 0;
@@ -34,30 +30,88 @@ Connection *CmTable::candidate(CmPeer &p)
 	return cm_send_candidate(p.active, p.passive, [](const Connection *c) { return may_send(c); });
 }
 
-// The queue that waited for c goes out while the RC send bound has room (review-s5 R5: the
-// flush posted all 64 whatever the bound the CQ is sized for). What does not fit goes back
-// to the stack after the tx lock (requeue: the stopped netdev queue holds it in order
-// behind what is waiting there already), counted.
-void CmTable::flush(Connection &c, CmPending &q, CmPending &left, u64 now)
+// The queue that waited for p's send path goes out while the RC send bound has room
+// (review-s5 R5: the flush posted all 64 whatever the bound the CQ is sized for). What does
+// not fit stays at the front of p.pending, in order (review s6 L5: it was requeued to the
+// stack, behind what the qdisc held, and under noqueue dropped on the stopped queue): xmit
+// queues p's newer packets behind it (cm_post_now), and the flush continues from xmit's next
+// packet to p or from the housekeeping work rc_sent kicks once the bound has room again.
+// p.pending only grows under the xmit lock we hold (xmit, this), so nothing is pushed while
+// it is out here; the work items' FallBack and retire only take from it. p lives: peers are
+// freed only under the xmit lock. The connection lives until QuiesceTx, which waits for us.
+void CmTable::flush(CmPeer &p, u64 now)
 {
-	cm_flush_bounded(q, left, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(c, skb, now); });
+	CmPending q;
+	Connection *c;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		c = p.send;
+		if (!may_send(c))
+			return;
+		kapi_skb *skb;
+		while (p.pending.pop(skb))
+			if (!q.push(skb))
+				kapi_skb_free(skb);	// same capacity: cannot happen
+	}
+	cm_flush_bounded(q, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(*c, skb, now); });
+	if (q.empty())
+		return;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		KSTD_WARN_ON(!p.pending.empty());	// nobody pushes without the xmit lock
+		kapi_skb *skb;
+		while (q.pop(skb))
+			if (!p.pending.push(skb))
+				kapi_skb_free(skb);	// same capacity: cannot happen
+	}
+	count(ifs_.cm_tx_flush_held);
+	__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
+	// Sends completed between our refusal and the store saw no backlog: look again.
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (budget_.below_wake() && __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
+		kick_house(0);
 }
 
-void CmTable::requeue(CmPending &left)
+// Housekeeping (each run, and at once when rc_sent saw the bound free again): the peers whose
+// flush stopped at the bound, a batch at a time under the xmit lock (collected under lock_;
+// none is freed while we hold the xmit lock). A flush stopping again sets backlog_ again.
+void CmTable::flush_backlogs(u64 now)
 {
-	kapi_skb *skb;
-	while (left.pop(skb))
-		kapi_skb_requeue(skb);
+	constexpr u32 kBatch = 16;
+	kapi_netdev_xmit_lock(netdev());
+	CmPeer *batch[kBatch];
+	u32 n = 0;
+	bool more = false;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		for (CmPeer &p : peers_) {
+			if (!open_)
+				break;
+			if (!p.send || p.pending.empty())
+				continue;
+			if (n == kBatch) {
+				more = true;
+				break;
+			}
+			batch[n++] = &p;
+		}
+	}
+	for (u32 i = 0; i < n; i++)
+		flush(*batch[i], now);
+	kapi_netdev_xmit_unlock(netdev());
+	if (more) {
+		__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
+		kick_house(0);
+	}
 }
 
 void CmTable::start_sending(Connection &c)
 {
-	CmPending q, left;
+	CmPeer *sends = nullptr;
 	const u64 now = kapi_now_ms();
-	// Under the tx lock no xmit runs: the queue goes out in order before any new packet,
+	// Under the tx queue's xmit lock no xmit runs (noqueue and netpoll too, review s6 M2): the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
-	kapi_netdev_tx_lock(netdev());
-	bool sends = false;
+	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		c.offered = true;
@@ -65,15 +119,13 @@ void CmTable::start_sending(Connection &c)
 		// Not if c's teardown began meanwhile (an error fed after this step was queued,
 		// review s6 L1): its QP may be in error, and its FallBack is queued behind.
 		if (p && !p->send && may_send(&c)) {
-			publish(*p, c, q);
-			sends = true;
+			publish(*p, c);
+			sends = p;
 		}
 	}
 	if (sends)
-		flush(c, q, left, now);
-	kapi_netdev_tx_unlock(netdev());
-	count(ifs_.cm_tx_flush_requeued, left.size());
-	requeue(left);
+		flush(*sends, now);
+	kapi_netdev_xmit_unlock(netdev());
 }
 
 // Under the tx lock, like start_sending: the successor's queue goes out before new packets.
@@ -82,26 +134,24 @@ void CmTable::start_sending(Connection &c)
 // QpToErr comes only after its StopSending, so its QP is in RTS.
 void CmTable::stop_sending(Connection &c)
 {
-	CmPending q, left;
-	Connection *next = nullptr;
+	CmPeer *sends = nullptr;
 	const u64 now = kapi_now_ms();
-	kapi_netdev_tx_lock(netdev());
+	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		c.offered = false;
 		CmPeer *p = c.owner;
 		if (p && p->send == &c) {
 			p->send = nullptr;
-			next = candidate(*p);
-			if (next)
-				publish(*p, *next, q);
+			if (Connection *next = candidate(*p)) {
+				publish(*p, *next);
+				sends = p;
+			}
 		}
 	}
-	if (next)
-		flush(*next, q, left, now);
-	kapi_netdev_tx_unlock(netdev());
-	count(ifs_.cm_tx_flush_requeued, left.size());
-	requeue(left);
+	if (sends)
+		flush(*sends, now);
+	kapi_netdev_xmit_unlock(netdev());
 }
 
 // FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited

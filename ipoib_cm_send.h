@@ -19,7 +19,8 @@ namespace ipoib {
 // post must find it counted, review-s5 R3: counted after the post, the completion's
 // decrement was clamped away and the count leaked upward until the queue stopped for good)
 // and released when the post fails. Producers: xmit and the queue flushes, all under the
-// netif tx lock (one producer at a time); consumer: NAPI. Lock-free: the producer's check
+// tx queue's xmit lock (kapi_netdev_xmit_lock: one producer at a time, whatever the qdisc,
+// netpoll included); consumer: NAPI. Lock-free: the producer's check
 // and increment cannot race another producer, and the consumer only lowers the count.
 class RcSendBudget : kstd::NonCopyable {
 public:
@@ -69,8 +70,10 @@ private:
 // `HwAddr addr` and `P *hnext`. Writers are serialised by the caller (the table lock).
 // find() may also run without that lock while inserts happen: an entry is complete before
 // the store that links it (release; the reader's loads acquire). Unlinking and freeing need
-// the reader excluded another way: CmTable removes only under the netif tx lock, which its
-// lock-free reader (xmit) holds.
+// the reader excluded another way: CmTable removes and frees only under the tx queue's xmit
+// lock, which its lock-free reader (xmit) holds (review s6 M2: not netif_tx_lock, whose
+// FROZEN bit the noqueue qdisc and netpoll do not honour; an RCU-bh grace period would free
+// safely too, but the flushes still need the producers serialised, which this lock does).
 inline constexpr u32 kCmPeerBuckets = 256;
 template <typename P> class CmPeerIndex : kstd::NonCopyable {
 public:
@@ -125,23 +128,30 @@ template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive
 }
 
 // A queue that waited for a connection goes out in order while the RC send bound has room
-// (reserve() takes one slot); from the first refusal on, every packet goes to `left` in
-// order, so none overtakes another (review-s5 R5: StartSending and the hand-over posted all
-// of it whatever the bound). Returns how many were sent.
+// (reserve() takes one slot; review-s5 R5: StartSending and the hand-over posted all of it
+// whatever the bound). The first refusal stops it: that packet and the rest stay in q, in
+// order, for the next flush (review s6 L5: they were requeued to the stack behind what the
+// qdisc held, so newer packets of the peer overtook them, and under noqueue the requeue onto
+// the stopped queue was dropped). Returns how many were sent.
 template <typename T, u32 N, typename Reserve, typename Send>
-u32 cm_flush_bounded(kstd::Ring<T, N> &q, kstd::Ring<T, N> &left, Reserve reserve, Send send)
+u32 cm_flush_bounded(kstd::Ring<T, N> &q, Reserve reserve, Send send)
 {
 	u32 sent = 0;
-	T v;
-	while (q.pop(v)) {
-		if (left.size() || !reserve()) {
-			KSTD_WARN_ON(!left.push(v));	// same capacity as q: always room
-			continue;
-		}
+	while (!q.empty() && reserve()) {
+		T v;
+		(void)q.pop(v);	// not empty: always one
 		send(v);
 		sent++;
 	}
 	return sent;
+}
+
+// xmit's per-peer order (review s6 L5): a packet goes to the peer's send path at once only
+// when that path may send and nothing of the peer still waits on its pending queue (a flush
+// that stopped at the RC bound); otherwise it queues behind, and the flush sends it in turn.
+inline bool cm_post_now(bool may_send, u32 waiting)
+{
+	return may_send && waiting == 0;
 }
 
 } // namespace ipoib

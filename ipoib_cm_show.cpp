@@ -257,9 +257,11 @@ void CmTable::housekeeping()
 			}
 		}
 	}
+	flush_backlogs(now);	// queues a flush left at the RC bound (review s6 L5)
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
-	// under the tx lock too: xmit finds peers without the table lock (CmPeerIndex).
-	kapi_netdev_tx_lock(netdev());
+	// under the tx queue's xmit lock too: xmit finds peers without the table lock
+	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.
+	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		kstd::List<CmPeer> keep;
@@ -273,9 +275,11 @@ void CmTable::housekeeping()
 		while (CmPeer *p = keep.pop_front())
 			peers_.push_back(*p);
 	}
-	kapi_netdev_tx_unlock(netdev());
-	while (CmPeer *p = gone.pop_front())
+	kapi_netdev_xmit_unlock(netdev());
+	while (CmPeer *p = gone.pop_front()) {
+		count(ifs_.cm_peers_freed);
 		delete p;
+	}
 	kick_house(u32(next - now));	// the period, or sooner for a parked wait's deadline
 }
 

@@ -234,7 +234,7 @@ void CmTable::stop_end()
 	// to a neighbour: the neighbours go now.
 	u32 left = 0, leaked = 0;
 	kstd::List<CmPeer> peers;
-	kapi_netdev_tx_lock(netdev());	// xmit finds peers without the table lock (CmPeerIndex)
+	kapi_netdev_xmit_lock(netdev());	// xmit finds peers without the table lock (CmPeerIndex)
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
@@ -251,7 +251,7 @@ void CmTable::stop_end()
 		if (leaked)
 			budget_.reset();
 	}
-	kapi_netdev_tx_unlock(netdev());
+	kapi_netdev_xmit_unlock(netdev());
 	if (leaked)
 		log().warn("%u RC send slot(s) still reserved at stop with no connection left: released", leaked);
 	if (left)
@@ -367,7 +367,7 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
 		delete c;
-		count(ifs_.cm_tx_drop_nomem);
+		count(ifs_.cm_tx_nomem_ud);	// xmit sends it over UD; a reconnect waits for the next packet
 		return nullptr;
 	}
 	const bool over = over_limit();

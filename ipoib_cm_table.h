@@ -7,10 +7,10 @@
 // Owner: Interface (a member, composed like its rings). Holds: 2 listening cm_ids, an SRQ +
 // RecvRing, an unbound workqueue (the connections' work items), CmPeers (each owns its queued skbs), Connections, a
 // delayed work (reaping, watchdog, deadlines, freeing destroyed connections).
-// Who may call in: xmit (xmit(), tx lock held), NAPI (on_wc), ib_cm (on_req), the provider
+// Who may call in: xmit (xmit(), the tx queue's xmit lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).
 // Lock: lock_ (KAPI_LOCK_IF_CM, irqsave): peers, the connection list, counts. Taken inside
-// the netif tx lock (xmit), around a Connection's lock, never around the path or neighbour
+// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock, review s6 M2), around a Connection's lock, never around the path or neighbour
 // locks (a path record is copied under the path lock alone).
 #pragma once
 
@@ -68,11 +68,12 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 
 // Interface-level counters of connected mode (ethtool -S, after the per-connection sums).
 #define IPOIB_CM_IF_STATS(X)                                                                    \
-	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_drop_nomem) X(cm_tx_fallback_ud)      \
+	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_nomem_ud) X(cm_tx_fallback_ud)       \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
-	X(cm_inflight_underflows) X(cm_tx_flush_requeued) X(cm_tx_held_draining) X(cm_drain_wr_skipped)
+	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
+	X(cm_peers_freed)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -216,12 +217,13 @@ private:
 	// (a parked wait's deadline, wake_at, is not postponed by a later request).
 	void kick_house(u32 ms);
 	void resume_due_waits(u64 now);	// stop's wait loop: parked waits past their deadline
-	// Lock held: c becomes p's send path and takes p's queue into q (the caller sends it).
-	void publish(CmPeer &p, Connection &c, CmPending &q);
-	// Tx lock held, table lock not: q's packets over c while the send bound has room;
-	// the rest into `left` (requeued by the caller after the tx lock, review-s5 R5).
-	void flush(Connection &c, CmPending &q, CmPending &left, u64 now);
-	static void requeue(CmPending &left);
+	// Lock held: c becomes p's send path (the caller then flushes p's queue over it).
+	void publish(CmPeer &p, Connection &c);
+	// The tx queue's xmit lock held, lock_ not: p's pending queue over its send path, oldest
+	// first, while the send bound has room (review-s5 R5); the rest stays queued, in order,
+	// and backlog_ asks the housekeeping work to continue once sends complete (review s6 L5).
+	void flush(CmPeer &p, u64 now);
+	void flush_backlogs(u64 now);	// housekeeping: every peer whose flush stopped at the bound
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 
 	Interface &ifc_;
@@ -252,6 +254,7 @@ private:
 						// and the rings that need a retry (needs_retry)
 	Connection *rx_stops_ = nullptr;	// lock_: rx_stop_request() not yet run by NAPI
 	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
+	bool backlog_ = false;		// atomic: a flush stopped at the RC bound (rc_sent kicks housekeeping)
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)

@@ -103,13 +103,60 @@ RxCsum rx_csum(const u8 hdr[kEncapLen], bool negotiated)
 	return negotiated ? RxCsum::Restore : RxCsum::UnexpectedMark;
 }
 
-TxCsum tx_csum(bool partial, u16 csum_offset, bool negotiated)
+namespace {
+
+constexpr u16 kEtherIpv4 = 0x0800, kEtherIpv6 = 0x86dd;
+constexpr u8 kProtoTcp = 6, kProtoUdp = 17;	// IANA protocol numbers
+constexpr u32 kIpv4MinHdr = 20, kIpv6Hdr = 40;	// RFC 791 §3.1, RFC 8200 §3
+
+// Where the transport header after the IP header starts (from pkt) and its protocol; false
+// when the head does not hold the IP header, or for an IPv4 fragment (RFC 791: MF or a
+// fragment offset), or another network protocol.
+bool transport_after_ip(const u8 *pkt, u32 headlen, u32 &l4, u8 &proto)
+{
+	if (headlen < kEncapLen + kIpv4MinHdr)
+		return false;
+	const u8 *ip = pkt + kEncapLen;
+	const u16 type = u16(pkt[0] << 8 | pkt[1]);
+	if (type == kEtherIpv4 && ip[0] >> 4 == 4) {
+		const u32 ihl = u32(ip[0] & 15) * 4;
+		if (ihl < kIpv4MinHdr || headlen < kEncapLen + ihl || (ip[6] & 0x3f) || ip[7])
+			return false;
+		l4 = kEncapLen + ihl;
+		proto = ip[9];
+		return true;
+	}
+	if (type == kEtherIpv6 && ip[0] >> 4 == 6 && headlen >= kEncapLen + kIpv6Hdr) {
+		l4 = kEncapLen + kIpv6Hdr;
+		proto = ip[6];	// next header: an extension header is not TCP/UDP, so filled
+		return true;
+	}
+	return false;
+}
+
+} // namespace
+
+TxCsum tx_csum(bool partial, u32 csum_start, u16 csum_offset, const u8 *pkt, u32 headlen, bool negotiated)
 {
 	if (!partial)
 		return TxCsum::AsIs;
-	if (negotiated && (csum_offset == kTcpCsumOffset || csum_offset == kUdpCsumOffset))
+	u32 l4 = 0;
+	u8 proto = 0;
+	if (!negotiated || !transport_after_ip(pkt, headlen, l4, proto) || csum_start != l4)
+		return TxCsum::Fill;
+	if ((proto == kProtoTcp && csum_offset == kTcpCsumOffset) || (proto == kProtoUdp && csum_offset == kUdpCsumOffset))
 		return TxCsum::Mark;
 	return TxCsum::Fill;
+}
+
+void encap_set_csum(u8 hdr[kEncapLen], TxCsum how)
+{
+	if (how == TxCsum::Mark) {
+		encap_mark_csum(hdr);
+		return;
+	}
+	hdr[2] = 0;
+	hdr[3] = 0;
 }
 
 u64 service_id(SidKind kind, u32 ud_qpn)

@@ -101,13 +101,20 @@ enum class RxCsum {
 };
 RxCsum rx_csum(const u8 hdr[kEncapLen], bool negotiated);
 // The send side: a CHECKSUM_PARTIAL packet is left unfilled (and marked) only towards a
-// negotiated peer and only when its checksum field is the one skb_checksum_setup restores
-// (TCP's at offset 16, UDP's at offset 6 of the L4 header). Anything else is checksummed
-// before posting.
+// negotiated peer and only when its checksum field is the one the receiver's
+// skb_checksum_setup restores: csum_start is the transport header right after the IPv4
+// header (options included; not a fragment) or the fixed IPv6 header, the protocol there is
+// TCP with the field at offset 16 or UDP at offset 6 (review s6 L2: decided on the offset
+// alone, a tunnel's partial inner checksum was marked and the receiver "restored" the outer
+// one). Anything else is checksummed before posting. pkt: the packet from its encapsulation
+// header, headlen octets of it readable; csum_start: from pkt.
 enum class TxCsum { AsIs, Mark, Fill };
-TxCsum tx_csum(bool partial, u16 csum_offset, bool negotiated);
+TxCsum tx_csum(bool partial, u32 csum_start, u16 csum_offset, const u8 *pkt, u32 headlen, bool negotiated);
 inline constexpr u16 kTcpCsumOffset = 16;	// RFC 9293 §3.1
 inline constexpr u16 kUdpCsumOffset = 6;	// RFC 768
+// Octets 2-3 as sent (RFC 4391 §6: reserved, zero on send): the mark for Mark, zero for AsIs
+// and Fill, whatever the sender wrote there (a raw socket cannot forge the mark, review s6 L2).
+void encap_set_csum(u8 hdr[kEncapLen], TxCsum how);
 
 // ---- Service IDs.
 inline constexpr u64 kSidLinux = 0x1000000000000000ull;	// Linux, FreeBSD, WinOFED (ipoib_cm.c:61)

@@ -40,20 +40,24 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	HwAddr key = dst;
 	key.b[0] = 0;
 	// The common case without the table lock (review-s5 F12): the peer has a send path
-	// that can carry. Both are stable here: p->send is written only under the tx lock we
-	// hold (publish, stop_sending), and peers are unlinked and freed only under it too
-	// (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
-	// linked (CmPeerIndex).
+	// that can carry. Both are stable here: p->send is written only under the tx queue's
+	// xmit lock we hold (publish, stop_sending: kapi_netdev_xmit_lock, which every xmit
+	// holds whatever the root qdisc, noqueue and netpoll included, review s6 M2), and peers
+	// are unlinked and freed only under it too (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
+	// linked (CmPeerIndex). Not while packets of the peer still wait (a flush stopped at the
+	// RC bound, review s6 L5): p->pending grows only under the xmit lock we hold, and the work
+	// items only take from it, so an empty one seen here stays empty.
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
 		if (CmPeer *p = find(key)) {
 			Connection *c = p->send;
-			if (may_send(c)) {
+			if (cm_post_now(may_send(c), p->pending.size())) {
 				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
 				return send_rc(*c, skb, now);
 			}
 		}
 	}
 	Connection *send = nullptr;
+	CmPeer *behind = nullptr;	// queued behind p's waiting packets: flush them now
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		// the mode is read again here: mode_changed(false) requeues what waits under lock_
@@ -67,13 +71,25 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				return Verdict::UseUd;
 			p = find_or_add(key, Gfp::Atomic);
 			if (!p) {
-				count(ifs_.cm_tx_drop_nomem);
+				// Not a drop: the UD path carries it (review s5 R6: it was
+				// counted cm_tx_drop_nomem and summed into tx_dropped).
+				count(ifs_.cm_tx_nomem_ud);
 				return Verdict::UseUd;
 			}
 		}
 		p->used_ms = now;
-		if (may_send(p->send)) {
+		if (cm_post_now(may_send(p->send), p->pending.size())) {
 			send = p->send;
+		} else if (may_send(p->send)) {
+			// Behind the packets a flush left at the RC bound (review s6 L5), in order;
+			// never ahead of them over UD (the queue-full case below would reorder).
+			if (!p->pending.push(skb)) {
+				count(ifs_.cm_tx_drop_queue_full);
+				kapi_skb_free(skb);
+				return Verdict::Done;
+			}
+			count(ifs_.cm_tx_queued);
+			behind = p;
 		} else if (p->fallback_until && now < p->fallback_until) {
 			count(ifs_.cm_tx_fallback_ud);
 			return Verdict::UseUd;
@@ -116,6 +132,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			kapi_skb_free(skb);
 			return Verdict::Done;
 		}
+	}
+	if (behind) {
+		flush(*behind, now);	// p lives: peers are freed only under the xmit lock we hold
+		return Verdict::Done;
 	}
 	return send_rc(*send, skb, now);
 }
@@ -186,6 +206,11 @@ void CmTable::rc_sent(u32 n)
 {
 	budget_.complete(n);	// fully ordered: the fence of the wake rule above
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	// A flush stopped at the bound (review s6 L5): the housekeeping work continues it under
+	// the xmit lock, which NAPI must not take (netpoll polls NAPI with that lock held).
+	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.below_wake() &&
+	    __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
+		kick_house(0);
 	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
 		return;
 	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
@@ -224,8 +249,7 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
 	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
 	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
-			read_stat(ifs_.cm_tx_drop_queue_full) +
-			read_stat(ifs_.cm_tx_drop_nomem) + read_stat(ifs_.cm_inflight_full);
+			read_stat(ifs_.cm_tx_drop_queue_full) + read_stat(ifs_.cm_inflight_full);
 	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;
 	o.rx_dropped += t.rc_rx_drop_nomem;
 }

@@ -63,13 +63,15 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	// The checksum before anything is mapped: skb_checksum_help may reallocate the data.
 	u16 csum_off = 0;
 	const bool partial = kapi_skb_csum_partial(skb, &csum_off) != 0;
-	switch (cm::tx_csum(partial, csum_off, csum_free)) {
+	const cm::TxCsum how = cm::tx_csum(partial, partial ? kapi_skb_csum_start(skb) : 0, csum_off,
+					   kapi_skb_data(skb), kapi_skb_headlen(skb), csum_free);
+	cm::encap_set_csum(kapi_skb_data(skb), how);	// the mark, or RFC 4391 §6's zero
+	switch (how) {
 	case cm::TxCsum::AsIs:
 		break;
 	case cm::TxCsum::Mark:
 		// The peer restores CHECKSUM_PARTIAL (kCapCsumFree); on the wire the RC transport's
 		// ICRC and VCRC (IBA 7.8) protect the packet instead of the L4 checksum.
-		cm::encap_mark_csum(kapi_skb_data(skb));
 		count_local(*c_.csum_skipped);
 		break;
 	case cm::TxCsum::Fill:

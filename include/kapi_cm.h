@@ -4,7 +4,7 @@
  * (RFC 4755): cm_ids with the core's tagged context, listening on a service ID, the CM
  * messages (REQ, REP, RTU, REJ with ARI, DREQ, DREP), ib_cm_notify(COMM_EST), the RC QP
  * state changes that ib_cm computes (ib_cm_init_qp_attr), a saved copy of a path record for
- * the REQ, an unbound workqueue with one work item per connection, and the netif tx lock.
+ * the REQ, an unbound workqueue with one work item per connection.
  * Same rules as kapi.h: opaque types, plain C, one kernel thing per function, no policy
  * (the values in every message are the core's, docs/connected.md §3). Included by kapi.h.
  *
@@ -148,9 +148,6 @@ void kapi_work_queue(struct kapi_work *w) KAPI_NOEXCEPT;	/* any context; no-op w
 void kapi_work_cancel(struct kapi_work *w) KAPI_NOEXCEPT;	/* cancel_work_sync; not from fn itself */
 void kapi_work_free(struct kapi_work *w) KAPI_NOEXCEPT;		/* after kapi_work_cancel (or never queued) */
 
-/* ---- the netdev's transmit lock (netif_tx_lock_bh): xmit runs under it ---- */
-void kapi_netdev_tx_lock(struct kapi_netdev *nd) KAPI_NOEXCEPT;
-void kapi_netdev_tx_unlock(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

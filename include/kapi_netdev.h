@@ -74,6 +74,13 @@ void kapi_netdev_wake_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 int kapi_netdev_queue_stopped(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* netif_tx_lock_bh + unlock: every ndo_start_xmit running when called has returned. */
 void kapi_netdev_tx_barrier(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* The netdev's one tx queue's own _xmit_lock (__netif_tx_lock_bh on queue 0, BHs off): every
+ * ndo_start_xmit of a device without LLTX runs under it, whatever the root qdisc. Not
+ * netif_tx_lock: that only sets the FROZEN bit, which the noqueue path of __dev_queue_xmit and
+ * netpoll never test (net/core/dev.c, netpoll.c), so xmit can run while it is held. Nothing
+ * held under it may re-enter dev_queue_xmit on the device (xmit_lock_owner: a dead loop). */
+void kapi_netdev_xmit_lock(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+void kapi_netdev_xmit_unlock(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* Copies up to max multicast hw addresses (addr_len bytes each) of the netdev; returns the count. */
 int kapi_netdev_mc_list(struct kapi_netdev *nd, kapi_u8 *out, int max, int addr_len) KAPI_NOEXCEPT;
 

@@ -27,9 +27,11 @@ struct kapi_page;	/* struct page, order 0 */
 struct kapi_skb *kapi_skb_alloc(struct kapi_netdev *nd, kapi_u32 size, kapi_u32 headroom, unsigned int gfp) KAPI_NOEXCEPT;
 void kapi_skb_free(struct kapi_skb *skb) KAPI_NOEXCEPT;		/* dev_kfree_skb_any: a drop */
 void kapi_skb_consume(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* dev_consume_skb_any: sent */
-/* skb_orphan + skb_dst_drop: the socket's send-buffer charge (and TCP Small Queues' count)
- * is released now, not when the send completes; the route reference too */
+/* skb_orphan: the socket's send-buffer charge (and TCP Small Queues' count) is released
+ * now, not when the send completes */
 void kapi_skb_orphan(struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* skb_dst_drop: the route reference is released now */
+void kapi_skb_dst_drop(struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u8 *kapi_skb_data(struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 kapi_skb_len(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 kapi_skb_headlen(const struct kapi_skb *skb) KAPI_NOEXCEPT;
@@ -51,6 +53,8 @@ int kapi_skb_gro_receive_partial(struct kapi_netdev *nd, struct kapi_skb *skb, k
 /* 1 when ip_summed is CHECKSUM_PARTIAL (the L4 checksum is still to be filled in), with
  * csum_offset (the checksum field's offset from csum_start); 0 otherwise. */
 int kapi_skb_csum_partial(const struct kapi_skb *skb, kapi_u16 *csum_offset) KAPI_NOEXCEPT;
+/* skb_checksum_start_offset: where the checksummed part starts, from data (CHECKSUM_PARTIAL). */
+kapi_u32 kapi_skb_csum_start(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_checksum_help: fills in a CHECKSUM_PARTIAL skb's checksum (0 or -errno). */
 int kapi_skb_checksum_help(struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_frag_size of fragment i (i < kapi_skb_nr_frags). */

@@ -287,14 +287,3 @@ void kapi_work_free(struct kapi_work *w)
 {
 	kfree(w);
 }
-
-/* ---- tx lock ---- */
-void kapi_netdev_tx_lock(struct kapi_netdev *nd)
-{
-	netif_tx_lock_bh(to_nd(nd));
-}
-
-void kapi_netdev_tx_unlock(struct kapi_netdev *nd)
-{
-	netif_tx_unlock_bh(to_nd(nd));
-}

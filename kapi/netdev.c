@@ -371,6 +371,17 @@ void kapi_netdev_tx_barrier(struct kapi_netdev *nd)
 	netif_tx_unlock_bh(to_nd(nd));
 }
 
+/* alloc_netdev: one tx queue, so queue 0's lock is the one every xmit holds. */
+void kapi_netdev_xmit_lock(struct kapi_netdev *nd)
+{
+	__netif_tx_lock_bh(netdev_get_tx_queue(to_nd(nd), 0));
+}
+
+void kapi_netdev_xmit_unlock(struct kapi_netdev *nd)
+{
+	__netif_tx_unlock_bh(netdev_get_tx_queue(to_nd(nd), 0));
+}
+
 int kapi_netdev_mc_list(struct kapi_netdev *nd, u8 *out, int max, int addr_len)
 {
 	struct net_device *dev = to_nd(nd);

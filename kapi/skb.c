@@ -39,6 +39,10 @@ void kapi_skb_consume(struct kapi_skb *skb)
 void kapi_skb_orphan(struct kapi_skb *skb)
 {
 	skb_orphan(to_skb(skb));
+}
+
+void kapi_skb_dst_drop(struct kapi_skb *skb)
+{
 	skb_dst_drop(to_skb(skb));
 }
 
@@ -117,6 +121,11 @@ int kapi_skb_csum_partial(const struct kapi_skb *s, u16 *csum_offset)
 		return 0;
 	*csum_offset = skb->csum_offset;
 	return 1;
+}
+
+u32 kapi_skb_csum_start(const struct kapi_skb *skb)
+{
+	return skb_checksum_start_offset(to_skb(skb));
 }
 
 int kapi_skb_checksum_help(struct kapi_skb *skb)

@@ -149,22 +149,21 @@ KTEST(cm_flush_bounded, stops_at_the_bound_in_order)
 	b.set_limit(8);
 	for (int i = 0; i < 5; i++)
 		ASSERT_TRUE(b.reserve());	// 5 of 8 already in flight
-	kstd::Ring<int, 16> q, left;
+	kstd::Ring<int, 16> q;
 	for (int i = 0; i < 10; i++)
 		ASSERT_TRUE(q.push(i));
 	int sent[16], ns = 0;
-	const u32 n = cm_flush_bounded(q, left, [&] { return b.reserve(); }, [&](int v) { sent[ns++] = v; });
+	const u32 n = cm_flush_bounded(q, [&] { return b.reserve(); }, [&](int v) { sent[ns++] = v; });
 	EXPECT_EQ(n, 3u);
 	ASSERT_EQ(ns, 3);
 	for (int i = 0; i < 3; i++)
 		EXPECT_EQ(sent[i], i);		// the oldest first
 	EXPECT_EQ(b.inflight(), 8u);		// never past the bound
-	EXPECT_TRUE(q.empty());
-	ASSERT_EQ(left.size(), 7u);
+	ASSERT_EQ(q.size(), 7u);		// the rest stays queued (review s6 L5)
 	for (int i = 3; i < 10; i++) {
 		int v = -1;
-		ASSERT_TRUE(left.pop(v));
-		EXPECT_EQ(v, i);		// the rest, in order
+		ASSERT_TRUE(q.pop(v));
+		EXPECT_EQ(v, i);		// in order
 	}
 }
 
@@ -172,15 +171,67 @@ KTEST(cm_flush_bounded, stops_at_the_bound_in_order)
 // queue's order holds.
 KTEST(cm_flush_bounded, no_overtaking_after_a_refusal)
 {
-	kstd::Ring<int, 8> q, left;
+	kstd::Ring<int, 8> q;
 	for (int i = 0; i < 4; i++)
 		ASSERT_TRUE(q.push(i));
 	int calls = 0, ns = 0;
 	auto reserve = [&] { return ++calls != 2; };	// the second refused, later ones would pass
-	const u32 n = cm_flush_bounded(q, left, reserve, [&](int) { ns++; });
+	const u32 n = cm_flush_bounded(q, reserve, [&](int) { ns++; });
 	EXPECT_EQ(n, 1u);
 	EXPECT_EQ(ns, 1);
-	EXPECT_EQ(left.size(), 3u);
+	EXPECT_EQ(calls, 2);			// stopped at the refusal
+	EXPECT_EQ(q.size(), 3u);
+	int v = -1;
+	ASSERT_TRUE(q.pop(v));
+	EXPECT_EQ(v, 1);			// the refused one is still first
+}
+
+// Review s6 L5: one peer's packets leave in the order they came, across a hand-over flush
+// that stops at the RC bound while new packets keep arriving. The pieces the table runs:
+// xmit posts at once only when cm_post_now allows it (else queues behind the waiting ones
+// and flushes), each flush is cm_flush_bounded on the peer's queue, completions free the
+// bound (RcSendBudget) and the housekeeping flush continues. Posted order = arrival order.
+KTEST(cm_flush_bounded, peer_order_kept_across_the_bound)
+{
+	u64 under = 0;
+	RcSendBudget b(under);
+	b.set_limit(4);
+	kstd::Ring<int, 64> pending;
+	int wire[128], nw = 0, next = 0;
+	auto post = [&](int v) { wire[nw++] = v; };
+	auto reserve = [&] { return b.reserve(); };
+	auto flush = [&] { cm_flush_bounded(pending, reserve, post); };
+	auto xmit = [&] {
+		const int v = next++;
+		if (cm_post_now(true, pending.size())) {
+			if (reserve())
+				post(v);
+			return;	// at the bound the table drops it (cm_inflight_full): not here
+		}
+		ASSERT_TRUE(pending.push(v));
+		flush();
+	};
+	for (int i = 0; i < 10; i++)	// queued while the connection was set up
+		ASSERT_TRUE(pending.push(next++));
+	flush();			// StartSending: 4 fit, 6 wait
+	EXPECT_EQ(nw, 4);
+	EXPECT_EQ(pending.size(), 6u);
+	for (int round = 0; round < 6; round++) {
+		xmit();			// a new packet while some wait
+		xmit();
+		b.complete(3);		// NAPI: sends completed
+		if (round % 2)
+			flush();	// the housekeeping run rc_sent kicked
+	}
+	b.complete(b.inflight());
+	while (!pending.empty()) {
+		flush();
+		b.complete(b.inflight());
+	}
+	EXPECT_EQ(nw, next);		// every packet posted once
+	for (int i = 0; i < nw; i++)
+		EXPECT_EQ(wire[i], i);	// in arrival order
+	EXPECT_EQ(under, 0u);
 }
 
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
@@ -190,6 +241,7 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
 KTEST_SUITE(cm_peer_index, KTEST_CASE(cm_peer_index, finds_every_peer_past_the_bucket_count));
 KTEST_SUITE(cm_send_candidate, KTEST_CASE(cm_send_candidate, skips_a_connection_in_teardown));
 KTEST_SUITE(cm_flush_bounded, KTEST_CASE(cm_flush_bounded, stops_at_the_bound_in_order),
-	    KTEST_CASE(cm_flush_bounded, no_overtaking_after_a_refusal));
+	    KTEST_CASE(cm_flush_bounded, no_overtaking_after_a_refusal),
+	    KTEST_CASE(cm_flush_bounded, peer_order_kept_across_the_bound));
 
 } // namespace ktest_cm_send

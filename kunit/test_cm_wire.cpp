@@ -242,21 +242,103 @@ KTEST(cm_csum_mark, write_and_classify)
 	}
 }
 
+namespace {
+// An encapsulated packet's first octets: the encapsulation header (type), then an IPv4
+// header of ihl words (protocol proto) or an IPv6 header (next header proto).
+struct CsumPkt {
+	u8 b[kEncapLen + 60 + 40] = {};
+	CsumPkt(u16 type, u8 proto, u32 ihl = 5)
+	{
+		encap_write(b, type);
+		u8 *ip = b + kEncapLen;
+		if (type == 0x0800) {
+			ip[0] = u8(0x40 | ihl);
+			ip[9] = proto;
+		} else {
+			ip[0] = 0x60;
+			ip[6] = proto;
+		}
+	}
+	TxCsum rule(u32 start, u16 off, bool neg = true, u32 headlen = sizeof(b)) const
+	{
+		return tx_csum(true, start, off, b, headlen, neg);
+	}
+};
+constexpr u32 kV4 = kEncapLen + 20, kV6 = kEncapLen + 40;	// the transport header's start
+} // namespace
+
 KTEST(cm_csum_mark, send_rule)
 {
+	const CsumPkt tcp4(0x0800, 6), udp4(0x0800, 17), tcp6(0x86dd, 6), udp6(0x86dd, 17);
 	// not CHECKSUM_PARTIAL: the checksum is in the packet already (or none is wanted)
-	EXPECT_EQ(int(tx_csum(false, 0, true)), int(TxCsum::AsIs));
-	EXPECT_EQ(int(tx_csum(false, kTcpCsumOffset, false)), int(TxCsum::AsIs));
-	// TCP, UDP towards a negotiated peer: unfilled and marked
-	EXPECT_EQ(int(tx_csum(true, kTcpCsumOffset, true)), int(TxCsum::Mark));
-	EXPECT_EQ(int(tx_csum(true, kUdpCsumOffset, true)), int(TxCsum::Mark));
+	EXPECT_EQ(int(tx_csum(false, 0, 0, tcp4.b, sizeof(tcp4.b), true)), int(TxCsum::AsIs));
+	EXPECT_EQ(int(tx_csum(false, kV4, kTcpCsumOffset, tcp4.b, sizeof(tcp4.b), false)), int(TxCsum::AsIs));
+	// TCP, UDP right after the IP header, towards a negotiated peer: unfilled and marked
+	EXPECT_EQ(int(tcp4.rule(kV4, kTcpCsumOffset)), int(TxCsum::Mark));
+	EXPECT_EQ(int(udp4.rule(kV4, kUdpCsumOffset)), int(TxCsum::Mark));
+	EXPECT_EQ(int(tcp6.rule(kV6, kTcpCsumOffset)), int(TxCsum::Mark));
+	EXPECT_EQ(int(udp6.rule(kV6, kUdpCsumOffset)), int(TxCsum::Mark));
+	const CsumPkt opts(0x0800, 6, 8);	// IPv4 with 12 octets of options
+	EXPECT_EQ(int(opts.rule(kEncapLen + 32, kTcpCsumOffset)), int(TxCsum::Mark));
 	// not negotiated: filled
-	EXPECT_EQ(int(tx_csum(true, kTcpCsumOffset, false)), int(TxCsum::Fill));
-	EXPECT_EQ(int(tx_csum(true, kUdpCsumOffset, false)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp4.rule(kV4, kTcpCsumOffset, false)), int(TxCsum::Fill));
+	EXPECT_EQ(int(udp6.rule(kV6, kUdpCsumOffset, false)), int(TxCsum::Fill));
 	// a checksum field the receiver could not restore (SCTP-like, ICMPv6 at 2): filled
-	EXPECT_EQ(int(tx_csum(true, 2, true)), int(TxCsum::Fill));
-	EXPECT_EQ(int(tx_csum(true, 8, true)), int(TxCsum::Fill));
-	EXPECT_EQ(int(tx_csum(true, 0, true)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp4.rule(kV4, 2)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp4.rule(kV4, 8)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp4.rule(kV4, 0)), int(TxCsum::Fill));
+	// review s6 L2: the offset alone is not enough
+	// a tunnel (UDP outer, e.g. VXLAN) whose partial checksum is the inner TCP's: filled
+	EXPECT_EQ(int(udp4.rule(kV4 + 8 + 8 + 14 + 20, kTcpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(udp4.rule(kV4 + 8 + 8 + 14 + 20, kUdpCsumOffset)), int(TxCsum::Fill));
+	// TCP's offset on a UDP header and the other way round, or another protocol: filled
+	EXPECT_EQ(int(udp4.rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp6.rule(kV6, kUdpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(CsumPkt(0x0800, 132).rule(kV4, kUdpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(CsumPkt(0x86dd, 0).rule(kV6, kTcpCsumOffset)), int(TxCsum::Fill));	// hop-by-hop first
+	// csum_start not at the transport header (inside the IP header, past it)
+	EXPECT_EQ(int(tcp4.rule(kV4 - 4, kTcpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp6.rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	// an IPv4 fragment (MF set, or an offset), a bad IHL, the wrong version, not IP
+	CsumPkt frag(0x0800, 6);
+	frag.b[kEncapLen + 6] = 0x20;
+	EXPECT_EQ(int(frag.rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	frag.b[kEncapLen + 6] = 0;
+	frag.b[kEncapLen + 7] = 1;
+	EXPECT_EQ(int(frag.rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(CsumPkt(0x0800, 6, 4).rule(kEncapLen + 16, kTcpCsumOffset)), int(TxCsum::Fill));
+	CsumPkt v6in4(0x0800, 6);
+	v6in4.b[kEncapLen] = 0x65;
+	EXPECT_EQ(int(v6in4.rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	EXPECT_EQ(int(CsumPkt(0x0806, 6).rule(kV4, kTcpCsumOffset)), int(TxCsum::Fill));
+	// a head too short to hold the IP header: filled (never read past it)
+	EXPECT_EQ(int(tcp4.rule(kV4, kTcpCsumOffset, true, kV4 - 1)), int(TxCsum::Fill));
+	EXPECT_EQ(int(tcp6.rule(kV6, kTcpCsumOffset, true, kV6 - 1)), int(TxCsum::Fill));
+	EXPECT_EQ(int(opts.rule(kEncapLen + 32, kTcpCsumOffset, true, kEncapLen + 31)), int(TxCsum::Fill));
+}
+
+// RFC 4391 §6: octets 2-3 are zero on send unless we mark; what a sender (a raw socket)
+// wrote there does not reach the wire, so it cannot forge the mark (review s6 L2).
+KTEST(cm_csum_mark, reserved_cleared_unless_marked)
+{
+	const TxCsum all[] = {TxCsum::AsIs, TxCsum::Fill, TxCsum::Mark};
+	for (TxCsum how : all) {
+		u8 h[kEncapLen];
+		encap_write(h, 0x86dd);
+		encap_mark_csum(h);	// forged by the sender
+		encap_set_csum(h, how);
+		EXPECT_EQ(h[0], 0x86u);	// the ethertype is left alone
+		EXPECT_EQ(h[1], 0xddu);
+		EXPECT_EQ(encap_csum_marked(h), how == TxCsum::Mark);
+		h[2] = 0x12;	// junk
+		h[3] = 0x34;
+		encap_set_csum(h, how);
+		EXPECT_EQ(encap_csum_marked(h), how == TxCsum::Mark);
+		if (how != TxCsum::Mark) {
+			EXPECT_EQ(h[2], 0u);
+			EXPECT_EQ(h[3], 0u);
+		}
+	}
 }
 
 KTEST(cm_service_id, values_and_connect_order)
@@ -420,7 +502,8 @@ KTEST_SUITE(cm_priv_data, KTEST_CASE(cm_priv_data, round_trip_and_layout),
 KTEST_SUITE(cm_caps, KTEST_CASE(cm_caps, round_trip), KTEST_CASE(cm_caps, absent_truncated_and_bad),
 	    KTEST_CASE(cm_caps, unknown_versions_and_bits), KTEST_CASE(cm_caps, bidirectional_needs_both),
 	    KTEST_CASE(cm_caps, csum_free_negotiation));
-KTEST_SUITE(cm_csum_mark, KTEST_CASE(cm_csum_mark, write_and_classify), KTEST_CASE(cm_csum_mark, send_rule));
+KTEST_SUITE(cm_csum_mark, KTEST_CASE(cm_csum_mark, write_and_classify), KTEST_CASE(cm_csum_mark, send_rule),
+	    KTEST_CASE(cm_csum_mark, reserved_cleared_unless_marked));
 KTEST_SUITE(cm_service_id, KTEST_CASE(cm_service_id, values_and_connect_order),
 	    KTEST_CASE(cm_service_id, parse));
 KTEST_SUITE(cm_mtu, KTEST_CASE(cm_mtu, connection_mtu));

@@ -12,6 +12,7 @@ struct kapi_skb {
 	kapi_u32 frag_len[KAPI_SKB_MAX_FRAGS];
 	int partial;			/* CHECKSUM_PARTIAL (fake_skb_set_partial) */
 	kapi_u16 csum_offset;
+	kapi_u32 csum_start;		/* from data (fake_skb_set_csum_start) */
 };
 struct kapi_page {
 	kapi_u8 data[KAPI_PAGE_SIZE];
@@ -107,6 +108,8 @@ void fake_skb_set_partial(struct kapi_skb *s, kapi_u16 csum_offset)
 	s->csum_offset = csum_offset;
 }
 int fake_skb_partial(const struct kapi_skb *s) { return s->partial; }
+void fake_skb_set_csum_start(struct kapi_skb *s, kapi_u32 start) { s->csum_start = start; }
+kapi_u32 kapi_skb_csum_start(const struct kapi_skb *s) { return s->csum_start; }
 void fake_csum_help_fail_next(int n) { csum_help_fail_next = n; }
 long fake_csum_helped(void) { return csum_helped; }
 int kapi_skb_csum_partial(const struct kapi_skb *s, kapi_u16 *csum_offset)
