@@ -1,20 +1,22 @@
 #!/bin/sh
 # The benchmark suite (not a test: scripts/bench runs it, make test does not): the in-tree
 # ib_ipoib and ours (ib_ipoib_cm) on the SAME softib ports, loaded one at a time, alternating
-# within every run (the order rotates run by run), plus an A/A slot (the in-tree driver
-# again, BENCH_AA) whose ratio to the in-tree slot is the noise floor. Every cell starts
-# from a fresh load of the driver.
+# within every run (the order rotates run by run), plus an A/A slot (BENCH_AA: the in-tree
+# driver again, or ours) whose ratio to the same driver's slot is the noise floor of every
+# pair cell, and, with BENCH_OURS_B, a second build of ours (slot oursb, module
+# ib_ipoib_cm_b: e.g. ours at an older commit). Every cell starts from a fresh load.
 #
-#   phase 1  softib hosts=2 (SRQ): datagram, then connected mode (the A/A slot: connected only,
-#            AA_MODE): iperf3 TCP 1 and 4 streams
+#   phase 1  softib hosts=2 (SRQ): datagram, then connected mode: iperf3 TCP 1 and 4 streams
 #            both ways with CPU per GiB, UDP loss at a fixed load, sockperf ping-pong, ping
 #            RTT 56 and 60000 B; between runs softib's raw RC ceiling (softib_rctest)
 #   phase 2  softib hosts=2 srq=0: the connected-mode cells without SRQ
-#   phase 3  softib hosts=BENCH_HOSTS (SRQ): setup time to N peers, datagram and connected
-#            (each N on fresh peers; all of BENCH_PEERS in one bring-up when they fit)
-#   phase 4  softib hosts=BENCH_HOSTS srq=0: connected setup time + memory per idle connection
-#   (phases 3 and 4 run BENCH_SETUP_RUNS times, 2 by default: their bring-ups of 25 netdevs
-#   cost a third of the run per run)
+#   phase 3  softib hosts=BENCH_HOSTS (SRQ): setup time to N peers (BENCH_PEERS), datagram
+#            and connected (each N on fresh peers; all of them in one bring-up when they fit)
+#   phase 4  softib hosts=BENCH_HOSTS0 srq=0: connected setup time to BENCH_PEERS0 + memory
+#            per idle connection (at most ~25 hosts: the in-tree driver pins ~17 MiB per
+#            non-SRQ connection, two per peer)
+#   (phases 3 and 4 run BENCH_SETUP_RUNS times, 2 by default: their bring-ups of tens of
+#   netdevs cost a third of the run per run)
 # A driver gets connected cells only if it accepts `echo connected > mode` (probed once at
 # the start, and again by every connected bring-up); the others are reported not measured.
 # Figures leave as "# bench-*" diagnostics (bench-lib.sh); scripts/bench-report makes the
@@ -26,7 +28,7 @@
 # load: softib_rctest stream_mb=16
 # load: ib_ipoib
 # load: ib_ipoib_cm ports=nonexistent0
-# mem: 2048
+# mem: 3072
 # timeout: 3000
 # tier: full
 . /e2e/lib.sh
@@ -37,21 +39,26 @@ BENCH_METRICS=all
 BENCH_MODES="datagram connected"
 BENCH_HOSTS=25
 BENCH_PEERS="1 8 15"
+BENCH_HOSTS0=25
+BENCH_PEERS0="1 8 15"
 BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
 BENCH_AA=intree
+BENCH_OURS_B=0
 BENCH_OURS_PARAMS=""
 . /e2e/bench-lib.sh
 
 PEER=10.0.0.2
-PEERS_MAX=$(echo $BENCH_PEERS | tr ' ' '\n' | sort -n | tail -n1)
 intree_ko=$(find /lib/modules/$(uname -r) -name 'ib_ipoib.ko*' | head -n1)
-ko() { case $1 in ours) echo /e2e/modules/ib_ipoib_cm.ko ;; intree) echo "$intree_ko" ;; esac; }
-# the module parameters of a load: BENCH_OURS_PARAMS for ours (the in-tree driver: none)
+# drivers: intree, ours, oursb (BENCH_OURS_B=1: scripts/bench built a second tree of ours as
+# module ib_ipoib_cm_b and loaded it once at boot, so vm-test put it in /e2e/modules)
+ko() { case $1 in ours) echo /e2e/modules/ib_ipoib_cm.ko ;; oursb) echo /e2e/modules/ib_ipoib_cm_b.ko ;; intree) echo "$intree_ko" ;; esac; }
+# the module parameters of a load: BENCH_OURS_PARAMS for ours (the in-tree driver and
+# oursb, whose tree may not know them: none)
 params() { [ "$1" = ours ] && echo "$BENCH_OURS_PARAMS"; }
-modname() { case $1 in ours) echo ib_ipoib_cm ;; intree) echo ib_ipoib ;; esac; }
-slot_driver() { case $1 in intree) echo intree ;; ours) echo "$BENCH_OURS" ;; aa) echo "$BENCH_AA" ;; esac; }
+modname() { case $1 in ours) echo ib_ipoib_cm ;; oursb) echo ib_ipoib_cm_b ;; intree) echo ib_ipoib ;; esac; }
+slot_driver() { case $1 in intree) echo intree ;; ours) echo "$BENCH_OURS" ;; oursb) echo oursb ;; aa) echo "$BENCH_AA" ;; esac; }
 # slots LIST...: the list rotated by RUN - 1, so no slot always goes first
 slots() { echo "$@" | awk -v r="$RUN" '{ for (i = 0; i < NF; i++) printf "%s ", $(((i + r - 1) % NF) + 1) }'; }
 nsname() { if [ "$1" = 0 ]; then echo A; else echo "B$1"; fi; }
@@ -190,10 +197,8 @@ pair_phase() { # SRQ MODE...
     RUN=1 PHASE_RUNS=$BENCH_RUNS
     while [ $RUN -le $BENCH_RUNS ]; do
         for MODE in "$@"; do
-            # the A/A slot in one mode of the SRQ phase (AA_MODE): the time budget; the other
-            # cells take the largest A/A of their metric as their noise floor (bench-report)
-            b_slots="intree ours"; [ "$SRQ$MODE" = "1$AA_MODE" ] && b_slots=$PAIR_SLOTS
-            for SLOT in $(slots $b_slots); do pair_cell; done
+            # every pair cell has its A/A slot: each ratio row gets its own noise floor
+            for SLOT in $(slots $PAIR_SLOTS); do pair_cell; done
         done
         [ "$SRQ" = 1 ] && want ceiling_fraction && { SLOT=rctest; ceiling; }
         RUN=$((RUN + 1))
@@ -214,19 +219,20 @@ setup_cell() { # N,N...: one bring-up, each N on peers no earlier N of it touche
     for b_sn in $(echo "$1" | tr ',' ' '); do setup "$b_sn" $b_first; b_first=$((b_first + b_sn)); done
     cell_down "$b_d"
 }
-# setup_groups PEERS: BENCH_PEERS packed into bring-ups, ascending, as many per bring-up as
-# the HOSTS - 1 peers hold ("1 8 15" on 25 hosts: "1,8,15"; on 16: "1,8 15")
+# setup_groups HOSTS: the phase's PEERS packed into bring-ups, ascending, as many per bring-up
+# as the HOSTS - 1 peers hold ("1 8 15" on 25 hosts: "1,8,15"; on 16: "1,8 15")
 setup_groups() {
-    echo $BENCH_PEERS | tr ' ' '\n' | sort -n | awk -v cap=$(($1 - 1)) '
+    echo $PEERS | tr ' ' '\n' | sort -n | awk -v cap=$(($1 - 1)) '
         $1 > cap { next }
         used + $1 > cap { printf "%s ", g; g = ""; used = 0 }
         { g = (g == "") ? $1 : g "," $1; used += $1 }
         END { if (g != "") print g }'
 }
-setup_phase() { # HOSTS SRQ MODE...
-    HOSTS=$1 SRQ=$2; shift 2
+setup_phase() { # HOSTS "PEERS" SRQ MODE...
+    HOSTS=$1 PEERS=$2 SRQ=$3; shift 3
     [ $# -gt 0 ] || return 0
     want setup_time mem_per_idle_conn conns_per_gib || return 0
+    PEERS_MAX=$(echo $PEERS | tr ' ' '\n' | sort -n | tail -n1)
     fabric "$HOSTS" "$SRQ"
     namespaces "$HOSTS"
     RUN=1 PHASE_RUNS=$BENCH_SETUP_RUNS
@@ -247,30 +253,33 @@ modes_srq() { # the modes a softib with SRQ=$1 is measured in
     if [ "$1" = 1 ]; then has_mode datagram && echo datagram; fi
     has_mode connected && echo connected
 }
-PAIR_SLOTS="intree ours"; [ "$BENCH_AA" != none ] && want aa_ratio && PAIR_SLOTS="intree ours aa"
-# connected mode, SRQ, when it is measured: the cells the project's targets are about (issues
-# 11 and 13) get their own noise floor; datagram's cells borrow the largest of each metric
-AA_MODE=datagram; has_mode connected && AA_MODE=connected
+PAIR_SLOTS="intree ours"
+[ "$BENCH_OURS_B" = 1 ] && PAIR_SLOTS="$PAIR_SLOTS oursb"
+[ "$BENCH_AA" != none ] && want aa_ratio && PAIR_SLOTS="$PAIR_SLOTS aa"
+# the setup/memory phases: the drivers only (their A/A would double the longest bring-ups;
+# the report gives them the largest A/A of the run as their floor)
 SETUP_SLOTS="intree ours"
 MEM=0 SLOT=- RUN=0 MODE=- SRQ=-
 benchmark() {
     pair_phase 1 $(modes_srq 1)
     pair_phase 0 $(modes_srq 0)
-    setup_phase "$BENCH_HOSTS" 1 $(modes_srq 1)
-    setup_phase "$BENCH_HOSTS" 0 $(has_mode connected && echo connected)
+    setup_phase "$BENCH_HOSTS" "$BENCH_PEERS" 1 $(modes_srq 1)
+    setup_phase "$BENCH_HOSTS0" "$BENCH_PEERS0" 0 $(has_mode connected && echo connected)
 }
 
 dmesg_mark bench
 check "unload the harness-loaded drivers and softib_rctest" sh -c 'rmmod ib_ipoib && rmmod ib_ipoib_cm && rmmod softib_rctest'
+[ "$BENCH_OURS_B" = 1 ] && check "unload the harness-loaded second build of ours (ib_ipoib_cm_b)" rmmod ib_ipoib_cm_b
 CM_DRIVERS=""
-for b_d in intree $BENCH_OURS; do
+b_probe="intree $BENCH_OURS"; [ "$BENCH_OURS_B" = 1 ] && b_probe="$b_probe oursb"
+for b_d in $b_probe; do
     probe_cm $b_d; b_rc=$?
     [ $b_rc = 2 ] && { not_ok "$b_d loads for the connected-mode probe"; continue; }
     [ $b_rc = 0 ] && CM_DRIVERS="$CM_DRIVERS $b_d"
     diag "bench-cm $b_d $([ $b_rc = 0 ] && echo accepts || echo refuses) connected mode"
 done
 DRY=1; benchmark; DRY=0 FABRIC="2 1"
-diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s, setup phases $BENCH_SETUP_RUNS; slots $PAIR_SLOTS (A/A: $AA_MODE srq=1); metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
+diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s, setup phases $BENCH_SETUP_RUNS; slots $PAIR_SLOTS (A/A: $BENCH_AA, every pair cell); metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
 benchmark
 diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) done - run -/-"
 [ -n "${SOCKPERF_PID:-}" ] && kill "$SOCKPERF_PID" 2>/dev/null

@@ -5,7 +5,10 @@ Feeds it a synthetic TAP whose figures are known, then checks results.json field
 (medians, ratio direction, spread, runs, not-measured cells as null, A/A ratios, the derived
 conns_per_gib and ceiling_fraction), report.md (the not-measured note, the fragmentation
 note), the guest time per kind of step (meta.json, report.md) and the comparison with a planted previous JSON: one cell beyond the A/A noise floor
-must be flagged as a regression, one within it must not. Prints TAP; exit 1 on a failure.
+must be flagged as a regression, one within it must not; and a second synthetic run with
+an A/A slot of ours (aa=ours) and a second build of ours (slot oursb): the A/A is taken
+against ours' slot, ours / oursb is judged against that floor (one cell worse beyond it,
+one within). Prints TAP; exit 1 on a failure.
 """
 import json
 import os
@@ -53,6 +56,19 @@ TAP = """ok 1 - something
 # bench-at 40 40 47.5 done - run -/-
 """
 
+# ours 200 in both cells; A/A (ours again) 210 -> floor 5 %; oursb 250 in the A->B cell
+# (ours / oursb 0.8: worse beyond the floor), 205 in B->A (0.976: within it)
+TAP_B = """ok 1 - something
+# bench-rec datagram 1 intree 1 tcp_throughput 1 ab - 100
+# bench-rec datagram 1 ours 1 tcp_throughput 1 ab - 200
+# bench-rec datagram 1 oursb 1 tcp_throughput 1 ab - 250
+# bench-rec datagram 1 aa 1 tcp_throughput 1 ab - 210
+# bench-rec datagram 1 intree 1 tcp_throughput 1 ba - 100
+# bench-rec datagram 1 ours 1 tcp_throughput 1 ba - 200
+# bench-rec datagram 1 oursb 1 tcp_throughput 1 ba - 205
+# bench-rec datagram 1 aa 1 tcp_throughput 1 ba - 190
+"""
+
 n = fails = 0
 
 
@@ -71,13 +87,15 @@ def find(recs, name, mode, **kw):
     return None
 
 
-def run(tmp, prev=None, prev_meta=None):
+def run(tmp, prev=None, prev_meta=None, tap_text=TAP, meta=()):
     tap = os.path.join(tmp, "t.tap")
     with open(tap, "w") as f:
-        f.write(TAP)
+        f.write(tap_text)
     out = os.path.join(tmp, "out")
     cmd = [sys.executable, report, "--tap", tap, "--out", out, "--meta", "udp_rate=200M",
            "--meta", "runs=3", "--meta", "quick=0", "--meta", "ours_params="]   # as scripts/bench passes it
+    for m in meta:
+        cmd += ["--meta", m]
     if prev:
         cmd += ["--prev", prev]
     if prev_meta:
@@ -96,8 +114,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         rc, recs, md = run(tmp)
         check("bench-report exits 0", rc == 0)
-        check("every record has only the issue's fields (+ metric on aa_ratio)",
-              all(set(r) - FIELDS <= ({"metric"} if r["name"] == "aa_ratio" else set()) for r in recs))
+        check("every record has only the issue's fields (+ metric, aa_of, run_ratios on aa_ratio)",
+              all(set(r) - FIELDS <= ({"metric", "aa_of", "run_ratios"} if r["name"] == "aa_ratio" else set()) for r in recs))
         t = find(recs, "tcp_throughput", "datagram", streams=1, direction="A->B")
         check("tcp datagram: medians in-tree 100, ours 200, ratio ours/in-tree 2.0",
               t and t["intree"] == 100 and t["ours"] == 200 and abs(t["ratio"] - 2.0) < 1e-9)
@@ -106,7 +124,9 @@ def main():
         check("tcp datagram: spread = max - min per driver, runs in run order",
               t and t["spread"] == {"ours": 20, "intree": 30} and t["runs"]["intree"] == [100, 120, 90])
         a = find(recs, "aa_ratio", "datagram", metric="tcp_throughput", streams=1)
-        check("A/A: aa_ratio 105/100 for the same cell", a and abs(a["ratio"] - 1.05) < 1e-9)
+        check("A/A: aa_ratio 105/100 for the same cell, against the in-tree slot; run by run 1, 110/120, 105/90",
+              a and abs(a["ratio"] - 1.05) < 1e-9 and a["aa_of"] == "intree" and
+              [round(x, 4) for x in a["run_ratios"]] == [1.0, 0.9167, 1.1667])
         c = find(recs, "tcp_throughput", "connected", srq=1)
         check("connected tcp: ours not measured -> ours and ratio null, in-tree 500",
               c and c["ours"] is None and c["ratio"] is None and c["intree"] == 500)
@@ -168,6 +188,27 @@ def main():
         rc, recs5, md5 = run(tmp, pp, pm)
         check("no comparison against a run of ours with other module parameters",
               "No comparison with the previous run" in md5 and "ours_params nonsrq_min_recv=1 -> " in md5)
+
+        # A/A of ours and a second build of ours (BENCH_AA=ours, BENCH_OURS_B)
+        rc, rb, mdb = run(tmp, tap_text=TAP_B, meta=("aa=ours", "ours_b=/tmp/old (9b26224)"))
+        a = find(rb, "aa_ratio", "datagram", metric="tcp_throughput", direction="A->B")
+        check("aa=ours: A/A 210 / ours 200 = 1.05, aa_of ours",
+              a and abs(a["ratio"] - 1.05) < 1e-9 and a["aa_of"] == "ours" and a["intree"] == 200)
+        b = find(rb, "b_ratio", "datagram", metric="tcp_throughput", direction="A->B")
+        check("b_ratio: ours 200 / ours_b 250 = 0.8; ours_b / in-tree 2.5, ours / in-tree 2.0",
+              b and abs(b["ratio"] - 0.8) < 1e-9 and abs(b["ratio_b_intree"] - 2.5) < 1e-9 and
+              abs(b["ratio_intree"] - 2.0) < 1e-9 and b["ours_b"] == 250)
+        t = find(rb, "tcp_throughput", "datagram", direction="A->B")
+        check("the tcp record is still ours / in-tree (2.0) with oursb in the run", t and abs(t["ratio"] - 2.0) < 1e-9)
+        rows = [l for l in mdb.splitlines() if l.startswith("| tcp_throughput") and l.count("|") == 17]
+        check("the ours-vs-ours_b table: A->B worse beyond the 5 % floor, B->A (0.976, floor 5 %) within noise",
+              len(rows) == 2 and "**worse beyond noise**" in rows[0] and "±5.0%" in rows[0] and
+              "within noise" in rows[1])
+        check("per run: A->B 0.8 below its one-run A/A range (1.05) -> worse; B->A 0.976 above 0.95 -> better",
+              len(rows) == 2 and rows[0].rstrip().endswith("| 0.8 | 1.05–1.05 | **worse** |") and
+              rows[1].rstrip().endswith("| 0.976 | 0.95–0.95 | better |"))
+        check("the report names ours_b and counts 1 worse cell",
+              "/tmp/old (9b26224)" in mdb and "1 cell(s) where ours is worse than ours_b" in mdb)
     print("1..%d" % n)
     return 1 if fails else 0
 
