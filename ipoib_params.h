@@ -80,12 +80,15 @@ inline constexpr int kMaxNonSrqRecv = 8192;	// as the queue sizes' bound
 inline constexpr int kMaxNonSrqMemMb = 1 << 20;	// 1 TiB
 
 // What one connection may have in flight, and so its RC send ring and its QP's send queue
-// (max_send_wr, + 1 for the drain WR): 64 sends of at most 64 KiB each. The interface's RC
-// bound (RcSendBudget) is never above it, so a connection's ring cannot fill before the
-// bound stops the queue. ipoib-cm-bidir saw at most 33 (6.1) and 47 (6.12) sends in flight
-// with 128 allowed (docs/connected.md §10.4); at send_queue_size + 1 = 129 WQEs of 19 SGEs,
-// the send queue was what an idle connection pinned most after its receive buffer (§5).
-inline constexpr u32 kRcSendRingMax = 64;
+// (max_send_wr, + 1 for the drain WR): 32 sends of at most 64 KiB each, 2 MiB in flight.
+// The interface's RC bound (RcSendBudget) is never above it, so a connection's ring cannot
+// fill before the bound stops the queue. At send_queue_size + 1 = 129 WQEs of 18 SGEs the
+// send queue was what an idle connection pinned most after its receive buffer (64 KiB per
+// end; 33 WQEs take 16 KiB, 65 would take 32: docs/connected.md §5.1, measured at N = 20:
+// 275 KiB per pair at 64). ipoib-cm-bidir saw at most 33 (6.1) and 47 (6.12) sends in
+// flight with 128 allowed (§10.4): a stream may now wait at the bound more often (its
+// throughput at 32 is not measured yet).
+inline constexpr u32 kRcSendRingMax = 32;
 inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendRingMax ? send_queue_size : kRcSendRingMax; }
 
 // What one idle non-SRQ connection pins at one end (one QP), from the parameters: its

@@ -1735,7 +1735,7 @@ KTEST(cm_params, cq_bounds_connections)
 KTEST(cm_params, cq_grows_with_the_connections)
 {
 	EXPECT_EQ(kCqInitialConns, 16u);
-	EXPECT_EQ(cq_conns_grow(16, 1, 1101), 16u);	// room already: no resize
+	EXPECT_EQ(cq_conns_grow(16, 1, 1101), 16u);	// (1101: any limit; 1213 at the defaults)	// room already: no resize
 	EXPECT_EQ(cq_conns_grow(16, 16, 1101), 16u);
 	EXPECT_EQ(cq_conns_grow(16, 17, 1101), 32u);	// the 17th connection doubles it
 	EXPECT_EQ(cq_conns_grow(32, 64, 1101), 64u);
