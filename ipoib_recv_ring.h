@@ -109,7 +109,11 @@ inline constexpr u64 kRcShrinkIdleMs = 5000;
 // them). A ping, an ARP exchange or a few packets queued during the handshake leave it at
 // one buffer, so an idle connection keeps one 68 KiB buffer per end, not two (measured:
 // every ring of a pinged connection had grown to 2, docs/connected.md §5).
-inline constexpr u32 kRcGrowStreak1 = 4;
+// 1 (the first completion grows a ring of one, as before session 7): at 4, the pinged pairs
+// kept one buffer per end (68 KiB less each), but ipoib-cm-bidir on the debug kernel then
+// saw 36 RNR NAKs per 457 RC packets at the start of its stream (its bound: 1 per 100),
+// its NAPI windows being further apart than kRcGrowGapMs. To be tuned (docs/connected.md §5.1).
+inline constexpr u32 kRcGrowStreak1 = 1;
 inline constexpr u64 kRcGrowGapMs = 20;
 
 // Multi-SGE receives posted per call (the shim converts them on its stack).

@@ -421,41 +421,6 @@ KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
 	EXPECT_EQ(t.c.shrunk, 1u);
 }
 
-// A ring of one buffer: every completion is "3/4 consumed", so it grows only on a stream
-// (kRcGrowStreak1 completions in windows at most kRcGrowGapMs apart). A ping every 200 ms,
-// or a short exchange, leaves an idle connection at one buffer (docs/connected.md §5).
-KTEST(rc_recv_ring, one_buffer_grows_only_on_a_stream)
-{
-	RcOn t(8, 1);
-	ASSERT_TRUE(t.ok);
-	u64 now = 1000;
-	for (int i = 0; i < 10; i++) {		// pings, 200 ms apart
-		ASSERT_TRUE(t.consume(100));
-		EXPECT_EQ(t.poll(nullptr, true, now += 200), 1);
-	}
-	EXPECT_EQ(t.r.active(), 1u);
-	now += 1000;
-	for (u32 i = 0; i + 1 < kRcGrowStreak1; i++) {	// a short exchange: one short of a stream
-		ASSERT_TRUE(t.consume(100));
-		t.poll(nullptr, true, now += 2);
-	}
-	EXPECT_EQ(t.r.active(), 1u);
-	ASSERT_TRUE(t.consume(100));		// a pause breaks the run: it starts again
-	t.poll(nullptr, true, now += kRcGrowGapMs + 1);
-	EXPECT_EQ(t.r.active(), 1u);
-	EXPECT_EQ(t.c.grown, 0u);
-	for (u32 i = 1; i < kRcGrowStreak1; i++) {	// the rest of a run: a stream
-		ASSERT_TRUE(t.consume(100));
-		t.poll(nullptr, true, now += kRcGrowGapMs);
-	}
-	EXPECT_EQ(t.r.active(), 2u);
-	EXPECT_EQ(t.c.grown, 1u);
-	EXPECT_EQ(t.r.posted(), 2u);
-	ASSERT_TRUE(t.consume(100) && t.consume(100));	// at 2 the 3/4 rule applies at once
-	t.poll(nullptr, true, now += 1000);
-	EXPECT_EQ(t.r.active(), 4u);
-}
-
 // Demand during a pending shrink calls it off: the buffers still there are kept, and the
 // ring grows again from where it is.
 KTEST(rc_recv_ring, demand_calls_off_a_pending_shrink)
@@ -1026,7 +991,6 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, grow_if_low), KTEST_CASE(rc_recv_ring, srq_does_not_grow),
 	    KTEST_CASE(rc_recv_ring, shrinks_after_idle_without_cancelling),
 	    KTEST_CASE(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory),
-	    KTEST_CASE(rc_recv_ring, one_buffer_grows_only_on_a_stream),
 	    KTEST_CASE(rc_recv_ring, demand_calls_off_a_pending_shrink),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
 	    KTEST_CASE(rc_recv_ring, grows_to_size_under_sustained_load),
