@@ -247,9 +247,11 @@ void Connection::on_wc(const kapi_wc &wc, u64 now)
 		receive(wc, now);
 		return;
 	case WrKind::RcSend: {
-		const bool ok = tx_.complete(wc, now);
+		const RcWc done = tx_.complete(wc, now);
+		if (done == RcWc::Refused)
+			return;	// not a send of ours (counted, warned once): no slot to give back
 		t_.rc_sent(1);
-		if (!ok)
+		if (done == RcWc::Error)
 			feed(cm::Event::wc_error(wc_cause(wc.status)));
 		if (!tx_.outstanding()) {	// the last one: a parked WaitSends resumes
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);

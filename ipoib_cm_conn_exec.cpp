@@ -263,14 +263,16 @@ Status Connection::create_qp()
 			return Status::Invalid;	// the path was flushed meanwhile: fall back
 	}
 	KSTD_TRY(tx_.alloc(t_.send_ring_size(), t_.rc_send_sge()));
-	if (!srq_)
+	if (!srq_) {
 		KSTD_TRY(rx_.alloc(t_.params().nonsrq_max_recv, t_.buf_size()));
+		KSTD_TRY(t_.cq_room());	// the CQ holds this QP's completions before it exists
+	}
 	kapi_qp_init init{};
 	init.ctx = ctx();
 	init.send_wr = t_.send_ring_size() + 1;	// + the drain WR
 	init.recv_wr = srq_ ? 0 : t_.params().nonsrq_max_recv;	// an RQ cannot grow: its maximum now (§5)
 	init.recv_sge = srq_ ? 0 : rx_.nsge();
-	init.send_sge = tx_.sge();	// the device's, or 1 if the ring could not get its table
+	init.send_sge = tx_.sge();	// the device's (the ring's gather rows come on first use)
 	qp_ = kapi_rc_qp_create(t_.pd(), t_.cq(), srq_ ? t_.srq() : nullptr, &init);
 	if (!qp_)
 		return Status::NoMem;

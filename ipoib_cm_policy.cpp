@@ -47,6 +47,18 @@ u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want)
 	return fit < want ? fit : want;
 }
 
+u32 cq_conns_grow(u32 have, u32 need, u32 max)
+{
+	if (need > max)
+		return 0;
+	if (need <= have)
+		return have;
+	kstd::u64 n = have < kCqInitialConns ? kCqInitialConns : have;
+	while (n < need)
+		n *= 2;
+	return n < max ? u32(n) : max;
+}
+
 // ---- REJ classification
 
 RejClass classify_rej(u8 reason, usize attempt, bool bidir_pair, bool crossing_expected,

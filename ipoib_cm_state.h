@@ -91,6 +91,13 @@ struct SendClock {
 // (max_cqe); the connections that fit are the bound on connections, at most `want`
 // (max_nonsrq_conn_qp, or the SRQ mode bound). 0: not even one fits.
 u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want);
+// The receive CQ grows with the connections open (issue 13 item 1): it has room for `have`
+// connections and `need` are counted (the one being set up included), at most `max` (what
+// cq_conns_fit allows). Returns the connections to resize it for: have when it holds need
+// already (never smaller: the open QPs can still complete), else have doubled (at least
+// kCqInitialConns) until it holds need, capped at max; 0 when need is over max.
+inline constexpr u32 kCqInitialConns = 16;
+u32 cq_conns_grow(u32 have, u32 need, u32 max);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
 

@@ -44,7 +44,38 @@ u32 CmTable::cq_entries() const
 {
 	if (!recv_mtu_)
 		return 0;
-	return cq_fixed() + max_conns_ * cq_per_conn();
+	return cq_fixed() + cq_conns_ * cq_per_conn();
+}
+
+// Issue 13 item 1: a CQ for the QPs open, not for every connection the limit allows (at
+// the default 33 entries per non-SRQ connection and the budget's limit, softib's ring of
+// ib_wc would be ~2.4 MiB per interface from bring-up on). nconns_ counts the connection
+// being set up (connect / on_req took its slot), so after this every QP that exists can
+// complete on the CQ; a CQ never shrinks below that (cm::cq_conns_grow).
+Status CmTable::cq_room()
+{
+	if (srq_.raw())
+		return Status::Ok;
+	kstd::MutexGuard g(cq_lock_);
+	u32 need;
+	{
+		kstd::SpinIrqSaveGuard l(lock_);
+		need = nconns_;
+	}
+	const u32 have = __atomic_load_n(&cq_conns_, __ATOMIC_RELAXED);
+	const u32 want = cm::cq_conns_grow(have, need, max_conns_);
+	if (want == have)
+		return Status::Ok;
+	if (!want || kapi_cq_resize(cq(), int(cq_ud_ + cq_fixed() + want * cq_per_conn())) != 0) {
+		__atomic_store_n(&cq_resize_failed_, cq_resize_failed_ + 1, __ATOMIC_RELAXED);
+		if (cq_resize_failed_ == 1)
+			log().warn("cannot grow the receive CQ to %u connections (%u open): connection not set up",
+				   want, need);
+		return Status::NoMem;
+	}
+	__atomic_store_n(&cq_resizes_, cq_resizes_ + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&cq_conns_, want, __ATOMIC_RELAXED);
+	return Status::Ok;
 }
 
 u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + send_ring_; }
@@ -60,6 +91,10 @@ bool CmTable::fit_cq(u32 ud_entries)
 	const u32 max_cqe = kapi_cq_max_entries(ib());
 	const u32 fixed = ud_entries + cq_fixed();
 	max_conns_ = max_cqe ? cm::cq_conns_fit(max_cqe, fixed, cq_per_conn(), want) : want;
+	cq_ud_ = ud_entries;
+	// SRQ mode: one drain WR per connection, all of them from the start; without an SRQ the
+	// CQ starts with room for kCqInitialConns and grows (cq_room).
+	cq_conns_ = srq_.raw() || max_conns_ < cm::kCqInitialConns ? max_conns_ : cm::kCqInitialConns;
 	if (!max_conns_) {
 		log().warn("the device's CQ holds %u entries, below the %u connected mode needs for one connection: CM off",
 			   max_cqe, fixed + cq_per_conn());
@@ -76,8 +111,11 @@ bool CmTable::fit_cq(u32 ud_entries)
 Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
 {
 	p_ = p;
-	send_ring_ = send_queue_size;
-	budget_.set_limit(send_queue_size);
+	// Each connection's send ring and QP send queue, and the interface's RC bound: at most
+	// kRcSendRingMax, so that no connection's ring fills before the bound stops the queue
+	// and an idle connection pins 65 send WQEs, not send_queue_size + 1 (docs/connected.md §5).
+	send_ring_ = rc_send_ring(send_queue_size);
+	budget_.set_limit(send_ring_);
 	recv_queue_ = recv_queue_size;
 	wq_ = kapi_wq_create("ib_ipoib_cm_cm");
 	if (!wq_)

@@ -107,6 +107,11 @@ public:
 	// Receive CQ entries connected mode adds (docs/connected.md §4): the SRQ's size (or every
 	// non-SRQ ring's maximum), the RC send bound, one drain WR per connection. After start().
 	u32 cq_entries() const;
+	// Process context (the CM work, before a non-SRQ QP is created): the receive CQ holds
+	// every connection counted (cm::cq_conns_grow; ib_resize_cq when it does not). NoMem
+	// when the resize failed (counted in cq_resize_failed, shown in cm_limits): the QP is
+	// not created. Ok at once in SRQ mode (the CQ was sized for every connection).
+	Status cq_room();
 	Status open();		// the listeners (both admin modes)
 	bool available() const { return recv_mtu_ != 0; }	// start() found what CM needs
 	const char *summary() const;	// for the interface's one bring-up log line
@@ -249,7 +254,12 @@ private:
 	u32 send_ring_ = 0;
 	u32 rc_send_sge_ = 1;	// min(device max_send_sge, KAPI_RC_SEND_SGE_MAX), at least 1
 	u32 recv_queue_ = 0;
-	u32 max_conns_ = 0;		// connections the receive CQ has room for (start())
+	u32 max_conns_ = 0;		// connections the receive CQ may grow to (start(): max_cqe)
+	u32 cq_conns_ = 0;		// cq_lock_ (reads relaxed): connections the receive CQ holds now
+	u32 cq_ud_ = 0;			// the UD receives' share of the CQ
+	u64 cq_resizes_ = 0;		// cq_lock_: ib_resize_cq calls that grew the CQ
+	u64 cq_resize_failed_ = 0;	// cq_lock_: and that failed (the connection not set up)
+	kstd::Mutex cq_lock_{KAPI_LOCK_IF_CQ};	// one resize at a time (connection setup runs concurrently)
 	Connection *napi_touched_ = nullptr;	// NAPI only: rx_touched() since the last after_poll(),
 						// and the rings that need a retry (needs_retry)
 	Connection *rx_stops_ = nullptr;	// lock_: rx_stop_request() not yet run by NAPI

@@ -127,7 +127,8 @@ bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
 u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size)
 {
 	const kstd::u64 b = kstd::u64(min_recv) * kRecvBufBytes + kstd::u64(max_recv) * kRecvWqeBytes +
-		      kstd::u64(send_queue_size + 1) * kSendWqeBytes + kConnFixedBytes;
+		      kstd::u64(max_recv + 1) * kCqeBytes +
+		      kstd::u64(rc_send_ring(send_queue_size) + 1) * kSendWqeBytes + kConnFixedBytes;
 	return u32((b + 1023) / 1024);
 }
 

@@ -79,13 +79,30 @@ inline constexpr int kMaxNonSrqConnQp = 4096;	// as the in-tree driver's IPOIB_C
 inline constexpr int kMaxNonSrqRecv = 8192;	// as the queue sizes' bound
 inline constexpr int kMaxNonSrqMemMb = 1 << 20;	// 1 TiB
 
-// What one idle non-SRQ connection pins, estimated from the parameters (one end: its QP's
-// receive queue at max_recv_wr, its posted buffers, its send queue, its bookkeeping). The
-// receive queue is allocated at creation, posted or not (an RQ cannot grow, §5); the bench's
-// mem_per_idle_conn is the measurement this estimate is checked against (README Numbers).
+// What one connection may have in flight, and so its RC send ring and its QP's send queue
+// (max_send_wr, + 1 for the drain WR): 32 sends of at most 64 KiB each, 2 MiB in flight.
+// The interface's RC bound (RcSendBudget) is never above it, so a connection's ring cannot
+// fill before the bound stops the queue. At send_queue_size + 1 = 129 WQEs of 18 SGEs the
+// send queue was what an idle connection pinned most after its receive buffer (64 KiB per
+// end; 33 WQEs take 16 KiB, 65 would take 32: docs/connected.md §5.1, measured at N = 20:
+// 275 KiB per pair at 64). ipoib-cm-bidir saw at most 33 (6.1) and 47 (6.12) sends in
+// flight with 128 allowed (§10.4): a stream may now wait at the bound more often (its
+// throughput at 32 is not measured yet).
+inline constexpr u32 kRcSendRingMax = 32;
+inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendRingMax ? send_queue_size : kRcSendRingMax; }
+
+// What one idle non-SRQ connection pins at one end (one QP), from the parameters: its
+// posted buffers, its share of the receive CQ (max_recv_wr + 1 entries: the CQ grows with
+// the connections, CmTable::cq_room), its QP's receive queue at max_recv_wr (allocated at creation, posted or
+// not: an RQ cannot grow, §5) and its send queue at rc_send_ring() + 1 WQEs of
+// KAPI_RC_SEND_SGE_MAX SGEs (a real HCA pins the same WQE arrays; the sizes are softib's,
+// close to an mlx5 WQE), and its fixed part (Connection, QP and cm_id objects, ring
+// tables). The bench's mem_per_idle_conn measures a QP pair, both ends (docs/connected.md
+// §5 has the item-by-item breakdown this estimate follows).
 inline constexpr u32 kRecvBufBytes = 17 * 4096;	// a head (one page) + 16 pages: 64 KiB receives
-inline constexpr u32 kRecvWqeBytes = 64 + 17 * 16;	// a WQE with 17 SGEs
-inline constexpr u32 kSendWqeBytes = 64 + 16;	// a WQE with one SGE
+inline constexpr u32 kRecvWqeBytes = 16 + 17 * 16;	// a WQE with 17 SGEs
+inline constexpr u32 kSendWqeBytes = 72 + 18 * 16;	// a WQE with KAPI_RC_SEND_SGE_MAX (18) SGEs
+inline constexpr u32 kCqeBytes = 80;	// one receive-CQ entry (struct ib_wc in softib's ring)
 inline constexpr u32 kConnFixedBytes = 16 * 1024;	// Connection, QP, cm_id, rings' tables
 u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size);
 // Connections a budget of mem_mb MiB holds at kib KiB each, within [1, kMaxNonSrqConnQp].

@@ -7,49 +7,64 @@ namespace ipoib {
 Status RcTxRing::alloc(u32 entries, u32 sge)
 {
 	sge_ = sge < 1 ? 1 : sge > KAPI_RC_SEND_SGE_MAX ? KAPI_RC_SEND_SGE_MAX : sge;
+	chunks_ = 0;
 	KSTD_TRY(slots_.alloc(entries));
-	if (sge_ > 1 && kstd::ok(dma_.alloc(entries * sge_)))
-		return Status::Ok;
-	// The gather table is entries x sge_ addresses (19.5 KiB at 128 x 19): without it the
-	// ring still works, one SGE per send, linearizing (counted) what is fragmented.
-	sge_ = 1;
-	return dma_.alloc(entries);
+	return rows_.alloc((entries + kTxRowsPerChunk - 1) / kTxRowsPerChunk);
+}
+
+// Producer (xmit): the chunk holding slot idx's row, allocated the first time a fragmented
+// skb lands in it and kept for the ring's life (a busy connection gets its table back at
+// the cost of one small allocation per chunk, once). False without memory.
+bool RcTxRing::have_row(u32 idx)
+{
+	kstd::Unique<RcTxRows> &c = rows_[idx / kTxRowsPerChunk];
+	if (c)
+		return true;
+	c = kstd::Unique<RcTxRows>(new (Gfp::Atomic) RcTxRows);
+	if (!c)
+		return false;
+	chunks_++;
+	return true;
 }
 
 // Maps slot.skb's head and fragments into the slot's mappings and sg; on a failure what was
-// mapped is unmapped again.
+// mapped is unmapped again. The caller made sure a fragmented skb's slot has its row.
 bool RcTxRing::map(RcTxSlot &slot, u32 idx, kapi_sge *sg)
 {
 	kapi_skb *skb = slot.skb;
-	u64 *dma = dma_of(idx);
 	slot.nsge = 0;
-	sg[0].len = kapi_skb_headlen(skb);
-	if (kapi_dma_map(ib_, kapi_skb_data(skb), sg[0].len, KAPI_DMA_TO_DEVICE, &dma[0]) != 0)
+	slot.head_len = kapi_skb_headlen(skb);
+	sg[0].len = slot.head_len;
+	if (kapi_dma_map(ib_, kapi_skb_data(skb), sg[0].len, KAPI_DMA_TO_DEVICE, &slot.head_dma) != 0)
 		return false;
-	sg[0].addr = dma[0];
+	sg[0].addr = slot.head_dma;
 	slot.nsge = 1;
 	const u32 nfrags = kapi_skb_nr_frags(skb);
+	u64 *dma = nfrags ? row(idx) : nullptr;
 	for (u32 i = 0; i < nfrags; i++) {
-		if (kapi_dma_map_frag(ib_, skb, i, &dma[i + 1]) != 0) {
+		if (kapi_dma_map_frag(ib_, skb, i, &dma[i]) != 0) {
 			unmap(slot, idx);
 			return false;
 		}
-		sg[i + 1].addr = dma[i + 1];
+		sg[i + 1].addr = dma[i];
 		sg[i + 1].len = kapi_skb_frag_len(skb, i);
 		slot.nsge++;
 	}
 	return true;
 }
 
-// The head's mapping, then the fragments' (lengths from the skb, as posted).
+// The head's mapping (its length kept in the slot), then the fragments' (lengths from the
+// skb, unchanged while it is posted; a slot with fragments holds its skb).
 void RcTxRing::unmap(const RcTxSlot &s, u32 idx)
 {
-	const u64 *dma = dma_of(idx);
 	if (s.nsge == 0)
 		return;
-	kapi_dma_unmap(ib_, dma[0], kapi_skb_headlen(s.skb), KAPI_DMA_TO_DEVICE);
+	kapi_dma_unmap(ib_, s.head_dma, s.head_len, KAPI_DMA_TO_DEVICE);
+	if (s.nsge == 1)
+		return;
+	const u64 *dma = row(idx);
 	for (u32 i = 1; i < s.nsge; i++)
-		kapi_dma_unmap_frag(ib_, dma[i], kapi_skb_frag_len(s.skb, i - 1));
+		kapi_dma_unmap_frag(ib_, dma[i - 1], kapi_skb_frag_len(s.skb, i - 1));
 }
 
 RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
@@ -83,21 +98,24 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 		break;
 	}
 	// F4: the head and each fragment are gathered by the HCA; only an skb with more
-	// fragments than SGEs is copied into one buffer.
-	if (1 + kapi_skb_nr_frags(skb) > sge_) {
+	// fragments than SGEs (or, without memory, for its slot's gather row) is copied into
+	// one buffer.
+	const u32 idx = head_ & (size - 1);
+	const u32 nfrags = kapi_skb_nr_frags(skb);
+	if (nfrags && (1 + nfrags > sge_ || !have_row(idx))) {
 		if (kapi_skb_linearize(skb) != 0) {
 			count_local(*c_.drop_linearize);
 			return RcPost::Linearize;
 		}
 		count_local(*c_.linearized);
 	}
-	const u32 idx = head_ & (size - 1);
 	RcTxSlot &slot = slots_[idx];
 	slot.skb = skb;
 	slot.len = kapi_skb_len(skb);
 	kapi_sge sg[KAPI_RC_SEND_SGE_MAX];
 	if (!map(slot, idx, sg)) {
 		slot.skb = nullptr;
+		slot.nsge = 0;
 		count_local(*c_.drop_dma);
 		return RcPost::Dma;
 	}
@@ -106,6 +124,7 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	if (kapi_post_send_rc(qp_, lkey_, wrid(WrKind::RcSend, idx), sg, slot.nsge) != 0) {
 		unmap(slot, idx);
 		slot.skb = nullptr;
+		slot.nsge = 0;
 		count_local(*c_.drop_post);
 		return RcPost::Post;
 	}
@@ -115,11 +134,24 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	return RcPost::Posted;
 }
 
-bool RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
+RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 {
-	// In order on one QP: the completion is the tail's (its slot is in the wr_id too).
+	// In order on one QP: the completion is the tail's, and its wr_id names that slot. One
+	// that names another slot, or whose slot holds no skb, is not a send of ours (review s6
+	// L3: it used to free and unmap an empty slot's NULL skb). Not head_: the HCA may
+	// complete a send before xmit has advanced head_ past it (the skb is in the slot before
+	// the post, so its completion is never refused; ipoib-cm-storm-nosrq hit that race
+	// when this test read head_).
 	const u32 idx = tail_ & (slots_.size() - 1);
 	RcTxSlot &s = slots_[idx];
+	if (!s.skb || wrid_slot(wc.wr_id) != idx) {
+		count_local(refused_);
+		if (!warned_) {
+			warned_ = true;
+			KSTD_WARN_ON(true);
+		}
+		return RcWc::Refused;
+	}
 	const bool ok = wc.status == KAPI_WC_SUCCESS;
 	if (ok) {
 		count_local(*c_.packets);
@@ -133,9 +165,10 @@ bool RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	else
 		kapi_skb_free(s.skb);
 	s.skb = nullptr;
+	s.nsge = 0;
 	__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 	__atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
-	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR;
+	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR ? RcWc::Done : RcWc::Error;
 }
 
 u32 RcTxRing::drain()
@@ -145,6 +178,7 @@ u32 RcTxRing::drain()
 		const u32 idx = tail_ & (slots_.size() - 1);
 		RcTxSlot &s = slots_[idx];
 		unmap(s, idx);
+		s.nsge = 0;
 		kapi_skb_free(kstd::exchange(s.skb, static_cast<kapi_skb *>(nullptr)));
 	}
 	return n;

@@ -5,7 +5,14 @@
 // watchdog reads (docs/connected.md §3: cm::send_stalled over the outstanding count and the
 // time of the last progress, cm::SendClock's rule).
 //
-// Owner: one Connection. Holds: per posted send one skb and its DMA mappings (sge_ per slot). Who may still
+// Memory (docs/connected.md §5, "What an idle connection pins"): a slot is 32 bytes; the
+// fragments' mappings (up to KAPI_RC_SEND_SGE_MAX - 1 per send) live in rows allocated in
+// chunks of kTxRowsPerChunk slots the first time a slot of that chunk posts a fragmented skb
+// (GFP_ATOMIC, one kmalloc-2k object each), so a connection that only ever sent linear
+// packets (ARP, ping, TCP ACKs) pins no gather table at all.
+//
+// Owner: one Connection. Holds: per posted send one skb and its DMA mappings (the head's in
+// the slot, the fragments' in the slot's row). Who may still
 // reference a slot: the HCA, from post() until its completion is polled (sends complete in
 // order on one QP, IBA 10.8.3; the QP is created IB_SIGNAL_ALL_WR); drain() runs after the
 // QP was destroyed. Producer: xmit under the netif tx lock (StartSending's queue flush takes
@@ -14,17 +21,31 @@
 
 #include "ipoib_rings.h"
 #include "ipoib_wrid.h"
+#include "kstd/unique.h"
 #include "ipoib_cm_state.h"
 #include "ipoib_cm_wire.h"
 
 namespace ipoib {
 
-// The lengths of the mappings are the skb's (head, fragments), unchanged while it is posted.
+// The lengths of the mappings are the skb's (head, fragments), unchanged while it is posted;
+// the head's length is kept here so that nothing at completion reads an skb it did not
+// check (review s6 L3). skb == nullptr: the slot holds no send.
 struct RcTxSlot {
 	kapi_skb *skb = nullptr;
+	u64 head_dma = 0;
 	u32 len = 0;
-	u32 nsge = 0;	// mappings in dma_[slot * sge_ ...]
+	u32 head_len = 0;
+	u32 nsge = 0;	// head_dma, then nsge - 1 fragment mappings in the slot's row
 };
+
+// One chunk of the gather table: the fragments' mappings of kTxRowsPerChunk slots. 14 rows
+// of 17 addresses are 2040 bytes: one kmalloc-2k object, never a high-order allocation.
+inline constexpr u32 kTxFragsPerRow = KAPI_RC_SEND_SGE_MAX - 1;
+inline constexpr u32 kTxRowsPerChunk = 15;
+struct RcTxRows {
+	u64 dma[kTxRowsPerChunk][kTxFragsPerRow];
+};
+static_assert(sizeof(RcTxRows) <= 2048, "a gather chunk is one kmalloc-2k object");
 
 // Counters the ring updates; the producer's and the consumer's are disjoint (single writer).
 struct RcSendCounters {
@@ -37,14 +58,17 @@ struct RcSendCounters {
 };
 
 enum class RcPost { Posted, RingFull, Dma, Post, Csum, Linearize };
+// A send completion: done (the skb consumed), an error for the connection (not a flush),
+// or refused: the slot it names holds no send (nothing to free, nothing completed).
+enum class RcWc { Done, Error, Refused };
 
 class RcTxRing : kstd::NonCopyable {
 public:
 	RcTxRing(kapi_ib_device *ib, const RcSendCounters &c) : ib_(ib), c_(c) {}
 	~RcTxRing() { KSTD_WARN_ON(head_ != tail_); }
 
-	// entries: a power of two; sge: SGEs per send wanted (1..KAPI_RC_SEND_SGE_MAX), 1 when its
-	// gather table cannot be allocated (sge() tells the QP's send_sge); process context.
+	// entries: a power of two; sge: SGEs per send wanted (1..KAPI_RC_SEND_SGE_MAX; sge() tells
+	// the QP's send_sge); process context. The gather rows come later, on first use.
 	Status alloc(u32 entries, u32 sge);
 	void bind(kapi_qp *qp, u32 lkey)
 	{
@@ -57,14 +81,18 @@ public:
 
 	// Maps and posts skb as one signalled SEND (wr_id = wrid(RcSend, slot)): one SGE for the
 	// head and one per page fragment; an skb with more fragments than the QP has SGEs is
-	// linearized first (counted).
+	// linearized first (counted), and so is a fragmented skb whose slot has no gather row
+	// and none can be had (counted in linearized too).
 	// csum_free: both ends negotiated kCapCsumFree (cm::tx_csum decides per packet: marked
 	// and left unfilled, or checksummed here). On anything but Posted the skb is the
 	// caller's again (the failure counted).
 	RcPost post(kapi_skb *skb, u64 now_ms, bool csum_free);
-	// NAPI: one send completion (in order); the skb is consumed or freed. False for an
-	// error other than a flush (the caller feeds the connection a WcError).
-	bool complete(const kapi_wc &wc, u64 now_ms);
+	// NAPI: one send completion (in order); the skb is consumed or freed. Error: an error
+	// other than a flush (the caller feeds the connection a WcError). Refused: the wr_id
+	// does not name the oldest outstanding send (a duplicate or stale CQE, or nothing is
+	// outstanding): counted in refused(), warned once, nothing touched; the caller must not
+	// count it as a completed send.
+	RcWc complete(const kapi_wc &wc, u64 now_ms);
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed;
 	// returns how many there were.
 	u32 drain();
@@ -74,11 +102,15 @@ public:
 	{
 		return cm::send_stalled(outstanding(), now_ms, __atomic_load_n(&progress_ms_, __ATOMIC_RELAXED));
 	}
+	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
+	// Gather chunks allocated (each kTxRowsPerChunk rows), for tests and the memory figures.
+	u32 gather_chunks() const { return chunks_; }
 
 private:
 	bool map(RcTxSlot &slot, u32 idx, kapi_sge *sg);
 	void unmap(const RcTxSlot &s, u32 idx);
-	u64 *dma_of(u32 idx) { return &dma_[idx * sge_]; }
+	u64 *row(u32 idx) { return rows_[idx / kTxRowsPerChunk]->dma[idx % kTxRowsPerChunk]; }
+	bool have_row(u32 idx);	// the slot's gather row, allocated on first use
 
 	kapi_ib_device *ib_;
 	RcSendCounters c_;
@@ -90,8 +122,11 @@ private:
 	// outstanding count from 0 to 1 (an idle minute must not look like a stall).
 	u64 progress_ms_ = 0;
 	u32 sge_ = 1;
+	u32 chunks_ = 0;	// producer
+	u64 refused_ = 0;	// consumer
+	bool warned_ = false;	// consumer: refused completions warn once per ring
 	Array<RcTxSlot> slots_;
-	Array<u64> dma_;	// sge_ per slot
+	Array<kstd::Unique<RcTxRows>> rows_;	// one per kTxRowsPerChunk slots, allocated on first use
 };
 
 } // namespace ipoib

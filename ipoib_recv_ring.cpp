@@ -329,9 +329,14 @@ void RecvRing::adapt(u64 now_ms)
 	// kept coming). Only a completion can retire a buffer (a posted receive is never
 	// cancelled), so the shrink is decided at the first one after the silence.
 	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
+	const bool low = consumed && consumed * 4 >= active_ * 3;
+	if (low)	// the run goes on only while the windows come close together
+		streak_ = (streak_ && now_ms - busy_ms_ <= kRcGrowGapMs ? streak_ : 0) + consumed;
+	else if (consumed)
+		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (consumed && consumed * 4 >= active_ * 3)
+	if (low && (active_ > 1 || streak_ >= kRcGrowStreak1))
 		grow();	// and a pending shrink is called off
 	else if (goal_ > floor_ && was_idle)
 		goal_ = floor_;
@@ -369,6 +374,7 @@ void RecvRing::release()
 	goal_ = 0;
 	free_hint_ = 0;
 	busy_ms_ = 0;
+	streak_ = 0;
 	stopped_ = false;
 	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
 	queue_.clear();

@@ -38,6 +38,8 @@ kapi_u32 kapi_cq_max_entries(const struct kapi_ib_device *ib) KAPI_NOEXCEPT;
 /* A CQ whose completion event schedules nd's NAPI. */
 struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netdev *nd, int entries) KAPI_NOEXCEPT;
 void kapi_cq_destroy(struct kapi_cq *cq) KAPI_NOEXCEPT;
+/* ib_resize_cq: process context; 0 or -errno (the CQ keeps its size and its CQEs on failure). */
+int kapi_cq_resize(struct kapi_cq *cq, int entries) KAPI_NOEXCEPT;
 /* rdma_set_cq_moderation */
 int kapi_cq_moderate(struct kapi_cq *cq, kapi_u16 count, kapi_u16 usecs) KAPI_NOEXCEPT;
 /* ib_req_notify_cq(NEXT_COMP | REPORT_MISSED_EVENTS): > 0 means poll again */

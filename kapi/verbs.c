@@ -55,6 +55,11 @@ struct kapi_cq *kapi_cq_create_napi(struct kapi_ib_device *ib, struct kapi_netde
 	return IS_ERR(cq) ? NULL : (struct kapi_cq *)cq;
 }
 
+int kapi_cq_resize(struct kapi_cq *cq, int entries)
+{
+	return ib_resize_cq((struct ib_cq *)cq, entries);
+}
+
 void kapi_cq_destroy(struct kapi_cq *cq)
 {
 	ib_destroy_cq((struct ib_cq *)cq);

@@ -1855,10 +1855,38 @@ KTEST(cm_params, negotiation_counter_names)
 	EXPECT_STREQ(ctr_name(Ctr::Ignored), "cm_ignored_events");
 }
 
+// Issue 13 item 1: the receive CQ grows with the connections counted, doubling from
+// kCqInitialConns, capped at what the device allows, never below what is open.
+KTEST(cm_params, cq_grows_with_the_connections)
+{
+	EXPECT_EQ(kCqInitialConns, 16u);
+	EXPECT_EQ(cq_conns_grow(16, 1, 1101), 16u);	// room already: no resize (1101: any limit)
+	EXPECT_EQ(cq_conns_grow(16, 16, 1101), 16u);
+	EXPECT_EQ(cq_conns_grow(16, 17, 1101), 32u);	// the 17th connection doubles it
+	EXPECT_EQ(cq_conns_grow(32, 64, 1101), 64u);
+	EXPECT_EQ(cq_conns_grow(32, 65, 1101), 128u);
+	EXPECT_EQ(cq_conns_grow(1024, 1025, 1101), 1101u);	// capped at the limit
+	EXPECT_EQ(cq_conns_grow(1101, 1101, 1101), 1101u);
+	EXPECT_EQ(cq_conns_grow(1101, 1102, 1101), 0u);	// over the limit: refused, no resize
+	EXPECT_EQ(cq_conns_grow(0, 1, 8), 8u);		// a limit below the initial size
+	EXPECT_EQ(cq_conns_grow(5, 3, 8), 5u);		// never smaller than it is
+	// whatever the sequence of opens, the CQ holds every connection counted
+	u32 have = 16, resizes = 0;
+	for (u32 need = 1; need <= 1101; need++) {
+		const u32 next = cq_conns_grow(have, need, 1101);
+		resizes += next != have;
+		have = next;
+		EXPECT_GE(have, need);
+	}
+	EXPECT_EQ(resizes, 7u);	// 32 64 128 256 512 1024 1101
+	EXPECT_EQ(have, 1101u);
+}
+
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
 	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
-	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names));
+	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names),
+	    KTEST_CASE(cm_params, cq_grows_with_the_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
 	    KTEST_CASE(cm_rej_class, consumer_reject_means_crossing_only_between_bidir_peers),
 	    KTEST_CASE(cm_rej_class, every_reason), KTEST_CASE(cm_rej_class, codes_and_reasons_we_send));

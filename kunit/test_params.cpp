@@ -275,9 +275,12 @@ KTEST(params_cm, defaults)
 	EXPECT_EQ(out.nonsrq_min_recv, 1u);
 	EXPECT_EQ(out.nonsrq_max_recv, 32u);
 	EXPECT_TRUE(out.limit_from_budget);
-	// 68 KiB buffer + 32 x 336 B RQ + 257 x 80 B SQ + 16 KiB = 115 KiB; 128 MiB / 115 KiB
-	EXPECT_EQ(out.nonsrq_conn_kib, 115u);
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 1139u);
+	// 68 KiB buffer + 32 x 288 B RQ + 33 x 80 B CQ + 33 x 360 B SQ (the ring is
+	// kRcSendRingMax, not send_queue_size 256) + 16 KiB = 108 KiB; 128 MiB / 108 KiB
+	EXPECT_EQ(out.nonsrq_conn_kib, 108u);
+	EXPECT_EQ(out.max_nonsrq_conn_qp, 1213u);
+	EXPECT_EQ(ipoib::rc_send_ring(256), 32u);
+	EXPECT_EQ(ipoib::rc_send_ring(16), 16u);
 	EXPECT_TRUE(out.bidir);
 	EXPECT_TRUE(out.csum_free);
 	EXPECT_NULL(rep.bad);
@@ -369,15 +372,16 @@ KTEST(params_cm, budget_sets_the_default_limit)
 	c.r.nonsrq_mem_mb = 1024;
 	EXPECT_OK(c.run());
 	EXPECT_TRUE(c.out.limit_from_budget);
-	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 115 = 9118, capped
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 108 = 9709, capped
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 256), 4096u);	// the 256 KiB goal
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 257), 4080u);
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1, 2000), 1u);	// never 0
 	c.r.nonsrq_mem_mb = 1;
 	EXPECT_OK(c.run());
-	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 8u);	// 1024 / 115
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 9u);	// 1024 / 108
 	// the old defaults (4 buffers, a 256-entry RQ) cost more per connection
-	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 4u * 68 + 84 + 21 + 16);
+	// (4 x 69632 + 256 x 288 + 257 x 80 + 33 x 360 + 16384) B = 392 KiB
+	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 392u);
 	c.r.max_nonsrq_conn_qp = 128;	// set: overrides the budget
 	EXPECT_OK(c.run());
 	EXPECT_FALSE(c.out.limit_from_budget);

@@ -278,6 +278,7 @@ int softib_mcast_deliver(struct softib_qp *src, struct softib_swqe *wqe,
 
 /* CQ (softib_cq.c) */
 void softib_cq_push(struct softib_cq *cq, const struct ib_wc *wc, bool solicited);
+int softib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int softib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		     struct ib_udata *udata);
 /*

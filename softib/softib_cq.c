@@ -61,6 +61,43 @@ int softib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 }
 
+/*
+ * ib_resize_cq (IBA 11.2.6: Resize CQ): a new ring of cqe entries, the queued CQEs moved
+ * to it in order under the fabric lock (push and poll take it too, so no CQE is lost or
+ * reordered). Fewer entries than are queued is refused (-EINVAL), as IBA lets a CI do.
+ */
+int softib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct softib_cq *cq = to_scq(ibcq);
+	struct ib_wc *ring, *old;
+	unsigned long flags;
+	u32 i;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe > SOFTIB_MAX_CQE)
+		return -EINVAL;
+	ring = kvcalloc(cqe, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	spin_lock_irqsave(&softib_lock, flags);
+	if (cq->count > (u32)cqe) {
+		spin_unlock_irqrestore(&softib_lock, flags);
+		kvfree(ring);
+		return -EINVAL;
+	}
+	for (i = 0; i < cq->count; i++)
+		ring[i] = cq->ring[(cq->head + i) % cq->size];
+	old = cq->ring;
+	cq->ring = ring;
+	cq->size = cqe;
+	cq->head = 0;
+	ibcq->cqe = cqe;
+	spin_unlock_irqrestore(&softib_lock, flags);
+	kvfree(old);
+	return 0;
+}
+
 /* The 6.11+ create_cq (softib.h): kernel consumers pass no bundle; user verbs carry udata. */
 int softib_create_cq_attrs(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			   struct uverbs_attr_bundle *attrs)

@@ -417,6 +417,7 @@ const struct ib_device_ops softib_dev_ops = {
 	.query_qp = softib_query_qp,
 	.query_srq = softib_query_srq,
 	.reg_user_mr = softib_reg_user_mr,
+	.resize_cq = softib_resize_cq,
 	.req_notify_cq = softib_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softib_ah, ibah),

@@ -396,10 +396,13 @@ KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
 {
 	RcOn t(8, 1);
 	ASSERT_TRUE(t.ok);
-	ASSERT_TRUE(t.consume(100));
-	t.poll(nullptr, true, 10);		// 1 -> 2
+	u64 now = 10;
+	for (u32 i = 0; i < kRcGrowStreak1; i++) {	// a stream: 1 -> 2
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, ++now);
+	}
 	EXPECT_EQ(t.r.active(), 2u);
-	t.poll(nullptr, true, 10 + kRcShrinkIdleMs);
+	t.poll(nullptr, true, now + kRcShrinkIdleMs);
 	EXPECT_EQ(t.r.goal(), 1u);
 	u64 bytes = 0;
 	{

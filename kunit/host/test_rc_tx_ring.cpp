@@ -85,7 +85,7 @@ KTEST(rc_tx_ring, posts_tagged_and_completes_in_order)
 		}
 		EXPECT_EQ(t.r.outstanding(), 3u);
 		for (u32 i = 0; i < 3; i++)
-			EXPECT_TRUE(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1));
+			EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
 		EXPECT_EQ(t.r.outstanding(), 0u);
 		EXPECT_EQ(t.c.packets, 3u);
 		EXPECT_EQ(t.c.bytes, 303u);
@@ -102,7 +102,7 @@ KTEST(rc_tx_ring, full_ring_refuses_and_counts)
 	kapi_skb *extra = t.skb(64);
 	EXPECT_EQ(int(t.r.post(extra, 0, false)), int(RcPost::RingFull));
 	EXPECT_EQ(t.c.ring_full, 1u);
-	EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 0));
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 0)), int(RcWc::Done));
 	EXPECT_EQ(int(t.r.post(extra, 0, false)), int(RcPost::Posted));	// the freed slot
 	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_wr_id, wrid(WrKind::RcSend, 0));	// wraps to slot 0
 }
@@ -114,8 +114,8 @@ KTEST(rc_tx_ring, errors_flushes_and_drain)
 	for (u32 i = 0; i < 4; i++)
 		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
 	// A transport error is the connection's business (WcError); a flush is teardown's.
-	EXPECT_FALSE(t.r.complete(t.wc(0, KAPI_WC_RNR_RETRY_EXC_ERR), 0));
-	EXPECT_TRUE(t.r.complete(t.wc(1, KAPI_WC_WR_FLUSH_ERR), 0));
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_RNR_RETRY_EXC_ERR), 0)), int(RcWc::Error));
+	EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_WR_FLUSH_ERR), 0)), int(RcWc::Done));
 	EXPECT_EQ(t.c.wc_errors, 2u);
 	EXPECT_EQ(t.c.packets, 0u);
 	// ForceDestroy: what NAPI will never complete is freed and reported.
@@ -136,10 +136,10 @@ KTEST(rc_tx_ring, watchdog_clock)
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
 	EXPECT_EQ(int(t.r.post(t.skb(64), 55000, false)), int(RcPost::Posted));	// 1 -> 2: no restart
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
-	EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 58000));	// progress
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 58000)), int(RcWc::Done));	// progress
 	EXPECT_FALSE(t.r.stalled(58000 + W));
 	EXPECT_TRUE(t.r.stalled(58000 + W + 1));
-	EXPECT_TRUE(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 59000));
+	EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 59000)), int(RcWc::Done));
 	EXPECT_FALSE(t.r.stalled(59000 + 10 * W));	// nothing outstanding again
 }
 
@@ -159,8 +159,8 @@ KTEST(rc_tx_ring, gathers_head_and_fragments)
 		EXPECT_EQ(t.c.gathered, 1u);
 		EXPECT_EQ(int(t.r.post(t.frag_skb(60, KAPI_SKB_MAX_FRAGS), 0, false)), int(RcPost::Posted));
 		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, u32(KAPI_RC_SEND_SGE_MAX));
-		EXPECT_TRUE(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1));
-		EXPECT_TRUE(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1));
+		EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+		EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
 		EXPECT_EQ(fake_dma_live(), dma);
 		EXPECT_EQ(t.c.bytes, 360u + 60u + 100u * KAPI_SKB_MAX_FRAGS);
 	}
@@ -191,18 +191,51 @@ KTEST(rc_tx_ring, linearizes_only_above_the_sge_limit)
 	EXPECT_EQ(fake_dma_live(), dma);
 }
 
-// Without memory for its gather table the ring falls back to one SGE per send (the QP is
-// created with what sge() says), linearizing fragmented skbs.
-KTEST(rc_tx_ring, no_gather_table_means_one_sge)
+// The gather table comes on first use: a ring that sent only linear skbs has none; the
+// first fragmented skb in a chunk of kTxRowsPerChunk slots allocates that chunk; without
+// memory for it the skb is linearized (counted), one SGE.
+KTEST(rc_tx_ring, gather_rows_on_first_use)
 {
-	Ctrs c;
-	RcTxRing r{nullptr, c.refs()};
-	ktest_alloc_fail_nth(1);	// the slots succeed, the entries x 19 table fails
-	EXPECT_OK(r.alloc(8, KAPI_RC_SEND_SGE_MAX));
-	ktest_alloc_fail_nth(-1);
-	EXPECT_EQ(r.sge(), 1u);
-	EXPECT_EQ(r.size(), 8u);
-	RcTxRing r2{nullptr, c.refs()};
+	const long dma = fake_dma_live();
+	TxOn t(32, KAPI_RC_SEND_SGE_MAX);
+	EXPECT_EQ(t.r.sge(), u32(KAPI_RC_SEND_SGE_MAX));
+	EXPECT_EQ(t.r.gather_chunks(), 0u);
+	for (u32 i = 0; i < 4; i++) {
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+	}
+	EXPECT_EQ(t.r.gather_chunks(), 0u);	// linear sends only: no table
+	{
+		kapi_skb *s = t.frag_skb(60, 2);
+		ktest::AllocFailAll no_memory;	// slot 4's chunk cannot be had, nor a linear copy
+		EXPECT_EQ(int(t.r.post(s, 0, false)), int(RcPost::Linearize));
+		kapi_skb_free(s);
+	}
+	EXPECT_EQ(t.c.drop_linearize, 1u);
+	{
+		kapi_skb *s = t.frag_skb(60, 2);
+		ktest_alloc_fail_nth(0);	// the chunk fails, the linear copy after it succeeds
+		EXPECT_EQ(int(t.r.post(s, 0, false)), int(RcPost::Posted));
+		ktest_alloc_fail_nth(-1);
+	}
+	EXPECT_EQ(t.c.linearized, 1u);
+	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 1u);
+	EXPECT_EQ(t.r.gather_chunks(), 0u);
+	EXPECT_EQ(int(t.r.post(t.frag_skb(60, 3), 0, false)), int(RcPost::Posted));	// slot 5
+	EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 4u);
+	EXPECT_EQ(t.r.gather_chunks(), 1u);
+	EXPECT_EQ(int(t.r.post(t.frag_skb(60, 3), 0, false)), int(RcPost::Posted));	// slot 6: same chunk
+	EXPECT_EQ(t.r.gather_chunks(), 1u);
+	for (u32 i = 4; i < 7; i++)
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+	// slots 7..14 are chunk 0's too; slot 15 is the first of chunk 1
+	for (u32 i = 7; i < 16; i++) {
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, 1), 0, false)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+	}
+	EXPECT_EQ(t.r.gather_chunks(), 2u);
+	EXPECT_EQ(fake_dma_live(), dma);
+	RcTxRing r2{nullptr, t.c.refs()};
 	EXPECT_OK(r2.alloc(8, 100));	// clamped to the head + every fragment
 	EXPECT_EQ(r2.sge(), u32(KAPI_RC_SEND_SGE_MAX));
 }
@@ -284,11 +317,46 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 	EXPECT_EQ(t.r.drain(), 4u);
 }
 
+// Review s6 L3: a completion for a slot that holds no send (a duplicate CQE, a stale wr_id,
+// a completion with nothing outstanding) is refused, counted and warned once, never
+// dereferenced; the ring's sends that are outstanding are not disturbed by it.
+KTEST(rc_tx_ring, completion_for_an_empty_slot_is_refused)
+{
+	const long skbs = fake_skbs_live(), dma = fake_dma_live();
+	{
+		TxOn t(4, KAPI_RC_SEND_SGE_MAX);
+		ktest_warn_catch_begin();
+		EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1)), int(RcWc::Refused));	// nothing posted
+		EXPECT_EQ(ktest_warn_catch_end(), 1);
+		EXPECT_EQ(t.r.refused(), 1u);
+		EXPECT_EQ(t.r.outstanding(), 0u);
+		EXPECT_EQ(t.c.packets, 0u);
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, 2), 0, false)), int(RcPost::Posted));
+		EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+		ktest_warn_catch_begin();
+		// the same CQE again (a duplicate), and one naming another slot: refused, not warned twice
+		EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1)), int(RcWc::Refused));
+		EXPECT_EQ(int(t.r.complete(t.wc(3, KAPI_WC_WR_FLUSH_ERR), 1)), int(RcWc::Refused));
+		EXPECT_EQ(ktest_warn_catch_end(), 0);
+		EXPECT_EQ(t.r.refused(), 3u);
+		// a completion whose wr_id names a slot other than the tail's, with a send outstanding
+		EXPECT_EQ(int(t.r.post(t.skb(64), 0, false)), int(RcPost::Posted));	// slot 1
+		EXPECT_EQ(int(t.r.complete(t.wc(2, KAPI_WC_SUCCESS), 1)), int(RcWc::Refused));
+		EXPECT_EQ(t.r.outstanding(), 1u);
+		EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1)), int(RcWc::Done));
+		EXPECT_EQ(t.c.packets, 2u);
+		EXPECT_EQ(t.c.wc_errors, 0u);
+		EXPECT_EQ(fake_dma_live(), dma);
+	}
+	EXPECT_EQ(fake_skbs_live(), skbs);
+}
+
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock),
 	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
-	    KTEST_CASE(rc_tx_ring, no_gather_table_means_one_sge),
-	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled));
+	    KTEST_CASE(rc_tx_ring, gather_rows_on_first_use),
+	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled),
+	    KTEST_CASE(rc_tx_ring, completion_for_an_empty_slot_is_refused));

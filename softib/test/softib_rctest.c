@@ -8,7 +8,7 @@
  * against a starved receiver, IBA 9.7.5.2.8), too-long message (IBA 10.8.3),
  * bad work requests, post on an ERR QP (flush), retry-exceeded after the
  * peer is destroyed, UD errors (receive and MTU length errors, Q_Key
- * mismatch, post before RTS), and a raw RC throughput stream.
+ * mismatch, post before RTS), ib_resize_cq, and a raw RC throughput stream.
  * All work is done at module load; the module stays loaded so the log can be
  * read and is removed with rmmod.
  *
@@ -530,6 +530,54 @@ static void case_stream(struct ctx *c)
 }
 
 /* UD QP: RESET -> INIT -> RTR -> RTS with Q_Key qkey */
+/*
+ * ib_resize_cq (IBA 11.2.6): below the CQEs queued is refused; a resize keeps the queued
+ * CQEs in order; the new size holds as many CQEs as it says.
+ */
+static void case_resize_cq(struct ctx *c)
+{
+	struct ib_wc wc;
+	int err, i, got = 0, missed = 0;
+	bool order = true;
+
+	err = pair_up(c, 1, 7);
+	for (i = 0; !err && i < 5; i++)
+		err = post_recv(&c->b, 100 + i, 0, 4096);
+	for (i = 0; !err && i < 2; i++)
+		err = send_simple(&c->a, 1 + i, 64);
+	/* both delivered, then their ACKs: two send CQEs queued on A's CQ, not polled */
+	for (i = 0; !err && i < 2; i++)
+		if (!poll1(c->b.cq, &wc, 2000))
+			err = -ETIMEDOUT;
+	if (!err)
+		msleep(500);
+	tap(!err && ib_resize_cq(c->a.cq, 1) == -EINVAL, "resize_cq below the 2 queued CQEs -> -EINVAL (err %d)", err);
+	err = err ?: ib_resize_cq(c->a.cq, 3);
+	for (i = 0; !err && i < 2; i++) {
+		if (ib_poll_cq(c->a.cq, 1, &wc) != 1)
+			break;
+		got++;
+		order &= wc.wr_id == (u64)(1 + i) && wc.status == IB_WC_SUCCESS;
+	}
+	tap(!err && got == 2 && order && c->a.cq->cqe == 3,
+	    "resize_cq 256 -> 3 keeps the queued CQEs in order (err %d, got %d, cqe %d)", err, got, c->a.cq->cqe);
+	for (i = 0; !err && i < 3; i++)
+		err = send_simple(&c->a, 10 + i, 64);
+	for (i = 0, got = 0; !err && i < 3; i++)
+		got += poll1(c->b.cq, &wc, 2000);
+	if (!err)
+		msleep(500);
+	/* three CQEs in a CQ of 3: no overflow (an overflow raises IB_EVENT_CQ_ERR and drops one) */
+	for (i = 0; !err && i < 3; i++) {
+		if (!poll1(c->a.cq, &wc, 2000) || wc.wr_id != (u64)(10 + i) || wc.status != IB_WC_SUCCESS)
+			missed++;
+	}
+	err = err ?: ib_resize_cq(c->a.cq, 64);
+	tap(!err && got == 3 && !missed && c->a.cq->cqe == 64,
+	    "a CQ resized to 3 holds 3 CQEs, then grows to 64 (err %d, missed %d)", err, missed);
+	pair_down(c);
+}
+
 static int ud_up(struct ep *e, u32 qkey)
 {
 	struct ib_qp_attr at = { .qp_state = IB_QPS_INIT, .port_num = 1, .qkey = qkey };
@@ -766,7 +814,7 @@ static int __init rctest_init(void)
 		}
 		return err;
 	}
-	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 28 : 24);
+	pr_info("softib_rctest: 1..%d\n", c.ibdev->attrs.max_srq ? 31 : 27);
 	case_send(&c);
 	case_rnr(&c, 0);
 	case_rnr(&c, 3);
@@ -774,6 +822,7 @@ static int __init rctest_init(void)
 	case_retry_exc(&c);
 	case_ud(&c);
 	case_comm_est(&c);
+	case_resize_cq(&c);
 	if (c.ibdev->attrs.max_srq)
 		case_srq(&c);
 	case_stream(&c);

@@ -6,7 +6,8 @@
 # than the receive buffer -> receiver IB_WC_LOC_LEN_ERR + sender SUCCESS, longer than the 4096
 # MTU -> sender IB_WC_LOC_LEN_ERR, Q_Key mismatch -> silently dropped + counted), COMM_EST once
 # on the first receive in RTR and none in RTS, SRQ (limit
-# event, LAST_WQE_REACHED, drain WR completes last) and a 64 MiB throughput stream.
+# event, LAST_WQE_REACHED, drain WR completes last), ib_resize_cq (below the queued CQEs
+# refused, queued CQEs kept in order, the new size holds) and a 64 MiB throughput stream.
 # load: ib_core
 # load: softib hosts=1
 # load: softib_rctest
@@ -18,7 +19,7 @@
 plan 8
 
 log() { dmesg | grep 'softib_rctest: '; }
-check_output "client ran 28 cases, 0 failed" 'done 28 tests, 0 failed' log
+check_output "client ran 31 cases, 0 failed" 'done 31 tests, 0 failed' log
 check_rc "no 'not ok' line" 1 sh -c "dmesg | grep -q 'softib_rctest: not ok'"
 el() { log | sed -n "s/.*rnr_retry=$1 elapsed_us=\([0-9]*\).*/\1/p"; }
 e0=$(el 0); e3=$(el 3)
