@@ -16,6 +16,7 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
+# tier: core
 . /e2e/lib.sh
 plan 27
 
