@@ -53,11 +53,9 @@ check "neighbours, routes A <-> C through B, forwarding on B" sh -c "
     /sbin/ip netns exec B sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'"
 check "warm-up A -> C through B" wait_for 30 sh -c "/sbin/ip netns exec A /usr/bin/ping -c 1 -W 1 10.0.9.3 >/dev/null"
 
-# csumerr NS: Tcp InCsumErrors + Udp InCsumErrors of a namespace (/proc/net/snmp), the
-# function ipoib-cm-csum.sh defines (one definition, taken from there)
-eval "$(sed -n '/^csumerr() {$/,/^}$/p' /e2e/ipoib-cm-csum.sh)"
+# csumerr (lib.sh): the namespace's Tcp + Udp InCsumErrors
 csumerr_reads() { csumerr A | grep -Eq '^[0-9]+$'; }
-check "csumerr (from ipoib-cm-csum.sh) reads a count" csumerr_reads
+check "csumerr reads a count" csumerr_reads
 # iperf ARGS...: a 5 s iperf3 client run from A, bounded (a checksum C refuses would leave the
 # connection hanging in retransmits), its summary as diagnostics
 iperf() { ip netns exec A timeout 60 iperf3 -t 5 -f m "$@" > /tmp/iperf.out 2>&1; _rc=$?; diag "$(tail -n 4 /tmp/iperf.out)"; return $_rc; }

@@ -75,15 +75,6 @@ check "C's 10.0.8.3 routed by A through B" sh -c "/sbin/ip -n C addr add 10.0.8.
     /sbin/ip netns exec A sh -c 'echo 0 > /proc/sys/net/ipv4/conf/all/accept_redirects; echo 0 > /proc/sys/net/ipv4/conf/icm0/accept_redirects'"
 check "warm-up A->B, A->C, A->10.0.8.3" wait_for 30 sh -c "/sbin/ip netns exec A /usr/bin/ping -c 1 -W 1 10.0.7.2 >/dev/null && /sbin/ip netns exec A /usr/bin/ping -c 1 -W 1 10.0.7.3 >/dev/null && /sbin/ip netns exec A /usr/bin/ping -c 1 -W 1 10.0.8.3 >/dev/null"
 
-# csumerr NS: Tcp InCsumErrors + Udp InCsumErrors of a namespace (/proc/net/snmp)
-csumerr() {
-    ip netns exec "$1" cat /proc/net/snmp | awk '
-        $1 == "Tcp:" && !t { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ti = i; t = 1; next }
-        $1 == "Tcp:" { tv = $ti }
-        $1 == "Udp:" && !u { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ui = i; u = 1; next }
-        $1 == "Udp:" { uv = $ui }
-        END { print tv + uv }'
-}
 # iperf NS ARGS...: a 5 s iperf3 client run, its summary as diagnostics; fails if iperf3 does
 iperf() { _ns=$1; shift; ip netns exec "$_ns" iperf3 -t 5 -f m "$@" > /tmp/iperf.out 2>&1; _rc=$?; diag "$(tail -n 4 /tmp/iperf.out)"; return $_rc; }
 # C's second server is bound to 10.0.8.3: a UDP reply from the first would leave C with the

@@ -310,3 +310,12 @@ E2E_KERNEL_REPORT='WARNING:|BUG[: ]|Oops|KASAN|UBSAN|possible circular locking|p
 # dmesg_clean: no kernel report since the mark (the harness checks the whole log anyway;
 # this lets a scenario attribute a report to a step)
 dmesg_clean() { ! dmesg_since_mark | grep -Eq -- "$E2E_KERNEL_REPORT"; }
+# csumerr NS: Tcp InCsumErrors + Udp InCsumErrors of a namespace (/proc/net/snmp)
+csumerr() {
+    ip netns exec "$1" cat /proc/net/snmp | awk '
+        $1 == "Tcp:" && !t { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ti = i; t = 1; next }
+        $1 == "Tcp:" { tv = $ti }
+        $1 == "Udp:" && !u { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ui = i; u = 1; next }
+        $1 == "Udp:" { uv = $ui }
+        END { print tv + uv }'
+}
