@@ -46,7 +46,10 @@ void CmTable::flush(CmPeer &p, u64 now)
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		c = p.send;
-		if (!may_send(c))
+		// Datagram mode: mode_changed drains p.pending under the xmit lock we hold, after
+		// its store of connected_ under lock_ (review s7 MED-2: a flush begun after the
+		// switch pushed its rest back behind that drain, and nothing drained it again).
+		if (!may_send(c) || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
 			return;
 		kapi_skb *skb;
 		while (p.pending.pop(skb))
@@ -175,10 +178,15 @@ void CmTable::fall_back(Connection &c)
 		p->fallback_until = kapi_now_ms() + p->backoff_ms;
 		if (p->active == &c)
 			p->active = nullptr;
-		kapi_skb *skb;
-		while (p->pending.pop(skb))
-			if (!q.push(skb))
-				kapi_skb_free(skb);	// same capacity: cannot happen
+		// A peer that still has a send path (a bidirectional passive connection) keeps its
+		// queue: a flush of it may be stopped at the RC bound, and a requeue to the stack
+		// would reorder it or, under noqueue, drop it (review s7 MED-2, s6 L5).
+		if (!may_send(p->send)) {
+			kapi_skb *skb;
+			while (p->pending.pop(skb))
+				if (!q.push(skb))
+					kapi_skb_free(skb);	// same capacity: cannot happen
+		}
 	}
 	if (first) {	// issue 13 item 3: logged once per peer, counted
 		count(ifs_.cm_fallback_peers);
@@ -234,7 +242,9 @@ void CmTable::retire(Connection &c)
 			// them (review-s5 F8: a teardown without FallBack/Reconnect, e.g. the
 			// peer's DREQ or REJ while they queued): back to xmit, which opens a new
 			// connection or takes UD, instead of waiting for the next packet.
-			if (open_ && !p->send && !may_carry(p->active) && !may_carry(p->passive) && !p->await_until) {
+			// A one-way passive connection never sends (xmit's rule, review s7 LOW-1).
+			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			if (open_ && !p->send && !may_carry(p->active) && !passive_will_send && !p->await_until) {
 				kapi_skb *skb;
 				while (p->pending.pop(skb))
 					if (!q.push(skb))

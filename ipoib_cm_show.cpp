@@ -183,7 +183,10 @@ u64 CmTable::stat_value(u32 i) const
 // To datagram: the packets waiting for a connection go back to xmit, which now sends them over
 // UD: a connection still connecting closes without StartSending (and without FallBack), so
 // nothing else would ever send them. xmit checks the mode again under lock_, so none is queued
-// after the switch. Requeued outside lock_ (xmit takes it), one queue's worth at a time.
+// after the switch. Drained under the xmit lock, so that a flush that popped a queue before
+// the switch has pushed its rest back first (a flush after it sees datagram mode and stops;
+// review s7 MED-2), and requeued after both locks are dropped (xmit takes them), one queue's
+// worth at a time.
 void CmTable::mode_changed(bool connected)
 {
 	{
@@ -195,6 +198,7 @@ void CmTable::mode_changed(bool connected)
 	for (bool more = !connected; more;) {
 		CmPending q;
 		more = false;
+		kapi_netdev_xmit_lock(netdev());
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			for (CmPeer &p : peers_) {
@@ -208,6 +212,7 @@ void CmTable::mode_changed(bool connected)
 				}
 			}
 		}
+		kapi_netdev_xmit_unlock(netdev());
 		kapi_skb *skb;
 		while (q.pop(skb))
 			kapi_skb_requeue(skb);
