@@ -15,11 +15,13 @@
 #     the peers opened the cycles; every connection was reaped by one end or both (hub +
 #     peers cm_reaped >= cycles); no REJ, watchdog, drain timeout, forced destroy, setup
 #     failure
-#   - memory (MemAvailable and Slab after drop_caches, as softib-scale-mem measures it, read
-#     until two readings agree) back within MEM_TOL_KB / SLAB_TOL_KB of the warm baseline.
-#     The noise seen over 104 cycles on stock: MemAvailable -2.7 MiB, Slab +330..+460 KiB
-#     (task, signal and vmap_area caches: the pings' processes, vfree's lazy purge; pages on
-#     the per-CPU lists are not counted as free). So the tolerances (4 MiB, 1 MiB) catch a
+#   - memory (free pages counting the per-CPU lists, and Slab, after drop_caches, read until
+#     two readings agree) back within MEM_TOL_KB / SLAB_TOL_KB of the warm baseline. The
+#     noise seen over 104 cycles on stock: Slab +330..+460 KiB (task, signal and vmap_area
+#     caches: the pings' processes, vfree's lazy purge). MemAvailable, which this checked
+#     until session 8, moved -11.6..+7.9 MiB (it leaves out the per-CPU page lists; the same
+#     -11 MiB after 312 cycles as after 104: noise, not a leak), and failed the 4 MiB bound
+#     in 3 runs of 3 at host load 3-6. So the tolerances (4 MiB, 1 MiB) catch a
 #     leak of >= 40 KiB of pages or >= 10 KiB of slab per cycle: a connection's receive
 #     buffer (65520 bytes in 16 order-0 pages) is 64 KiB. The 1,000 cycles of
 #     ipoib-cm-reap-cycles-long.sh make that 4 KiB / 1 KiB. A small object leaked per cycle
@@ -49,29 +51,10 @@ addr() { echo "10.9.0.$(($1 + 1))"; }
 diag "hosts=$N (hub: host 0, $P peers), srq=$(cat /sys/module/softib/parameters/srq), $ROUNDS rounds = $CYCLES cycles"
 dmesg_mark cycles
 check "$N netdevs of ours" wait_for 60 sh -c "test \$(ls -d /sys/class/net/icm* 2>/dev/null | wc -l) -eq $N"
-for d in $(ls /sys/class/net | grep '^icm'); do
-    h=$(ls /sys/class/net/$d/device/infiniband); echo "$d" > /tmp/if.${h#softib}
-done
-ifn() { cat /tmp/if.$1; }
-setup() {
-    for i in $(seq 0 $P); do
-        d=$(ifn $i)
-        echo connected > /sys/class/net/$d/mode || return 1
-        cat /sys/class/net/$d/address > /tmp/mac.$i || return 1
-        /sbin/ip netns add h$i && /sbin/ip link set $d netns h$i || return 1
-        /sbin/ip -n h$i -b - <<EOF || return 1
-link set lo up
-addr add $(addr $i)/24 dev $d
-link set $d up
-EOF
-    done
-    for i in $(seq 1 $P); do
-        /sbin/ip -n h0 neigh replace $(addr $i) lladdr $(cat /tmp/mac.$i) nud permanent dev $(ifn 0) &&
-        /sbin/ip -n h$i neigh replace $(addr 0) lladdr $(cat /tmp/mac.0) nud permanent dev $(ifn $i) || return 1
-    done
-}
+hub_map_netdevs $(ls /sys/class/net | grep '^icm')
+setup() { hub_hosts_up $P 24 && hub_static_neigh $P; }
 check "$N namespaces, connected mode, up, static neighbours hub <-> peers" setup
-check "carrier on all $N" wait_for 120 sh -c "[ \$(for i in \$(seq 0 $P); do /sbin/ip -n h\$i -o link show dev \$(cat /tmp/if.\$i); done | grep -c LOWER_UP) -eq $N ]"
+check "carrier on all $N" wait_for 120 hub_carrier_all $P
 
 HUB=$(ifn 0)
 conns() { cat "/sys/kernel/debug/ib_ipoib_cm/$(ifn $1)/connections"; }
@@ -89,10 +72,16 @@ save() {
 # hubd / peersd NAME FROM TO: the change of a counter at the hub / summed over the peers
 hubd() { echo $(( $(sed -n "s/^$1 \([0-9]*\) .*/\1/p" /tmp/ctr.$3) - $(sed -n "s/^$1 \([0-9]*\) .*/\1/p" /tmp/ctr.$2) )); }
 peersd() { echo $(( $(sed -n "s/^$1 [0-9]* //p" /tmp/ctr.$3) - $(sed -n "s/^$1 [0-9]* //p" /tmp/ctr.$2) )); }
-# memory, KiB: MemAvailable and Slab after the page cache and reclaimable slabs are dropped
+# memory, KiB: free pages and Slab after the page cache and reclaimable slabs are dropped
+# (plus MemAvailable for the diagnostic). "Free" counts the pages on the per-CPU lists too
+# (/proc/zoneinfo: every zone's nr_free_pages plus every pageset's count): MemAvailable leaves
+# them out, and what they hold moves by megabytes between two readings (session 8 saw
+# MemAvailable 5-11.6 MiB lower after 104 and after 312 cycles alike: not a leak, it did not
+# grow with the cycles).
 mem() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
-    awk '/^MemAvailable:/ { a = $2 } /^Slab:/ { s = $2 } END { print a, s }' /proc/meminfo; }
-# ... read until two readings of MemAvailable agree within 128 KiB (at most 5)
+    _f=$(awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo)
+    awk -v f="$_f" '/^MemAvailable:/ { a = $2 } /^Slab:/ { s = $2 } END { print f, s, a }' /proc/meminfo; }
+# ... read until two readings of free memory agree within 128 KiB (at most 5)
 mem_settled() {
     _m=$(mem)
     for _k in 1 2 3 4; do
@@ -134,7 +123,7 @@ rounds() { # FROM TO
 
 check "warm-up: 2 rounds" rounds 1 2
 sleep 2	# housekeeping frees what was retired
-set -- $(mem_settled); a0=$1 s0=$2
+set -- $(mem_settled); a0=$1 s0=$2 m0=$3
 slabs > /tmp/slab.a
 rm -f /tmp/tping /tmp/treap
 save a
@@ -155,15 +144,15 @@ bad0() { for c in cm_watchdog_teardowns cm_drain_timeouts cm_forced_destroys cm_
     [ "$(hubd $c a b)" -eq 0 ] && [ "$(peersd $c a b)" -eq 0 ] || { echo "$c: hub +$(hubd $c a b) peers +$(peersd $c a b)"; return 1; }; done; }
 check "no REJ, watchdog, drain timeout, forced destroy, setup failure" bad0
 check "every table empty at the end" all_empty
-set -- $(mem_settled); a1=$1 s1=$2
-diag "memory: MemAvailable $a0 -> $a1 KiB ($((a1 - a0))), Slab $s0 -> $s1 KiB (+$((s1 - s0)))"
+set -- $(mem_settled); a1=$1 s1=$2 m1=$3
+diag "memory: free (with per-CPU lists) $a0 -> $a1 KiB ($((a1 - a0))), Slab $s0 -> $s1 KiB (+$((s1 - s0))), MemAvailable $m0 -> $m1 KiB ($((m1 - m0)))"
 slabs > /tmp/slab.b
 diag "slab caches that grew most (bytes): $(awk 'NR == FNR { a[$1] = $2; next } { print $2 - a[$1], $1 }' /tmp/slab.a /tmp/slab.b | sort -rn | head -n 6 | tr '\n' ' ')"
 if [ "$E2E_KERNEL" = debug ]; then
-    skip "MemAvailable back within $MEM_TOL_KB KiB of the baseline" "KASAN's quarantine holds freed objects; kmemleak judges"
+    skip "free memory back within $MEM_TOL_KB KiB of the baseline" "KASAN's quarantine holds freed objects; kmemleak judges"
     skip "Slab back within $SLAB_TOL_KB KiB of the baseline" "KASAN's quarantine holds freed objects; kmemleak judges"
 else
-    check "MemAvailable back within $MEM_TOL_KB KiB of the baseline ($((a0 - a1)) KiB less)" test $((a0 - a1)) -lt $MEM_TOL_KB
+    check "free memory back within $MEM_TOL_KB KiB of the baseline ($((a0 - a1)) KiB less)" test $((a0 - a1)) -lt $MEM_TOL_KB
     check "Slab back within $SLAB_TOL_KB KiB of the baseline (+$((s1 - s0)) KiB)" test $((s1 - s0)) -lt $SLAB_TOL_KB
 fi
 check "no connection since: one more round still connects and reaps" rounds $((ROUNDS + 1)) $((ROUNDS + 1))

@@ -30,34 +30,12 @@ addr() { echo "10.9.$(($1 / 200)).$(($1 % 200 + 1))"; }
 diag "hosts=$N (hub: host 0), srq=$(cat /sys/module/softib/parameters/srq)"
 dmesg_mark storm
 check "$N netdevs of ours" wait_for 120 sh -c "test \$(ls -d /sys/class/net/icm* 2>/dev/null | wc -l) -eq $N"
-for d in $(ls /sys/class/net | grep '^icm'); do
-    h=$(ls /sys/class/net/$d/device/infiniband); echo "$d" > /tmp/if.${h#softib}
-done
-ifn() { cat /tmp/if.$1; }
-setup() {
-    for i in $(seq 0 $L); do
-        d=$(ifn $i)
-        echo connected > /sys/class/net/$d/mode || return 1
-        cat /sys/class/net/$d/address > /tmp/mac.$i || return 1
-        /sbin/ip netns add h$i && /sbin/ip link set $d netns h$i || return 1
-        /sbin/ip -n h$i -b - <<EOF || return 1
-link set lo up
-addr add $(addr $i)/16 dev $d
-link set $d up
-EOF
-    done
-}
+hub_map_netdevs $(ls /sys/class/net | grep '^icm')
+setup() { hub_hosts_up $L 16; }
 check "$N namespaces, connected mode, up" setup
-neigh() {
-    for i in $(seq 1 $L); do echo "neigh replace $(addr $i) lladdr $(cat /tmp/mac.$i) nud permanent dev $(ifn 0)"; done |
-        /sbin/ip -n h0 -b - || return 1
-    for i in $(seq 1 $L); do
-        /sbin/ip -n h$i neigh replace $(addr 0) lladdr $(cat /tmp/mac.0) nud permanent dev $(ifn $i) || return 1
-    done
-}
+neigh() { hub_static_neigh $L; }
 check "static neighbours hub <-> every peer" neigh
-n_carrier() { _c=0; for i in $(seq 0 $L); do has_carrier $(ifn $i) h$i && _c=$((_c + 1)); done; echo $_c; }
-check "carrier on all $N" wait_for 240 sh -c "[ \$(for i in \$(seq 0 $L); do /sbin/ip -n h\$i -o link show dev \$(cat /tmp/if.\$i); done | grep -c LOWER_UP) -eq $N ]"
+check "carrier on all $N" wait_for 240 hub_carrier_all $L
 
 HUB=$(ifn 0)
 hubc() { cat "/sys/kernel/debug/ib_ipoib_cm/$HUB/connections"; }

@@ -319,3 +319,43 @@ csumerr() {
         $1 == "Udp:" { uv = $ui }
         END { print tv + uv }'
 }
+
+# ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----
+# hub_map_netdevs NETDEV...: record which softib host each netdev belongs to (/tmp/if.<i>,
+# read back with ifn i); drivers name netdevs in registration order, sysfs says the truth
+hub_map_netdevs() {
+    for _d in "$@"; do
+        _h=$(ls "/sys/class/net/$_d/device/infiniband") || return 1
+        echo "$_d" > "/tmp/if.${_h#softib}"
+    done
+}
+ifn() { cat "/tmp/if.$1"; }
+# hub_hosts_up L PREFIXLEN [LINKCMD...]: hosts 0..L in connected mode, each moved into namespace
+# h<i> with address $(addr i)/PREFIXLEN (the scenario defines addr) and brought up; each LINKCMD
+# is an extra `ip link set <dev> LINKCMD` line before the up (e.g. "mtu 65520"). The hardware
+# addresses are saved in /tmp/mac.<i> for hub_static_neigh.
+hub_hosts_up() {
+    _last=$1 _plen=$2; shift 2
+    for _i in $(seq 0 "$_last"); do
+        _d=$(ifn "$_i")
+        echo connected > "/sys/class/net/$_d/mode" || return 1
+        cat "/sys/class/net/$_d/address" > "/tmp/mac.$_i" || return 1
+        /sbin/ip netns add "h$_i" && /sbin/ip link set "$_d" netns "h$_i" || return 1
+        { echo "link set lo up"; echo "addr add $(addr "$_i")/$_plen dev $_d"
+          for _c in "$@"; do echo "link set $_d $_c"; done; echo "link set $_d up"
+        } | /sbin/ip -n "h$_i" -b - || return 1
+    done
+}
+# hub_static_neigh L: permanent neighbours host 0 -> every peer and every peer -> host 0 (no ARP
+# storm: L peers resolving host 0 at once overrun a UD receive ring under TCG)
+hub_static_neigh() {
+    for _i in $(seq 1 "$1"); do
+        echo "neigh replace $(addr "$_i") lladdr $(cat "/tmp/mac.$_i") nud permanent dev $(ifn 0)"
+    done | /sbin/ip -n h0 -b - || return 1
+    for _i in $(seq 1 "$1"); do
+        /sbin/ip -n "h$_i" neigh replace "$(addr 0)" lladdr "$(cat /tmp/mac.0)" nud permanent \
+            dev "$(ifn "$_i")" || return 1
+    done
+}
+# hub_carrier_all L: hosts 0..L all have carrier in their namespaces
+hub_carrier_all() { for _i in $(seq 0 "$1"); do has_carrier "$(ifn "$_i")" "h$_i" || return 1; done; }

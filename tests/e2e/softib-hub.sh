@@ -30,37 +30,17 @@ diag "hosts=$N"
 check "$N softib devices" test "$(ib_devices | grep -c '^softib')" -eq "$N"
 check "$N ipoib netdevs" wait_for 300 sh -c "test \$(ls -d /sys/class/net/ib* | wc -l) -eq $N"
 # netdev of host i (ipoib names them in registration order, but say so from sysfs)
-for d in $(ipoib_netdevs); do
-    h=$(ls /sys/class/net/$d/device/infiniband); echo "$d" > /tmp/if.${h#softib}
-done
-ifn() { cat /tmp/if.$1; }
+hub_map_netdevs $(ipoib_netdevs)
 check "every host has its netdev" sh -c "for i in \$(seq 0 $L); do test -s /tmp/if.\$i || exit 1; done"
 
-setup() { # every host: connected mode, own namespace h<i>, address, MTU 65520, up
-    for i in $(seq 0 $L); do
-        d=$(ifn $i)
-        echo connected > /sys/class/net/$d/mode || return 1
-        cat /sys/class/net/$d/address > /tmp/mac.$i || return 1
-        /sbin/ip netns add h$i && /sbin/ip link set $d netns h$i || return 1
-        /sbin/ip -n h$i -b - <<EOF || return 1
-link set lo up
-addr add $(addr $i)/16 dev $d
-link set $d mtu 65520
-link set $d up
-EOF
-    done
-}
+setup() { hub_hosts_up $L 16 "mtu 65520"; } # every host: connected, own namespace h<i>, MTU 65520, up
 check "$N namespaces, connected mode, MTU 65520, up" setup
 # Static neighbours between host 0 and every peer: with ARP, 127 hosts resolving host 0 at
 # once broadcast 127 x 3 requests to every host, more than an in-tree ipoib UD receive ring
 # (256) refills under TCG (a first run counted ~2300 drop_no_rwqe on the peers and most
 # pings failed in ARP). This scenario is about softib carrying RC at scale, not an ARP storm.
 neigh() { # host 0 -> every peer, every peer -> host 0 (the RC flag 0x80 in each address)
-    for i in $(seq 1 $L); do echo "neigh replace $(addr $i) lladdr $(cat /tmp/mac.$i) nud permanent dev $(ifn 0)"; done |
-        /sbin/ip -n h0 -b - || return 1
-    for i in $(seq 1 $L); do
-        /sbin/ip -n h$i neigh replace $(addr 0) lladdr $(cat /tmp/mac.0) nud permanent dev $(ifn $i) || return 1
-    done
+    hub_static_neigh $L || return 1
     case $(cat /tmp/mac.0) in 80:*) ;; *) return 1 ;; esac
 }
 check "static neighbours host 0 <-> every peer, addresses with the RC flag" neigh
