@@ -264,7 +264,7 @@ void CmTable::housekeeping()
 			}
 		}
 	}
-	flush_backlogs(now);	// queues a flush left at the RC bound (review s6 L5)
+	flush_backlogs(now);	// a backlog whose kick was lost or refused (review s6 L5)
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
 	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.
@@ -275,8 +275,10 @@ void CmTable::housekeeping()
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&
 					  now - p->used_ms >= idle_ms && now >= p->fallback_until;
-			if (idle)
+			if (idle) {
 				index_.remove(*p);
+				backlogged_.remove(*p);	// its queue was taken (FallBack, retire)
+			}
 			(idle ? gone : keep).push_back(*p);
 		}
 		while (CmPeer *p = keep.pop_front())

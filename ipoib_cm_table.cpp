@@ -16,6 +16,12 @@ extern "C" void ipoib_cm_house_work(kapi_ctx *c) noexcept
 		i->cm().housekeeping();
 }
 
+extern "C" void ipoib_cm_flush_work(kapi_ctx *c) noexcept
+{
+	if (Interface *i = from_ctx<Interface>(c))
+		i->cm().flush_work();
+}
+
 } // namespace
 
 CmTable::CmTable(Interface &ifc)
@@ -123,6 +129,9 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
 	if (!house_)
 		return Status::NoMem;
+	flush_ = kapi_dwork_create(ipoib_cm_flush_work, ifc_.ctx());
+	if (!flush_)
+		return Status::NoMem;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		house_on_ = true;
@@ -213,6 +222,8 @@ void CmTable::stop_begin()
 		if (l)
 			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
 	kapi_dwork_cancel(house_);
+	if (flush_)
+		kapi_dwork_cancel(flush_);	// open_ is false: a later run flushes nothing
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		house_due_ = ~0ull;	// not scheduled: open()'s kick must not be skipped
@@ -282,6 +293,7 @@ void CmTable::stop_end()
 		while (CmPeer *p = peers_.pop_front())
 			peers.push_back(*p);
 		index_.clear();
+		backlogged_.clear();
 		// Exact, not reset: the sends of the connections kept here still complete (their
 		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
 		// none kept, anything left is a leak (it would hold the shared queue): logged.
@@ -341,12 +353,16 @@ void CmTable::teardown()
 			house_on_ = false;
 		}
 		kapi_dwork_cancel(house_);
+		if (flush_)
+			kapi_dwork_cancel(flush_);
 	}
 	free_dead();
 	srq_.destroy();
 	srq_ring_.release();
 	if (house_)
 		kapi_dwork_free(kstd::exchange(house_, static_cast<kapi_dwork *>(nullptr)));
+	if (flush_)
+		kapi_dwork_free(kstd::exchange(flush_, static_cast<kapi_dwork *>(nullptr)));
 	if (wq_)
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
 }
