@@ -308,12 +308,17 @@ void CmTable::stop_end()
 		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
 			   left);
 	free_dead();
+	u64 dropped = 0;	// packets that waited for a connection (issue 11 R6: counted)
 	while (CmPeer *p = peers.pop_front()) {
 		kapi_skb *skb;
-		while (p->pending.pop(skb))
+		while (p->pending.pop(skb)) {
 			kapi_skb_free(skb);
+			dropped++;
+		}
 		delete p;
 	}
+	if (dropped)
+		count(ifs_.cm_tx_drop_teardown, dropped);
 }
 
 // Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the connections
@@ -322,6 +327,7 @@ void CmTable::stop_end()
 void CmTable::teardown()
 {
 	u32 left = 0;
+	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
 	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
@@ -344,6 +350,10 @@ void CmTable::teardown()
 			log().warn("connections still not destroyed after 10 s");
 		kapi_msleep(10);
 	}
+	// The counters go with the interface: the sends ForceDestroy dropped are logged too.
+	if (const u64 n = read_stat(ifs_.cm_tx_drop_teardown) - dropped_before)
+		log().warn("%llu RC send(s) of connections destroyed without their fence dropped (counted: cm_tx_drop_teardown)",
+			   (unsigned long long)n);
 	if (house_) {
 		// Under the lock, as kick_house checks and schedules (review-s5 F6): a retire or
 		// NAPI pass that read house_on_ before this has scheduled it already, and the
@@ -365,23 +375,6 @@ void CmTable::teardown()
 		kapi_dwork_free(kstd::exchange(flush_, static_cast<kapi_dwork *>(nullptr)));
 	if (wq_)
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
-}
-
-// The housekeeping work, unless teardown has cancelled it for good. mod_delayed_work sets the
-// timer to the last request: one that is due later than the pending one is dropped, so a
-// parked wait's deadline (wake_at) is never postponed by the period's reschedule.
-void CmTable::kick_house(u32 ms)
-{
-	if (!house_)
-		return;
-	const u64 due = kapi_now_ms() + ms;
-	kstd::SpinIrqSaveGuard g(lock_);
-	if (!house_on_)
-		return;
-	if (house_due_ != ~0ull && house_due_ <= due)
-		return;	// due sooner already (or overdue, not run yet)
-	house_due_ = due;
-	kapi_dwork_schedule(house_, ms);
 }
 
 // ---- peers

@@ -75,7 +75,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
-	X(cm_peers_freed)
+	X(cm_peers_freed) X(cm_tx_drop_teardown)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -193,6 +193,9 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	// ForceDestroy: n sends of a connection freed unsent or never completed (issue 11 R6):
+	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
+	void rc_destroyed(u32 n);
 	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
 	// are below their wake mark too (counted cm_tx_wake_held when they are not).
 	bool tx_may_wake();

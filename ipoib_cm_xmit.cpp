@@ -227,6 +227,12 @@ void CmTable::rc_sent(u32 n)
 	kapi_netdev_wake_queue(netdev());
 }
 
+void CmTable::rc_destroyed(u32 n)
+{
+	count(ifs_.cm_tx_drop_teardown, n);
+	rc_sent(n);
+}
+
 bool CmTable::path_copy(const HwAddr &peer, kapi_cm_path *out)
 {
 	kstd::SpinIrqSaveGuard l(ifc_.paths_.lock());
@@ -257,7 +263,7 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
 	// cm_inflight_full is not here: such packets wait on their peer's queue (review s7 LOW-2).
 	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
-			read_stat(ifs_.cm_tx_drop_queue_full);
+			read_stat(ifs_.cm_tx_drop_queue_full) + read_stat(ifs_.cm_tx_drop_teardown);
 	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;
 	o.rx_dropped += t.rc_rx_drop_nomem;
 }
