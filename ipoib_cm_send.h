@@ -24,7 +24,7 @@ namespace ipoib {
 // and increment cannot race another producer, and the consumer only lowers the count.
 class RcSendBudget : kstd::NonCopyable {
 public:
-	explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
+	constexpr explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
 	void set_limit(u32 limit) { limit_ = limit; }
 	u32 limit() const { return limit_; }
 	// One slot for a post; false at the bound (nothing reserved).

@@ -247,7 +247,7 @@ struct QPeer {
 };
 
 struct RcX {
-	explicit RcX(u32 limit) : b(under) { b.set_limit(limit); }
+	constexpr RcX() : b(under) {}	// constinit: no guard variable in the kernel
 	struct Lock {
 		explicit Lock(RcX &x) : x_(x) { x_.nested += x_.locked++ != 0; }
 		~Lock() { x_.locked--; }
@@ -296,7 +296,8 @@ struct RcX {
 // take the slots first: LOW-2).
 KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 {
-	static RcX x(8);
+	static constinit RcX x;
+	x.b.set_limit(8);
 	static QPeer a, b;
 	a.id = 1;
 	b.id = 2;
@@ -336,7 +337,8 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 // next flush; only a full queue refuses it.
 KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
 {
-	static RcX x(2);
+	static constinit RcX x;
+	x.b.set_limit(2);
 	static QPeer a;
 	a.id = 1;
 	EXPECT_TRUE(cm_xmit_rc(x, a, 0) == CmRcXmit::Sent);
