@@ -358,7 +358,7 @@ void Connection::destroy()
 		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
 	rx_.release();
 	if (const u32 n = tx_.drain())	// ForceDestroy: sends NAPI will never complete
-		t_.rc_sent(n);
+		t_.rc_destroyed(n);	// dropped: counted (issue 11 R6)
 	destroyed_ = true;
 	t_.retire(*this);
 }

@@ -32,80 +32,55 @@ Connection *CmTable::candidate(CmPeer &p)
 
 // The queue that waited for p's send path goes out while the RC send bound has room
 // (review-s5 R5: the flush posted all 64 whatever the bound the CQ is sized for). What does
-// not fit stays at the front of p.pending, in order (review s6 L5: it was requeued to the
-// stack, behind what the qdisc held, and under noqueue dropped on the stopped queue): xmit
-// queues p's newer packets behind it (cm_post_now), and the flush continues from xmit's next
-// packet to p or from the housekeeping work rc_sent kicks once the bound has room again.
-// p.pending only grows under the xmit lock we hold (xmit, this), so nothing is pushed while
-// it is out here; the work items' FallBack and retire only take from it. p lives: peers are
-// freed only under the xmit lock. The connection lives until QuiesceTx, which waits for us.
+// not fit stays at the front of p.pending, in order, and p joins the backlog (review s6 L5:
+// it was requeued to the stack, behind what the qdisc held, and under noqueue dropped on the
+// stopped queue): xmit queues p's newer packets behind it and flushes the backlog before any
+// packet of its own (review s7 MED-1), and the flush work rc_sent kicks continues it once the
+// bound has room again (cm_flush_peer, cm_xmit_rc). p.pending only grows under the xmit lock
+// we hold (xmit, this); the work items' FallBack and retire only take from it. p lives: peers
+// are freed only under the xmit lock. The connection lives until QuiesceTx, which waits for us.
 void CmTable::flush(CmPeer &p, u64 now)
 {
-	CmPending q;
-	Connection *c;
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		c = p.send;
-		// Datagram mode: mode_changed drains p.pending under the xmit lock we hold, after
-		// its store of connected_ under lock_ (review s7 MED-2: a flush begun after the
-		// switch pushed its rest back behind that drain, and nothing drained it again).
-		if (!may_send(c) || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
-			return;
-		kapi_skb *skb;
-		while (p.pending.pop(skb))
-			if (!q.push(skb))
-				kapi_skb_free(skb);	// same capacity: cannot happen
-	}
-	cm_flush_bounded(q, [this] { return rc_reserve(); }, [&](kapi_skb *skb) { post_rc(*c, skb, now); });
-	if (q.empty())
-		return;
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		KSTD_WARN_ON(!p.pending.empty());	// nobody pushes without the xmit lock
-		kapi_skb *skb;
-		while (q.pop(skb))
-			if (!p.pending.push(skb))
-				kapi_skb_free(skb);	// same capacity: cannot happen
-	}
+	RcOrder x{*this, now};
+	cm_flush_peer(x, p);
+}
+
+void CmTable::flush_held()
+{
 	count(ifs_.cm_tx_flush_held);
 	__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
 	// Sends completed between our refusal and the store saw no backlog: look again.
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (budget_.below_wake() && __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
-		kick_house(0);
+		kick_flush();
 }
 
-// Housekeeping (each run, and at once when rc_sent saw the bound free again): the peers whose
-// flush stopped at the bound, a batch at a time under the xmit lock (collected under lock_;
-// none is freed while we hold the xmit lock). A flush stopping again sets backlog_ again.
+// The flush work (rc_sent's kick) and each housekeeping run: the backlogged peers only, a
+// round in the order they began to wait (review s7 LOW-4: each kick ran all of housekeeping
+// and walked every peer). A flush stopping again asks for the next kick (flush_held).
 void CmTable::flush_backlogs(u64 now)
 {
-	constexpr u32 kBatch = 16;
 	kapi_netdev_xmit_lock(netdev());
-	CmPeer *batch[kBatch];
-	u32 n = 0;
-	bool more = false;
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		for (CmPeer &p : peers_) {
-			if (!open_)
-				break;
-			if (!p.send || p.pending.empty())
-				continue;
-			if (n == kBatch) {
-				more = true;
-				break;
-			}
-			batch[n++] = &p;
-		}
+	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE)) {
+		RcOrder x{*this, now};
+		cm_flush_backlog<CmPeer>(x);
 	}
-	for (u32 i = 0; i < n; i++)
-		flush(*batch[i], now);
 	kapi_netdev_xmit_unlock(netdev());
-	if (more) {
-		__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
-		kick_house(0);
-	}
+}
+
+void CmTable::flush_work()
+{
+	flush_backlogs(kapi_now_ms());
+}
+
+// Scheduled now unless teardown stopped it (house_on_, under lock_ as teardown clears it).
+void CmTable::kick_flush()
+{
+	if (!flush_)
+		return;
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (house_on_)
+		kapi_dwork_schedule(flush_, 0);
 }
 
 void CmTable::start_sending(Connection &c)

@@ -24,7 +24,7 @@ namespace ipoib {
 // and increment cannot race another producer, and the consumer only lowers the count.
 class RcSendBudget : kstd::NonCopyable {
 public:
-	explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
+	constexpr explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
 	void set_limit(u32 limit) { limit_ = limit; }
 	u32 limit() const { return limit_; }
 	// One slot for a post; false at the bound (nothing reserved).
@@ -152,6 +152,165 @@ u32 cm_flush_bounded(kstd::Ring<T, N> &q, Reserve reserve, Send send)
 inline bool cm_post_now(bool may_send, u32 waiting)
 {
 	return may_send && waiting == 0;
+}
+
+// The peers whose pending queue waits for the RC send bound (a flush stopped there, or xmit
+// met it, review s7 MED-1, LOW-2), in the order they began to wait, each at most once: P has
+// `P *bnext` and `bool backlogged`. add/pop/remove/clear are serialised by the caller (the
+// table lock); waiting() may be read without it (xmit's fast path: a relaxed load, review s7
+// LOW-5). What flushes it walks only these peers (review s7 LOW-4: every peer was walked).
+template <typename P> class CmBacklog : kstd::NonCopyable {
+public:
+	u32 waiting() const { return __atomic_load_n(&n_, __ATOMIC_RELAXED); }
+	void add(P &p)
+	{
+		if (p.backlogged)
+			return;
+		p.backlogged = true;
+		p.bnext = nullptr;
+		(tail_ ? tail_->bnext : head_) = &p;
+		tail_ = &p;
+		__atomic_store_n(&n_, n_ + 1, __ATOMIC_RELAXED);
+	}
+	P *front() const { return head_; }
+	P *pop()
+	{
+		P *p = head_;
+		if (!p)
+			return nullptr;
+		head_ = p->bnext;
+		if (!head_)
+			tail_ = nullptr;
+		unlink(*p);
+		return p;
+	}
+	// A peer about to be freed (true when it was listed).
+	bool remove(P &p)
+	{
+		if (!p.backlogged)
+			return false;
+		P *prev = nullptr;
+		for (P *q = head_; q; prev = q, q = q->bnext) {
+			if (q != &p)
+				continue;
+			(prev ? prev->bnext : head_) = p.bnext;
+			if (tail_ == &p)
+				tail_ = prev;
+			unlink(p);
+			return true;
+		}
+		return false;
+	}
+	void clear()
+	{
+		while (pop())
+			;
+	}
+
+private:
+	void unlink(P &p)
+	{
+		p.bnext = nullptr;
+		p.backlogged = false;
+		__atomic_store_n(&n_, n_ - 1, __ATOMIC_RELAXED);
+	}
+	P *head_ = nullptr;
+	P *tail_ = nullptr;
+	u32 n_ = 0;
+};
+
+// All of from onto the back of to, in order (same capacity: the caller knows it fits).
+template <typename T, u32 N> void cm_ring_move(kstd::Ring<T, N> &from, kstd::Ring<T, N> &to)
+{
+	T v;
+	while (from.pop(v))
+		(void)to.push(v);
+}
+
+// The order of RC sends under the tx queue's xmit lock (review s7 MED-1 and LOW-2), for a
+// context X that gives: guard() (the table lock, for the queues and the backlog),
+// backlog() (its CmBacklog<P>), may_flush(p) (table lock held: p's send path may send, in
+// connected mode), reserve() (one RC slot, false at the bound: it stops the netdev queue),
+// post(p, v) (over p's send path, slot reserved) and held() (a flush stopped at the bound:
+// counted, and the housekeeping work is asked to continue once sends complete).
+//
+// p's pending queue goes out while the bound has room; the rest stays at its front, in
+// order (review s6 L5), and p waits in the backlog: where it was when nothing of it fitted
+// (its turn is not lost to a full bound), at the back when it had its share (the peers
+// behind it go next). A peer that may not flush leaves the backlog: its hand-over
+// (StartSending, StopSending) or the mode switch takes its queue. True when nothing waits.
+template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
+{
+	decltype(p.pending) q;
+	{
+		auto g = x.guard();
+		if (!x.may_flush(p)) {
+			x.backlog().remove(p);
+			return true;
+		}
+		cm_ring_move(p.pending, q);
+	}
+	const u32 sent = cm_flush_bounded(q, [&] { return x.reserve(); }, [&](auto v) { x.post(p, v); });
+	{
+		auto g = x.guard();
+		if (q.empty()) {
+			x.backlog().remove(p);
+			return true;
+		}
+		// Nothing was pushed meanwhile: p.pending grows only under the xmit lock we hold.
+		cm_ring_move(q, p.pending);
+		if (sent)
+			x.backlog().remove(p);
+		x.backlog().add(p);	// no-op when it kept its place
+	}
+	x.held();
+	return false;
+}
+
+// The peers that waited for the bound, oldest first, each listed when the round begins at
+// most once; the first that does not go out whole ends the round (the bound is full).
+template <typename P, typename X> void cm_flush_backlog(X &x)
+{
+	for (u32 n = x.backlog().waiting(); n; n--) {
+		P *p;
+		{
+			auto g = x.guard();
+			p = x.backlog().front();
+		}
+		if (!p || !cm_flush_peer(x, *p))
+			return;
+	}
+}
+
+// Sent: posted. Queued: behind p's waiting packets. AtBound: queued because the bound was
+// full (review s7 LOW-2). Full: p's queue is full, v not taken.
+enum class CmRcXmit { Sent, Queued, AtBound, Full };
+
+// xmit of v to peer p whose send path may send (tx queue's xmit lock held). Peers that waited
+// for the bound go first (review s7 MED-1: rc_sent woke the netdev queue, and the qdisc's
+// packets of a busy peer took every freed slot before the housekeeping work flushed the
+// waiting peer's queue: it starved while the other kept the bound busy). Then v goes at once
+// only when nothing of p waits and a slot is free; otherwise it queues behind p's packets
+// (at the bound too, review s7 LOW-2: it was dropped there) and is sent in turn. Full: p's
+// queue is full, v not taken (the caller drops it, counted).
+template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T v)
+{
+	if (x.backlog().waiting())
+		cm_flush_backlog<P>(x);
+	// Unlocked: pushes happen only under the xmit lock we hold, and the work items' pops
+	// only shrink it, so an empty queue seen here stays empty (LOW-5: relaxed loads).
+	const bool behind = !cm_post_now(true, p.pending.size_relaxed());
+	if (!behind && x.reserve()) {
+		x.post(p, v);
+		return CmRcXmit::Sent;
+	}
+	{
+		auto g = x.guard();
+		if (!p.pending.push(v))
+			return CmRcXmit::Full;
+	}
+	cm_flush_peer(x, p);
+	return behind ? CmRcXmit::Queued : CmRcXmit::AtBound;
 }
 
 } // namespace ipoib

@@ -219,6 +219,23 @@ void CmTable::mode_changed(bool connected)
 	}
 }
 
+// The housekeeping work, unless teardown has cancelled it for good. mod_delayed_work sets the
+// timer to the last request: one that is due later than the pending one is dropped, so a
+// parked wait's deadline (wake_at) is never postponed by the period's reschedule.
+void CmTable::kick_house(u32 ms)
+{
+	if (!house_)
+		return;
+	const u64 due = kapi_now_ms() + ms;
+	kstd::SpinIrqSaveGuard g(lock_);
+	if (!house_on_)
+		return;
+	if (house_due_ != ~0ull && house_due_ <= due)
+		return;	// due sooner already (or overdue, not run yet)
+	house_due_ = due;
+	kapi_dwork_schedule(house_, ms);
+}
+
 void CmTable::housekeeping()
 {
 	{
@@ -237,6 +254,11 @@ void CmTable::housekeeping()
 	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
 	kstd::List<CmPeer> gone;
 	u64 next = now + kCmHousekeepMs;
+	// Logged after lock_ is dropped (review s7 LOW-6: with netconsole on this device a printk
+	// re-enters xmit, which takes lock_). Each event comes once per connection (it tears it
+	// down); past the array the rest are counted only (cm_drain_timeouts, cm_watchdog_teardowns).
+	constexpr u32 kLogMax = 8;
+	u32 late_fence[kLogMax], stalled[kLogMax], nfence = 0, nstalled = 0;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_)
@@ -247,8 +269,8 @@ void CmTable::housekeeping()
 			if (due > now && due < next)
 				next = due;
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
-				log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)",
-					   c.qpn(), kCmDrainTimeoutMs);
+				if (nfence < kLogMax)
+					late_fence[nfence++] = c.qpn();
 				c.feed(cm::Event::of(cm::Ev::DrainTimeout));
 				continue;
 			}
@@ -258,13 +280,19 @@ void CmTable::housekeeping()
 				c.feed(cm::Event::of(cm::Ev::IdleTimeout));
 			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
 				// once per connection: the event tears it down (cm_watchdog_teardowns)
-				log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", c.qpn(),
-					   (unsigned)cm::kSendWatchdogMs);
+				if (nstalled < kLogMax)
+					stalled[nstalled++] = c.qpn();
 				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
 			}
 		}
 	}
-	flush_backlogs(now);	// queues a flush left at the RC bound (review s6 L5)
+	for (u32 i = 0; i < nfence; i++)
+		log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)", late_fence[i],
+			   kCmDrainTimeoutMs);
+	for (u32 i = 0; i < nstalled; i++)
+		log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", stalled[i],
+			   (unsigned)cm::kSendWatchdogMs);
+	flush_backlogs(now);	// a backlog whose kick was lost or refused (review s6 L5)
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
 	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.
@@ -275,8 +303,10 @@ void CmTable::housekeeping()
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&
 					  now - p->used_ms >= idle_ms && now >= p->fallback_until;
-			if (idle)
+			if (idle) {
 				index_.remove(*p);
+				backlogged_.remove(*p);	// its queue was taken (FallBack, retire)
+			}
 			(idle ? gone : keep).push_back(*p);
 		}
 		while (CmPeer *p = keep.pop_front())

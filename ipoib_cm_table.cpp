@@ -16,6 +16,12 @@ extern "C" void ipoib_cm_house_work(kapi_ctx *c) noexcept
 		i->cm().housekeeping();
 }
 
+extern "C" void ipoib_cm_flush_work(kapi_ctx *c) noexcept
+{
+	if (Interface *i = from_ctx<Interface>(c))
+		i->cm().flush_work();
+}
+
 } // namespace
 
 CmTable::CmTable(Interface &ifc)
@@ -123,6 +129,9 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	house_ = kapi_dwork_create(ipoib_cm_house_work, ifc_.ctx());
 	if (!house_)
 		return Status::NoMem;
+	flush_ = kapi_dwork_create(ipoib_cm_flush_work, ifc_.ctx());
+	if (!flush_)
+		return Status::NoMem;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		house_on_ = true;
@@ -213,6 +222,8 @@ void CmTable::stop_begin()
 		if (l)
 			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
 	kapi_dwork_cancel(house_);
+	if (flush_)
+		kapi_dwork_cancel(flush_);	// open_ is false: a later run flushes nothing
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		house_due_ = ~0ull;	// not scheduled: open()'s kick must not be skipped
@@ -282,6 +293,7 @@ void CmTable::stop_end()
 		while (CmPeer *p = peers_.pop_front())
 			peers.push_back(*p);
 		index_.clear();
+		backlogged_.clear();
 		// Exact, not reset: the sends of the connections kept here still complete (their
 		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
 		// none kept, anything left is a leak (it would hold the shared queue): logged.
@@ -296,12 +308,17 @@ void CmTable::stop_end()
 		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
 			   left);
 	free_dead();
+	u64 dropped = 0;	// packets that waited for a connection (issue 11 R6: counted)
 	while (CmPeer *p = peers.pop_front()) {
 		kapi_skb *skb;
-		while (p->pending.pop(skb))
+		while (p->pending.pop(skb)) {
 			kapi_skb_free(skb);
+			dropped++;
+		}
 		delete p;
 	}
+	if (dropped)
+		count(ifs_.cm_tx_drop_teardown, dropped);
 }
 
 // Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the connections
@@ -310,6 +327,7 @@ void CmTable::stop_end()
 void CmTable::teardown()
 {
 	u32 left = 0;
+	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
 	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
@@ -332,6 +350,10 @@ void CmTable::teardown()
 			log().warn("connections still not destroyed after 10 s");
 		kapi_msleep(10);
 	}
+	// The counters go with the interface: the sends ForceDestroy dropped are logged too.
+	if (const u64 n = read_stat(ifs_.cm_tx_drop_teardown) - dropped_before)
+		log().warn("%llu RC send(s) of connections destroyed without their fence dropped (counted: cm_tx_drop_teardown)",
+			   (unsigned long long)n);
 	if (house_) {
 		// Under the lock, as kick_house checks and schedules (review-s5 F6): a retire or
 		// NAPI pass that read house_on_ before this has scheduled it already, and the
@@ -341,31 +363,18 @@ void CmTable::teardown()
 			house_on_ = false;
 		}
 		kapi_dwork_cancel(house_);
+		if (flush_)
+			kapi_dwork_cancel(flush_);
 	}
 	free_dead();
 	srq_.destroy();
 	srq_ring_.release();
 	if (house_)
 		kapi_dwork_free(kstd::exchange(house_, static_cast<kapi_dwork *>(nullptr)));
+	if (flush_)
+		kapi_dwork_free(kstd::exchange(flush_, static_cast<kapi_dwork *>(nullptr)));
 	if (wq_)
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
-}
-
-// The housekeeping work, unless teardown has cancelled it for good. mod_delayed_work sets the
-// timer to the last request: one that is due later than the pending one is dropped, so a
-// parked wait's deadline (wake_at) is never postponed by the period's reschedule.
-void CmTable::kick_house(u32 ms)
-{
-	if (!house_)
-		return;
-	const u64 due = kapi_now_ms() + ms;
-	kstd::SpinIrqSaveGuard g(lock_);
-	if (!house_on_)
-		return;
-	if (house_due_ != ~0ull && house_due_ <= due)
-		return;	// due sooner already (or overdue, not run yet)
-	house_due_ = due;
-	kapi_dwork_schedule(house_, ms);
 }
 
 // ---- peers

@@ -57,6 +57,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	Connection *passive = nullptr;	// accepted from the peer
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
+	CmPeer *bnext = nullptr;	// CmBacklog's chain (the table lock)
+	bool backlogged = false;	// in the table's backlog: pending waits for the RC bound
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
 	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
@@ -73,7 +75,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
-	X(cm_peers_freed)
+	X(cm_peers_freed) X(cm_tx_drop_teardown)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -133,6 +135,7 @@ public:
 	void mode_changed(bool connected);	// rtnl held: the interface's admin mode changed
 	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }	// any context
 	void housekeeping();			// the delayed work
+	void flush_work();			// the flush work: the backlog alone (kick_flush)
 	void show(kapi_seq *s);			// debugfs connections
 	void show_limits(kapi_seq *s);		// debugfs cm_limits
 	// debugfs send_accepted (docs/connected.md §2 "Who sends"): the test knob, read by the
@@ -190,6 +193,9 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	// ForceDestroy: n sends of a connection freed unsent or never completed (issue 11 R6):
+	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
+	void rc_destroyed(u32 n);
 	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
 	// are below their wake mark too (counted cm_tx_wake_held when they are not).
 	bool tx_may_wake();
@@ -204,7 +210,7 @@ public:
 
 private:
 	CmPeer *find(const HwAddr &a) { return index_.find(a); }	// lock or tx lock held
-	Verdict send_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held
+	Verdict send_rc(CmPeer &p, kapi_skb *skb, u64 now);	// tx lock held, may_send(p.send)
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
 	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
@@ -228,7 +234,22 @@ private:
 	// first, while the send bound has room (review-s5 R5); the rest stays queued, in order,
 	// and backlog_ asks the housekeeping work to continue once sends complete (review s6 L5).
 	void flush(CmPeer &p, u64 now);
-	void flush_backlogs(u64 now);	// housekeeping: every peer whose flush stopped at the bound
+	// The peers whose flush stopped at the bound (backlogged_), oldest first: the flush work
+	// rc_sent kicks, and each housekeeping run. Takes the xmit lock.
+	void flush_backlogs(u64 now);
+	void kick_flush();	// NAPI or any context: the flush work, unless teardown stopped it
+	// cm_xmit_rc's context (ipoib_cm_send.h): the table lock, the backlog, the bound, the post.
+	struct RcOrder {
+		CmTable &t;
+		u64 now;
+		kstd::SpinIrqSaveGuard guard() { return kstd::SpinIrqSaveGuard(t.lock_); }
+		CmBacklog<CmPeer> &backlog() { return t.backlogged_; }
+		bool may_flush(CmPeer &p) const;
+		bool reserve() { return t.rc_reserve(); }
+		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
+		void held() { t.flush_held(); }
+	};
+	void flush_held();	// a flush stopped at the bound: counted, the flush work asked for
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 
 	Interface &ifc_;
@@ -242,6 +263,7 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
+	kapi_dwork *flush_ = nullptr;	// flush_backlogs alone (review s7 LOW-4), gated by house_on_ too
 	bool house_on_ = false;		// lock_: house_ may be scheduled (start() .. teardown())
 	u64 house_due_ = ~0ull;		// lock_: when house_ is scheduled to run (~0: none, or running)
 	u64 waits_cut_ = ~0ull;		// atomic: no graceful wait lasts beyond (interface stop)
@@ -264,7 +286,8 @@ private:
 						// and the rings that need a retry (needs_retry)
 	Connection *rx_stops_ = nullptr;	// lock_: rx_stop_request() not yet run by NAPI
 	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
-	bool backlog_ = false;		// atomic: a flush stopped at the RC bound (rc_sent kicks housekeeping)
+	bool backlog_ = false;		// atomic: a flush stopped at the RC bound (rc_sent kicks the flush work)
+	CmBacklog<CmPeer> backlogged_;	// lock_: the peers whose queue waits for the bound
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)

@@ -44,20 +44,17 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	// xmit lock we hold (publish, stop_sending: kapi_netdev_xmit_lock, which every xmit
 	// holds whatever the root qdisc, noqueue and netpoll included, review s6 M2), and peers
 	// are unlinked and freed only under it too (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
-	// linked (CmPeerIndex). Not while packets of the peer still wait (a flush stopped at the
-	// RC bound, review s6 L5): p->pending grows only under the xmit lock we hold, and the work
-	// items only take from it, so an empty one seen here stays empty.
+	// linked (CmPeerIndex). The order against packets that wait (the peer's own, and other
+	// peers' stopped at the RC bound) is cm_xmit_rc's (send_rc).
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
 		if (CmPeer *p = find(key)) {
-			Connection *c = p->send;
-			if (cm_post_now(may_send(c), p->pending.size())) {
+			if (may_send(p->send)) {
 				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
-				return send_rc(*c, skb, now);
+				return send_rc(*p, skb, now);
 			}
 		}
 	}
-	Connection *send = nullptr;
-	CmPeer *behind = nullptr;	// queued behind p's waiting packets: flush them now
+	CmPeer *send = nullptr;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		// the mode is read again here: mode_changed(false) requeues what waits under lock_
@@ -78,18 +75,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			}
 		}
 		p->used_ms = now;
-		if (cm_post_now(may_send(p->send), p->pending.size())) {
-			send = p->send;
-		} else if (may_send(p->send)) {
-			// Behind the packets a flush left at the RC bound (review s6 L5), in order;
-			// never ahead of them over UD (the queue-full case below would reorder).
-			if (!p->pending.push(skb)) {
-				count(ifs_.cm_tx_drop_queue_full);
-				kapi_skb_free(skb);
-				return Verdict::Done;
-			}
-			count(ifs_.cm_tx_queued);
-			behind = p;
+		if (may_send(p->send)) {
+			// Published meanwhile: send_rc queues behind what waits (review s6 L5),
+			// never ahead of it over UD (the queue-full case below would reorder).
+			send = p;
 		} else if (p->fallback_until && now < p->fallback_until) {
 			count(ifs_.cm_tx_fallback_ud);
 			return Verdict::UseUd;
@@ -133,25 +122,42 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			return Verdict::Done;
 		}
 	}
-	if (behind) {
-		flush(*behind, now);	// p lives: peers are freed only under the xmit lock we hold
-		return Verdict::Done;
-	}
-	return send_rc(*send, skb, now);
+	return send_rc(*send, skb, now);	// p lives: peers are freed only under the xmit lock we hold
 }
 
-// Outside the table lock: the connection lives until QuiesceTx, which waits for us.
-CmTable::Verdict CmTable::send_rc(Connection &c, kapi_skb *skb, u64 now)
+// Outside the table lock: p's send path lives until QuiesceTx, which waits for us, and
+// p->send changes only under the xmit lock we hold. The backlog of other peers goes first,
+// then this packet, or it waits behind p's (cm_xmit_rc: review s7 MED-1, LOW-2).
+CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 {
-	if (!rc_reserve()) {
-		// The queue was stopped at the bound and nothing wakes it before the RC sends
-		// are below half: only a race gets here.
+	RcOrder x{*this, now};
+	switch (cm_xmit_rc(x, p, skb)) {
+	case CmRcXmit::Sent:
+		break;
+	case CmRcXmit::AtBound:
+		// The stop/wake race, or a backlog flushed first took the slots: it waits on
+		// p's queue (it was dropped here before session 8).
 		count(ifs_.cm_inflight_full);
+		count(ifs_.cm_tx_queued);
+		break;
+	case CmRcXmit::Queued:
+		count(ifs_.cm_tx_queued);
+		break;
+	case CmRcXmit::Full:
+		count(ifs_.cm_tx_drop_queue_full);
 		kapi_skb_free(skb);
-		return Verdict::Done;
+		break;
 	}
-	post_rc(c, skb, now);
 	return Verdict::Done;
+}
+
+// Table lock held (cm_flush_peer): p's send path may take a packet now, in connected mode:
+// mode_changed drains p.pending under the xmit lock we hold, after its store of connected_
+// under lock_ (review s7 MED-2: a flush begun after the switch pushed its rest back behind
+// that drain, and nothing drained it again).
+bool CmTable::RcOrder::may_flush(CmPeer &p) const
+{
+	return may_send(p.send) && __atomic_load_n(&t.connected_, __ATOMIC_RELAXED);
 }
 
 // A slot reserved: the connection posts it (it orphans the skb first, Connection::send) or
@@ -206,11 +212,12 @@ void CmTable::rc_sent(u32 n)
 {
 	budget_.complete(n);	// fully ordered: the fence of the wake rule above
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	// A flush stopped at the bound (review s6 L5): the housekeeping work continues it under
-	// the xmit lock, which NAPI must not take (netpoll polls NAPI with that lock held).
+	// A flush stopped at the bound (review s6 L5): the flush work continues it under the xmit
+	// lock, which NAPI must not take (netpoll polls NAPI with that lock held); xmit flushes it
+	// too, before its own packet, when the queue wakes first (review s7 MED-1).
 	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.below_wake() &&
 	    __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
-		kick_house(0);
+		kick_flush();
 	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
 		return;
 	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
@@ -218,6 +225,12 @@ void CmTable::rc_sent(u32 n)
 		return;
 	}
 	kapi_netdev_wake_queue(netdev());
+}
+
+void CmTable::rc_destroyed(u32 n)
+{
+	count(ifs_.cm_tx_drop_teardown, n);
+	rc_sent(n);
 }
 
 bool CmTable::path_copy(const HwAddr &peer, kapi_cm_path *out)
@@ -248,8 +261,9 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	o.tx_bytes += t.rc_tx_bytes;
 	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
 	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
+	// cm_inflight_full is not here: such packets wait on their peer's queue (review s7 LOW-2).
 	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
-			read_stat(ifs_.cm_tx_drop_queue_full) + read_stat(ifs_.cm_inflight_full);
+			read_stat(ifs_.cm_tx_drop_queue_full) + read_stat(ifs_.cm_tx_drop_teardown);
 	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;
 	o.rx_dropped += t.rc_rx_drop_nomem;
 }

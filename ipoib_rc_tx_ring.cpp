@@ -67,6 +67,14 @@ void RcTxRing::unmap(const RcTxSlot &s, u32 idx)
 		kapi_dma_unmap_frag(ib_, dma[i - 1], kapi_skb_frag_len(s.skb, i - 1));
 }
 
+// Octets 2-3 of hdr are already what encap_set_csum would write for how.
+static bool encap_csum_as(const u8 *hdr, cm::TxCsum how)
+{
+	u8 want[kEncapLen] = {hdr[0], hdr[1], hdr[2], hdr[3]};
+	cm::encap_set_csum(want, how);
+	return want[2] == hdr[2] && want[3] == hdr[3];
+}
+
 RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 {
 	const u32 size = slots_.size();
@@ -80,7 +88,16 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	const bool partial = kapi_skb_csum_partial(skb, &csum_off) != 0;
 	const cm::TxCsum how = cm::tx_csum(partial, partial ? kapi_skb_csum_start(skb) : 0, csum_off,
 					   kapi_skb_data(skb), kapi_skb_headlen(skb), csum_free);
-	cm::encap_set_csum(kapi_skb_data(skb), how);	// the mark, or RFC 4391 §6's zero
+	// The mark, or RFC 4391 §6's zero: written only when octets 2-3 differ, and into a head
+	// of the skb's own (review s7 LOW-3: a clone's head, a tap's or tc mirred's, is shared,
+	// and every RC send wrote it). A failed copy is a drop, counted with the checksum's.
+	if (!encap_csum_as(kapi_skb_data(skb), how)) {
+		if (kapi_skb_cow_head(skb) != 0) {
+			count_local(*c_.drop_csum);
+			return RcPost::Csum;
+		}
+		cm::encap_set_csum(kapi_skb_data(skb), how);
+	}
 	switch (how) {
 	case cm::TxCsum::AsIs:
 		break;

@@ -38,7 +38,7 @@ struct RcTxSlot {
 	u32 nsge = 0;	// head_dma, then nsge - 1 fragment mappings in the slot's row
 };
 
-// One chunk of the gather table: the fragments' mappings of kTxRowsPerChunk slots. 14 rows
+// One chunk of the gather table: the fragments' mappings of kTxRowsPerChunk slots. 15 rows
 // of 17 addresses are 2040 bytes: one kmalloc-2k object, never a high-order allocation.
 inline constexpr u32 kTxFragsPerRow = KAPI_RC_SEND_SGE_MAX - 1;
 inline constexpr u32 kTxRowsPerChunk = 15;

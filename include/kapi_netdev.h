@@ -72,7 +72,8 @@ void kapi_netdev_start_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_stop_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_wake_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 int kapi_netdev_queue_stopped(struct kapi_netdev *nd) KAPI_NOEXCEPT;
-/* netif_tx_lock_bh + unlock: every ndo_start_xmit running when called has returned. */
+/* The tx queue's _xmit_lock taken and dropped (kapi_netdev_xmit_lock): every ndo_start_xmit
+ * running when called has returned, on any path (noqueue and netpoll included). */
 void kapi_netdev_tx_barrier(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* The netdev's one tx queue's own _xmit_lock (__netif_tx_lock_bh on queue 0, BHs off): every
  * ndo_start_xmit of a device without LLTX runs under it, whatever the root qdisc. Not

@@ -57,6 +57,9 @@ int kapi_skb_csum_partial(const struct kapi_skb *skb, kapi_u16 *csum_offset) KAP
 kapi_u32 kapi_skb_csum_start(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_checksum_help: fills in a CHECKSUM_PARTIAL skb's checksum (0 or -errno). */
 int kapi_skb_checksum_help(struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* skb_cow_head(skb, 0): the head is the skb's own (a clone's shared head copied) before it is
+ * written; 0 or -ENOMEM. */
+int kapi_skb_cow_head(struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_frag_size of fragment i (i < kapi_skb_nr_frags). */
 kapi_u32 kapi_skb_frag_len(const struct kapi_skb *skb, kapi_u32 i) KAPI_NOEXCEPT;
 /* dev_queue_xmit (the skb's data must start at its hard header again) */

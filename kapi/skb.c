@@ -133,6 +133,11 @@ int kapi_skb_checksum_help(struct kapi_skb *skb)
 	return skb_checksum_help(to_skb(skb));
 }
 
+int kapi_skb_cow_head(struct kapi_skb *skb)
+{
+	return skb_cow_head(to_skb(skb), 0);
+}
+
 u32 kapi_skb_frag_len(const struct kapi_skb *s, u32 i)
 {
 	return skb_frag_size(&skb_shinfo(to_skb(s))->frags[i]);

@@ -234,6 +234,155 @@ KTEST(cm_flush_bounded, peer_order_kept_across_the_bound)
 	EXPECT_EQ(under, 0u);
 }
 
+// ------------------------------------------------------------------ cm_xmit_rc, CmBacklog
+
+// Peers and the table for cm_xmit_rc: a budget, the wire (which peer's packet, in post
+// order), and a table "lock" that checks the order rules: never taken twice, never held
+// across a reserve or a post (the kernel's table lock is irqsave; posts take the QP's).
+struct QPeer {
+	int id = 0;
+	kstd::Ring<int, 64> pending;
+	QPeer *bnext = nullptr;
+	bool backlogged = false;
+};
+
+struct RcX {
+	constexpr RcX() : b(under) {}	// constinit: no guard variable in the kernel
+	struct Lock {
+		explicit Lock(RcX &x) : x_(x) { x_.nested += x_.locked++ != 0; }
+		~Lock() { x_.locked--; }
+		RcX &x_;
+	};
+	Lock guard() { return Lock(*this); }
+	CmBacklog<QPeer> &backlog() { return bl; }
+	bool may_flush(QPeer &) { return true; }
+	bool reserve()
+	{
+		unlocked_ok &= locked == 0;
+		return b.reserve();
+	}
+	void post(QPeer &p, int v)
+	{
+		unlocked_ok &= locked == 0;
+		if (nw < 512) {
+			wp[nw] = p.id;
+			wv[nw] = v;
+			nw++;
+		}
+	}
+	void held() { nheld++; }
+	// Posted packets of peer id, in post order, are 0, 1, 2, ... and there are n of them.
+	bool in_order(int id, int n) const
+	{
+		int next = 0;
+		for (int i = 0; i < nw; i++)
+			if (wp[i] == id && wv[i] != next++)
+				return false;
+		return next == n;
+	}
+	u64 under = 0;
+	RcSendBudget b;
+	CmBacklog<QPeer> bl;
+	int locked = 0, nested = 0, nw = 0, nheld = 0;
+	bool unlocked_ok = true;
+	int wp[512] = {}, wv[512] = {};
+};
+
+// Review s7 MED-1: peer B's queue stopped at the bound (its StartSending found the bound
+// busy) while peer A keeps it busy: each round NAPI completes 4 sends (rc_sent wakes the
+// netdev queue and kicks the housekeeping work) and the qdisc hands xmit 4 packets of A
+// before that work runs. B's backlog must drain from xmit in spite of the late work item,
+// and every packet of both arrives once, in order (A's are queued, not dropped, when B's
+// take the slots first: LOW-2).
+KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
+{
+	static constinit RcX x;
+	x.b.set_limit(8);
+	static QPeer a, b;
+	a.id = 1;
+	b.id = 2;
+	int na = 0, nb = 0;
+	for (; nb < 20; nb++)	// queued while B's connection was set up
+		ASSERT_TRUE(b.pending.push(nb));
+	for (int i = 0; i < 8; i++)	// A filled the bound first
+		EXPECT_TRUE(cm_xmit_rc(x, a, na++) == CmRcXmit::Sent);
+	EXPECT_FALSE(cm_flush_peer(x, b));	// StartSending of B: nothing fits
+	EXPECT_EQ(x.bl.waiting(), 1u);
+	int round = 0;
+	for (; round < 12 && !b.pending.empty(); round++) {
+		x.b.complete(4);
+		for (int i = 0; i < 4; i++)
+			EXPECT_FALSE(cm_xmit_rc(x, a, na++) == CmRcXmit::Full);
+	}
+	// Drained, and at no less than its fair half of the freed slots while both wait
+	// (the backlog takes turns): 20 packets, 2 a round.
+	EXPECT_TRUE(b.pending.empty());
+	EXPECT_LE(round, 10);
+	// The late housekeeping run and the completions: everything goes out.
+	for (int i = 0; i < 40 && x.bl.waiting(); i++) {
+		x.b.complete(x.b.inflight());
+		cm_flush_backlog<QPeer>(x);
+	}
+	EXPECT_EQ(x.bl.waiting(), 0u);
+	EXPECT_TRUE(a.pending.empty());
+	EXPECT_TRUE(x.in_order(1, na));
+	EXPECT_TRUE(x.in_order(2, nb));
+	EXPECT_EQ(x.nested, 0);
+	EXPECT_TRUE(x.unlocked_ok);
+	EXPECT_EQ(x.under, 0u);
+}
+
+// Review s7 LOW-2: a packet that meets the bound in xmit (the stop/wake race, or the slots a
+// backlog took first) waits on its peer's queue, in order, and the peer is listed for the
+// next flush; only a full queue refuses it.
+KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
+{
+	static constinit RcX x;
+	x.b.set_limit(2);
+	static QPeer a;
+	a.id = 1;
+	EXPECT_TRUE(cm_xmit_rc(x, a, 0) == CmRcXmit::Sent);
+	EXPECT_TRUE(cm_xmit_rc(x, a, 1) == CmRcXmit::Sent);
+	EXPECT_TRUE(cm_xmit_rc(x, a, 2) == CmRcXmit::AtBound);
+	EXPECT_TRUE(a.backlogged);
+	EXPECT_EQ(x.nheld, 1);
+	int n = 3;
+	for (; n < 3 + 64 - 1; n++)	// the queue's capacity
+		EXPECT_TRUE(cm_xmit_rc(x, a, n) == CmRcXmit::Queued);
+	EXPECT_TRUE(cm_xmit_rc(x, a, 999) == CmRcXmit::Full);
+	EXPECT_EQ(a.pending.size(), 64u);
+	x.b.complete(1);
+	EXPECT_TRUE(cm_xmit_rc(x, a, n++) == CmRcXmit::Queued);	// behind, never ahead
+	while (x.bl.waiting()) {
+		x.b.complete(x.b.inflight());
+		cm_flush_backlog<QPeer>(x);
+	}
+	EXPECT_TRUE(x.in_order(1, n));
+	EXPECT_EQ(x.nested, 0);
+}
+
+// The backlog is a FIFO of peers, each at most once; remove() unlinks any of them.
+KTEST(cm_backlog, fifo_once_and_remove)
+{
+	CmBacklog<QPeer> bl;
+	static QPeer p[4];
+	for (QPeer &q : p)
+		bl.add(q);
+	bl.add(p[1]);	// listed already
+	EXPECT_EQ(bl.waiting(), 4u);
+	EXPECT_TRUE(bl.remove(p[3]));	// the tail
+	EXPECT_FALSE(bl.remove(p[3]));
+	EXPECT_TRUE(bl.remove(p[1]));	// the middle
+	bl.add(p[3]);
+	EXPECT_TRUE(bl.pop() == &p[0]);
+	EXPECT_TRUE(bl.pop() == &p[2]);
+	EXPECT_TRUE(bl.pop() == &p[3]);
+	EXPECT_TRUE(bl.pop() == nullptr);
+	EXPECT_EQ(bl.waiting(), 0u);
+	for (QPeer &q : p)
+		EXPECT_FALSE(q.backlogged);
+}
+
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
 	    KTEST_CASE(cm_send_budget, completion_before_poster_returns),
 	    KTEST_CASE(cm_send_budget, failed_post_returns_its_slot),
@@ -243,5 +392,8 @@ KTEST_SUITE(cm_send_candidate, KTEST_CASE(cm_send_candidate, skips_a_connection_
 KTEST_SUITE(cm_flush_bounded, KTEST_CASE(cm_flush_bounded, stops_at_the_bound_in_order),
 	    KTEST_CASE(cm_flush_bounded, no_overtaking_after_a_refusal),
 	    KTEST_CASE(cm_flush_bounded, peer_order_kept_across_the_bound));
+KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
+	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
+KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
 
 } // namespace ktest_cm_send

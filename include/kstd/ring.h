@@ -16,6 +16,12 @@ public:
 
 	static constexpr u32 capacity() { return N; }
 	u32 size() const { return head_ - tail_; }
+	// size() for a reader without the owner's lock while a holder may pop (relaxed loads:
+	// no torn or compiler-cached read, a data race KCSAN accepts; the value may be stale).
+	u32 size_relaxed() const
+	{
+		return __atomic_load_n(&head_, __ATOMIC_RELAXED) - __atomic_load_n(&tail_, __ATOMIC_RELAXED);
+	}
 	bool empty() const { return head_ == tail_; }
 	bool full() const { return size() == N; }
 

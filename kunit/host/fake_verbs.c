@@ -13,6 +13,7 @@ struct kapi_skb {
 	int partial;			/* CHECKSUM_PARTIAL (fake_skb_set_partial) */
 	kapi_u16 csum_offset;
 	kapi_u32 csum_start;		/* from data (fake_skb_set_csum_start) */
+	kapi_u8 *shared;		/* fake_skb_set_cloned: the head a clone shares (buf until cow) */
 };
 struct kapi_page {
 	kapi_u8 data[KAPI_PAGE_SIZE];
@@ -43,6 +44,8 @@ void kapi_skb_free(struct kapi_skb *s)
 
 	for (i = 0; i < s->nr_frags; i++)
 		kapi_page_put(s->frag[i]);
+	if (s->shared != s->buf)
+		kapi_kfree(s->shared);	/* the clone's reference, dropped with ours here */
 	kapi_kfree(s->buf);
 	kapi_kfree(s);
 	skbs_live--;
@@ -90,7 +93,8 @@ int kapi_skb_linearize(struct kapi_skb *s)
 		memcpy(buf + 32 + at, s->frag[i]->data, s->frag_len[i]);
 		kapi_page_put(s->frag[i]);
 	}
-	kapi_kfree(s->buf);
+	if (s->buf != s->shared)
+		kapi_kfree(s->buf);	/* a clone's head stays the clone's (freed with the skb) */
 	s->buf = buf;
 	s->size = s->len + 64;
 	s->off = 32;
@@ -127,6 +131,32 @@ int kapi_skb_checksum_help(struct kapi_skb *s)
 	}
 	s->partial = 0;
 	csum_helped++;
+	return 0;
+}
+/* A clone (a tap, tc mirred) shares the head: until kapi_skb_cow_head gives the skb its own,
+ * a write through kapi_skb_data lands in what the clone sees (fake_skb_shared_data). */
+static long cow_copies;
+static int cow_fail_next;
+void fake_skb_set_cloned(struct kapi_skb *s) { s->shared = s->buf; }
+const kapi_u8 *fake_skb_shared_data(const struct kapi_skb *s) { return s->shared + s->off; }
+long fake_cow_copies(void) { return cow_copies; }
+void fake_cow_fail_next(int n) { cow_fail_next = n; }
+int kapi_skb_cow_head(struct kapi_skb *s)
+{
+	kapi_u8 *buf;
+
+	if (!s->shared || s->shared != s->buf)
+		return 0;	/* not cloned, or copied already */
+	if (cow_fail_next > 0) {
+		cow_fail_next--;
+		return -KAPI_ENOMEM;
+	}
+	buf = kapi_kmalloc(s->size, KAPI_GFP_ATOMIC);
+	if (!buf)
+		return -KAPI_ENOMEM;
+	memcpy(buf, s->buf, s->size);
+	s->buf = buf;	/* shared keeps the clone's copy */
+	cow_copies++;
 	return 0;
 }
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *s, int i) { return s->frag_len[i]; }

@@ -91,6 +91,10 @@ kapi_u32 fake_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u32 fake_skb_frag_len(const struct kapi_skb *skb, int i) KAPI_NOEXCEPT;
 /* ip_summed = CHECKSUM_PARTIAL with csum_offset (as the stack leaves a TCP/UDP skb). */
 void fake_skb_set_partial(struct kapi_skb *skb, kapi_u16 csum_offset) KAPI_NOEXCEPT;
+void fake_skb_set_cloned(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* its head is shared with a clone */
+const kapi_u8 *fake_skb_shared_data(const struct kapi_skb *skb) KAPI_NOEXCEPT;	/* what the clone sees */
+long fake_cow_copies(void) KAPI_NOEXCEPT;		/* kapi_skb_cow_head copies so far */
+void fake_cow_fail_next(int n) KAPI_NOEXCEPT;		/* the next n copies fail */
 void fake_skb_set_csum_start(struct kapi_skb *skb, kapi_u32 start) KAPI_NOEXCEPT;	/* from data */
 int fake_skb_partial(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 void fake_csum_help_fail_next(int n) KAPI_NOEXCEPT;	/* the next n kapi_skb_checksum_help fail */

@@ -271,22 +271,29 @@ static void ipv4_tcp(kapi_skb *skb)
 	fake_skb_set_csum_start(skb, kEncapLen + 20);
 }
 
+// A 64-octet TCP/IPv4 CHECKSUM_PARTIAL skb (ipv4_tcp), its head shared with a clone or not.
+static kapi_skb *partial_tcp(TxOn &t, bool cloned = false)
+{
+	kapi_skb *s = t.skb(64);
+	ipv4_tcp(s);
+	fake_skb_set_partial(s, cm::kTcpCsumOffset);
+	if (cloned)
+		fake_skb_set_cloned(s);
+	return s;
+}
+
 KTEST(rc_tx_ring, checksum_marked_or_filled)
 {
 	TxOn t(8);
 	const long helped = fake_csum_helped();
-	kapi_skb *tcp = t.skb(64);
-	ipv4_tcp(tcp);
-	fake_skb_set_partial(tcp, cm::kTcpCsumOffset);
+	kapi_skb *tcp = partial_tcp(t);
 	EXPECT_EQ(int(t.r.post(tcp, 0, true)), int(RcPost::Posted));
 	EXPECT_TRUE(cm::encap_csum_marked(kapi_skb_data(tcp)));
 	EXPECT_TRUE(fake_skb_partial(tcp));
 	EXPECT_EQ(t.c.csum_skipped, 1u);
 	EXPECT_EQ(fake_csum_helped(), helped);
 	// the same towards a peer that did not negotiate it: filled, not marked
-	kapi_skb *tcp2 = t.skb(64);
-	ipv4_tcp(tcp2);
-	fake_skb_set_partial(tcp2, cm::kTcpCsumOffset);
+	kapi_skb *tcp2 = partial_tcp(t);
 	EXPECT_EQ(int(t.r.post(tcp2, 0, false)), int(RcPost::Posted));
 	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(tcp2)));
 	EXPECT_FALSE(fake_skb_partial(tcp2));
@@ -315,6 +322,46 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 	EXPECT_EQ(t.r.outstanding(), 4u);
 	kapi_skb_free(bad);
 	EXPECT_EQ(t.r.drain(), 4u);
+}
+
+// Review s7 LOW-3: octets 2-3 are written only when they differ from what the send needs,
+// and then into a head of the skb's own: a clone (a tap, tc mirred) shares the head, and its
+// copy of the packet keeps what the stack sent. A failed copy drops the packet, counted.
+KTEST(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3)
+{
+	TxOn t(8);
+	const long copies = fake_cow_copies();
+	// the mark on a clone: copied first, the clone's view unchanged
+	kapi_skb *tcp = partial_tcp(t, true);
+	EXPECT_EQ(int(t.r.post(tcp, 0, true)), int(RcPost::Posted));
+	EXPECT_TRUE(cm::encap_csum_marked(kapi_skb_data(tcp)));
+	EXPECT_FALSE(cm::encap_csum_marked(fake_skb_shared_data(tcp)));
+	EXPECT_EQ(fake_cow_copies(), copies + 1);
+	// octets 2-3 already zero, nothing to mark: the clone's head is not copied, nor written
+	kapi_skb *done = t.skb(64);
+	encap_write(kapi_skb_data(done), 0x0800);
+	fake_skb_set_cloned(done);
+	EXPECT_EQ(int(t.r.post(done, 0, true)), int(RcPost::Posted));
+	EXPECT_EQ(fake_cow_copies(), copies + 1);
+	EXPECT_TRUE(fake_skb_shared_data(done) == kapi_skb_data(done));
+	// a forged mark on a clone: cleared in our copy (review s6 L2), the clone keeps its bytes
+	kapi_skb *forged = t.skb(64);
+	encap_write(kapi_skb_data(forged), 0x0800);
+	cm::encap_mark_csum(kapi_skb_data(forged));
+	fake_skb_set_cloned(forged);
+	EXPECT_EQ(int(t.r.post(forged, 0, true)), int(RcPost::Posted));
+	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(forged)));
+	EXPECT_TRUE(cm::encap_csum_marked(fake_skb_shared_data(forged)));
+	EXPECT_EQ(fake_cow_copies(), copies + 2);
+	// the copy fails: dropped before anything is mapped, counted with the checksum drops
+	kapi_skb *nomem = partial_tcp(t, true);
+	fake_cow_fail_next(1);
+	ASSERT_EQ(int(t.r.post(nomem, 0, true)), int(RcPost::Csum));	// else the ring owns it
+	EXPECT_EQ(t.c.drop_csum, 1u);
+	EXPECT_FALSE(cm::encap_csum_marked(fake_skb_shared_data(nomem)));
+	kapi_skb_free(nomem);
+	EXPECT_EQ(t.r.outstanding(), 3u);
+	EXPECT_EQ(t.r.drain(), 3u);
 }
 
 // Review s6 L3: a completion for a slot that holds no send (a duplicate CQE, a stale wr_id,
@@ -359,4 +406,5 @@ KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_ord
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
 	    KTEST_CASE(rc_tx_ring, gather_rows_on_first_use),
 	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled),
+	    KTEST_CASE(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3),
 	    KTEST_CASE(rc_tx_ring, completion_for_an_empty_slot_is_refused));
