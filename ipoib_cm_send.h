@@ -156,9 +156,10 @@ inline bool cm_post_now(bool may_send, u32 waiting)
 
 // The peers whose pending queue waits for the RC send bound (a flush stopped there, or xmit
 // met it, review s7 MED-1, LOW-2), in the order they began to wait, each at most once: P has
-// `P *bnext` and `bool backlogged`. add/pop/remove/clear are serialised by the caller (the
-// table lock); waiting() may be read without it (xmit's fast path: a relaxed load, review s7
-// LOW-5). What flushes it walks only these peers (review s7 LOW-4: every peer was walked).
+// `P *bnext` and `bool backlogged`. add/pop/remove/clear are serialised by the caller: in
+// the driver every change holds both the tx queue's xmit lock and the table lock, so either
+// lock is enough to read it (review s8 L6); waiting() is read under the xmit lock alone
+// (xmit's fast path: a relaxed load, review s7 LOW-5). What flushes it walks only these peers (review s7 LOW-4: every peer was walked).
 template <typename P> class CmBacklog : kstd::NonCopyable {
 public:
 	u32 waiting() const { return __atomic_load_n(&n_, __ATOMIC_RELAXED); }
@@ -219,20 +220,24 @@ private:
 	u32 n_ = 0;
 };
 
-// All of from onto the back of to, in order (same capacity: the caller knows it fits).
-template <typename T, u32 N> void cm_ring_move(kstd::Ring<T, N> &from, kstd::Ring<T, N> &to)
+// All of from onto the back of to, in order. Same capacity, and to was empty or has room
+// for what from took out of it: a refused push cannot happen, and if it ever did, the
+// packet is dropped through x (warned, counted, freed), not leaked (review s8 L2).
+template <typename X, typename T, u32 N> void cm_ring_move(X &x, kstd::Ring<T, N> &from, kstd::Ring<T, N> &to)
 {
 	T v;
 	while (from.pop(v))
-		(void)to.push(v);
+		if (KSTD_WARN_ON(!to.push(v)))
+			x.drop(v);
 }
 
 // The order of RC sends under the tx queue's xmit lock (review s7 MED-1 and LOW-2), for a
 // context X that gives: guard() (the table lock, for the queues and the backlog),
 // backlog() (its CmBacklog<P>), may_flush(p) (table lock held: p's send path may send, in
 // connected mode), reserve() (one RC slot, false at the bound: it stops the netdev queue),
-// post(p, v) (over p's send path, slot reserved) and held() (a flush stopped at the bound:
-// counted, and the housekeeping work is asked to continue once sends complete).
+// post(p, v) (over p's send path, slot reserved), drop(v) (a packet that cannot be
+// queued back: counted, freed) and held() (a flush stopped at the bound:
+// counted, and the flush work is asked to continue once sends complete).
 //
 // p's pending queue goes out while the bound has room; the rest stays at its front, in
 // order (review s6 L5), and p waits in the backlog: where it was when nothing of it fitted
@@ -248,7 +253,7 @@ template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
 			x.backlog().remove(p);
 			return true;
 		}
-		cm_ring_move(p.pending, q);
+		cm_ring_move(x, p.pending, q);
 	}
 	const u32 sent = cm_flush_bounded(q, [&] { return x.reserve(); }, [&](auto v) { x.post(p, v); });
 	{
@@ -258,7 +263,7 @@ template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
 			return true;
 		}
 		// Nothing was pushed meanwhile: p.pending grows only under the xmit lock we hold.
-		cm_ring_move(q, p.pending);
+		cm_ring_move(x, q, p.pending);
 		if (sent)
 			x.backlog().remove(p);
 		x.backlog().add(p);	// no-op when it kept its place

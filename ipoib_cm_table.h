@@ -232,7 +232,7 @@ private:
 	void publish(CmPeer &p, Connection &c);
 	// The tx queue's xmit lock held, lock_ not: p's pending queue over its send path, oldest
 	// first, while the send bound has room (review-s5 R5); the rest stays queued, in order,
-	// and backlog_ asks the housekeeping work to continue once sends complete (review s6 L5).
+	// and backlog_ asks the flush work to continue once sends complete (review s6 L5).
 	void flush(CmPeer &p, u64 now);
 	// The peers whose flush stopped at the bound (backlogged_), oldest first: the flush work
 	// rc_sent kicks, and each housekeeping run. Takes the xmit lock.
@@ -248,6 +248,7 @@ private:
 		bool reserve() { return t.rc_reserve(); }
 		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
 		void held() { t.flush_held(); }
+		void drop(kapi_skb *skb);	// cm_ring_move's cannot-happen: counted, freed
 	};
 	void flush_held();	// a flush stopped at the bound: counted, the flush work asked for
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send

@@ -155,6 +155,12 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 // mode_changed drains p.pending under the xmit lock we hold, after its store of connected_
 // under lock_ (review s7 MED-2: a flush begun after the switch pushed its rest back behind
 // that drain, and nothing drained it again).
+void CmTable::RcOrder::drop(kapi_skb *skb)
+{
+	count(t.ifs_.cm_tx_drop_queue_full);
+	kapi_skb_free(skb);
+}
+
 bool CmTable::RcOrder::may_flush(CmPeer &p) const
 {
 	return may_send(p.send) && __atomic_load_n(&t.connected_, __ATOMIC_RELAXED);
