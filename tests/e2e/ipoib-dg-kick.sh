@@ -1,14 +1,14 @@
 #!/bin/sh
 # ib_ipoib_cm datagram mode, NAPI scheduled from task context (kapi/napi.c): softib calls CQ
 # completion handlers from its wire worker (a kworker), so kapi_napi_schedule kicks the
-# netdev's tasklet there instead of polling inline. Shown taken: TASKLET softirqs during a TCP
-# stream (a kprobe on the tasklet's function, kapi_napi_kick_fn; the inline poll of R8 ran none:
-# /proc/softirqs' TASKLET row is no witness, TCP small queues run a tasklet too). Shown
-# batching: NET_RX softirqs per MB received (session 7's profile: 249 with the inline poll, 14-19
-# for 9b26224 and the tasklet; docs/datagram.md). Teardown of the kick: ifdown/ifup of both
-# ends under UDP (kicks racing a disabled NAPI), a P_Key child deleted under traffic
-# (tasklet_kill before netif_napi_del), rmmod under traffic; kernel log clean (KASAN, lockdep
-# and slub_debug on the debug kernel).
+# netdev's tasklet there instead of polling inline. Shown taken: a kprobe on the tasklet's
+# function (kapi_napi_kick_fn) counts its runs during a TCP stream; the inline poll of R8 ran
+# none (/proc/softirqs' TASKLET row is no witness: TCP small queues run a tasklet too). Shown
+# batching on the stock kernels (the debug one is too slow to batch): NET_RX softirqs per MB
+# received (session 7's profile: 249 with the inline poll, 14-19 for 9b26224 and the tasklet;
+# docs/datagram.md). Teardown of the kick: ifdown/ifup of both ends under UDP (kicks racing a
+# disabled NAPI), a P_Key child deleted under traffic (tasklet_kill before netif_napi_del),
+# rmmod under traffic; kernel log clean (KASAN, lockdep and slub_debug on the debug kernel).
 # load: ib_core
 # load: ib_cm
 # load: softib hosts=2 pkeys=0x8001
@@ -54,11 +54,18 @@ kicks=$((k1 - k0)) netrx=$((n1 - n0)) mb=$(((b1 - b0) / 1000000))
 diag "TCP 5 s: $mb MB received on ib1, kicks $kicks, NET_RX $netrx, TASKLET $((t1 - t0)) softirqs"
 diag "$(grep -E 'receiver' /tmp/tcp.out)"
 check "iperf3 TCP A->B ran" [ "$rc" = 0 ]
-check "more than 4 MB received" [ "$mb" -gt 4 ]
 check "kick path taken: kapi_napi_kick_fn ran >= 100 times during the stream" [ "$kicks" -ge 100 ]
 echo 0 > $tr/events/e2e/kick/enable; echo '-:e2e/kick' >> $tr/kprobe_events
-# 100: well above the batched polls (14-19 per MB), well below one poll per completion (249)
-check "completions batch: under 100 NET_RX softirqs per MB received" [ "$netrx" -lt $((100 * mb)) ]
+# 100: well above the batched polls (14-19 per MB), well below one poll per completion (249).
+# Only where the stream is fast enough to batch: the debug kernel moves about 1 MB in 5 s, a
+# packet every few ms, and a poll per packet is then the right answer (301 per MB measured).
+if [ "$E2E_KERNEL" = debug ]; then
+    skip "more than 4 MB received" "debug kernel: ~1 MB per 5 s stream"
+    skip "completions batch: under 100 NET_RX softirqs per MB received" "debug kernel: too slow to batch"
+else
+    check "more than 4 MB received" [ "$mb" -gt 4 ]
+    check "completions batch: under 100 NET_RX softirqs per MB received" [ "$netrx" -lt $((100 * mb)) ]
+fi
 
 # ---- kicks racing a disabled NAPI: both ends down and up under UDP A->B
 ns_exec A iperf3 -u -b 50M -c 10.0.0.2 -p 5202 -t 60 >/tmp/udp.out 2>&1 & c1=$!
