@@ -4,7 +4,7 @@
  * schedule, complete; queue, re-arm, cancel the work. The core decides when (netdev.c holds
  * the poll and work callbacks that call it). No policy.
  */
-#include <linux/bottom_half.h>
+#include <linux/interrupt.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <linux/workqueue.h>
@@ -49,24 +49,47 @@ void kapi_napi_disable(struct kapi_netdev *nd)
 }
 
 /*
- * napi_schedule raises NET_RX with __raise_softirq_irqoff, which does not wake ksoftirqd: from
- * process context the poll would wait for the next interrupt or softirq on this CPU (and an
- * idle CPU reports "NOHZ tick-stop error: local softirq work is pending"). With BH disabled
- * around it, local_bh_enable runs the pending softirq at once. Callers also run in hardirq
- * (CQ/SRQ events), softirq (NAPI, the tx watchdog) and possibly with interrupts off, where
- * local_bh_enable is not allowed and the softirq runs at irq exit or the enclosing BH enable.
+ * napi_schedule raises NET_RX with __raise_softirq_irqoff on 6.1, which does not wake
+ * ksoftirqd: from task context the poll would wait for the next interrupt or softirq on this
+ * CPU (and an idle CPU reports "NOHZ tick-stop error: local softirq work is pending").
+ * Completion handlers run in task context with providers that complete from a kworker or a
+ * thread (softib's wire worker, rxe on 6.12, siw). Running NET_RX at once there (a
+ * local_bh_enable after napi_schedule, R8) polls inline with the one completion that fired
+ * it, so nothing batches (docs/datagram.md, "Datagram CPU per byte since issue 9": 13x the
+ * polls per MB). A tasklet instead: tasklet_schedule raises its softirq with a ksoftirqd wake
+ * when not in interrupt context, so the raised NET_RX never waits for a tick, and the poll
+ * runs in ksoftirqd (or at the next irq exit) while the provider goes on completing; a kick
+ * while one is pending is a test_and_set_bit. (6.12's ____napi_schedule wakes ksoftirqd
+ * itself; one path on both kernels keeps what is tested the same.)
+ * Callers also run in hardirq (CQ/SRQ events), softirq (NAPI, the tx watchdog) and possibly
+ * with interrupts off, where the raised NET_RX runs at irq exit or the enclosing BH enable.
  */
+static void kapi_napi_kick_fn(struct tasklet_struct *t)
+{
+	struct kapi_netdev_priv *p = from_tasklet(p, t, napi_kick);
+
+	napi_schedule(&p->napi);	/* a disabled NAPI (ndo_stop) ignores it */
+}
+
+void kapi_napi_kick_init(struct kapi_netdev_priv *p)
+{
+	tasklet_setup(&p->napi_kick, kapi_napi_kick_fn);
+}
+
+/* After the CQs are gone (nobody kicks): waits for a pending or running kick. */
+void kapi_napi_kick_kill(struct kapi_netdev_priv *p)
+{
+	tasklet_kill(&p->napi_kick);
+}
+
 void kapi_napi_schedule(struct kapi_netdev *nd)
 {
-	struct napi_struct *n = &nd_priv(to_nd(nd))->napi;
+	struct kapi_netdev_priv *p = nd_priv(to_nd(nd));
 
-	if (in_task() && !irqs_disabled()) {
-		local_bh_disable();
-		napi_schedule(n);
-		local_bh_enable();
-	} else {
-		napi_schedule(n);
-	}
+	if (in_task() && !irqs_disabled())
+		tasklet_schedule(&p->napi_kick);
+	else
+		napi_schedule(&p->napi);
 }
 
 int kapi_napi_complete_done(struct kapi_netdev *nd, int done)

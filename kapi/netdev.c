@@ -194,6 +194,7 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	p->adopted = s->adopt != NULL;
 	INIT_DELAYED_WORK(&p->work, kapi_nd_work);
 	netif_napi_add(dev, &p->napi, kapi_napi_poll);
+	kapi_napi_kick_init(p);
 	dev->hard_header_len = s->hard_header_len;
 	dev->addr_len = s->addr_len;
 	dev->mtu = s->mtu;
@@ -235,6 +236,8 @@ void kapi_netdev_free(struct kapi_netdev *nd)
 	/* A net_device rtnl allocated and never registered is freed by rtnl_newlink_create(). */
 	if (nd_priv(dev)->adopted && dev->reg_state == NETREG_UNINITIALIZED)
 		return;
+	/* the CQs are destroyed: nothing kicks any more; a kick still pending runs or is gone */
+	kapi_napi_kick_kill(nd_priv(dev));
 	netif_napi_del(&nd_priv(dev)->napi);
 	/* Under rtnl right after unregister_netdevice() this only marks it: netdev_run_todo frees. */
 	free_netdev(dev);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * netdev_priv.h - shared by the shim's netdev.c, ethtool.c, sysfs.c, skb.c and link.c (never
+ * netdev_priv.h - shared by the shim's netdev.c, napi.c, ethtool.c, sysfs.c, skb.c and link.c (never
  * seen by C++): the private area of our net_devices, the ops/setup rtnl needs to allocate
  * one, the ethtool and sysfs tables netdev.c installs, and link.c's sysfs attributes.
  */
 #ifndef KAPI_NETDEV_PRIV_H
 #define KAPI_NETDEV_PRIV_H
 
+#include <linux/interrupt.h>
 #include <linux/netdevice.h>
 #include <linux/workqueue.h>
 #include "kapi.h"
@@ -17,6 +18,7 @@ struct kapi_netdev_priv {
 	struct net_device *parent;	/* NULL for a port's own netdev */
 	struct ib_device *ib;
 	struct napi_struct napi;
+	struct tasklet_struct napi_kick;	/* napi.c: NAPI scheduled from task context */
 	struct delayed_work work;
 	bool adopted;			/* allocated by rtnl_create_link(), not by us */
 };
@@ -38,6 +40,10 @@ static inline struct kapi_ctx *core_of(const struct net_device *dev)
 
 extern const struct net_device_ops kapi_nd_ops;
 void kapi_nd_setup(struct net_device *dev);
+
+/* napi.c: the task-context kick beside the NAPI context (netdev.c's alloc and free) */
+void kapi_napi_kick_init(struct kapi_netdev_priv *p);
+void kapi_napi_kick_kill(struct kapi_netdev_priv *p);
 
 /* ethtool.c, sysfs.c */
 extern const struct ethtool_ops kapi_et_ops;
