@@ -113,9 +113,12 @@ inline constexpr u64 kRcShrinkIdleMs = 5000;
 // sporadic traffic comes further apart: ping's default interval is 1 s, ARP/ND probes and TCP
 // keepalives seconds. Each window at a ring of one costs the sender about one RNR NAK, so the
 // ramp to nonsrq_max_recv = 32 costs about kRcGrowStreak1 + log2(32) NAK episodes per end.
-// A single ping (one packet each way), the bench's idle connections, keeps one 68 KiB buffer
-// per end instead of two.
-inline constexpr u32 kRcGrowStreak1 = 2;
+// At 2 (session 8, commit bac7c8a) a single ping kept one 68 KiB buffer per end on stock,
+// but the bench's hub rings still grew (pings queued during a 3 s setup arrive as a burst)
+// and ipoib-cm-bidir on the debug kernel under load paid up to 74 RNR NAKs per end for a
+// stream of ~270 messages: back to 1 (grow at the first completion, as merged) until a
+// rule passes there (docs/connected.md §5, §5.1).
+inline constexpr u32 kRcGrowStreak1 = 1;
 inline constexpr u64 kRcGrowGapMs = 100;
 
 // Multi-SGE receives posted per call (the shim converts them on its stack).
