@@ -68,11 +68,17 @@ Status CmTable::cq_room()
 		kstd::SpinIrqSaveGuard l(lock_);
 		need = nconns_;
 	}
+	// nconns_ also counts connections admitted over the limit (connect / on_req count
+	// them before the state machine refuses them), which never create a QP: at most
+	// max_conns_ QPs exist, so the CQ never needs more, and cq_conns_grow never returns 0
+	// here (a connection set up while another is refused over the limit got a NoMem before).
+	if (need > max_conns_)
+		need = max_conns_;
 	const u32 have = __atomic_load_n(&cq_conns_, __ATOMIC_RELAXED);
 	const u32 want = cm::cq_conns_grow(have, need, max_conns_);
 	if (want == have)
 		return Status::Ok;
-	if (!want || kapi_cq_resize(cq(), int(cq_ud_ + cq_fixed() + want * cq_per_conn())) != 0) {
+	if (kapi_cq_resize(cq(), int(cq_ud_ + cq_fixed() + want * cq_per_conn())) != 0) {
 		__atomic_store_n(&cq_resize_failed_, cq_resize_failed_ + 1, __ATOMIC_RELAXED);
 		if (cq_resize_failed_ == 1)
 			log().warn("cannot grow the receive CQ to %u connections (%u open): connection not set up",

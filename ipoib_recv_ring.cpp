@@ -330,16 +330,21 @@ void RecvRing::adapt(u64 now_ms)
 	// cancelled), so the shrink is decided at the first one after the silence.
 	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
 	const bool low = consumed && consumed * 4 >= active_ * 3;
-	if (low)	// the run goes on only while the windows come close together
-		streak_ = (streak_ && now_ms - busy_ms_ <= kRcGrowGapMs ? streak_ : 0) + consumed;
+	// A ring of one is low at every completion: it counts the low windows that follow each
+	// other within kRcGrowGapMs (a stream) and grows at the kRcGrowStreak1-th; a window
+	// after a longer gap starts a new run (a ping, an ARP probe).
+	if (low)
+		streak_ = (streak_ && now_ms - busy_ms_ <= kRcGrowGapMs ? streak_ : 0) + 1;
 	else if (consumed)
 		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (low && (active_ > 1 || streak_ >= kRcGrowStreak1))
+	if (low && (active_ > 1 || streak_ >= kRcGrowStreak1)) {
+		streak_ = 0;
 		grow();	// and a pending shrink is called off
-	else if (goal_ > floor_ && was_idle)
+	} else if (goal_ > floor_ && was_idle) {
 		goal_ = floor_;
+	}
 }
 
 void RecvRing::grow()

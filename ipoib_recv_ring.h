@@ -104,17 +104,22 @@ inline constexpr u32 kRcCopybreak = 256;
 inline constexpr u64 kRcShrinkIdleMs = 5000;
 
 // A ring of one buffer finds "3/4 consumed" on every completion, so for it that signal says
-// nothing: it grows only after kRcGrowStreak1 completions in a row of NAPI windows, each
-// within kRcGrowGapMs of the one before (a stream, whose sender is held by RNR NAKs between
-// them). A ping, an ARP exchange or a few packets queued during the handshake leave it at
-// one buffer, so an idle connection keeps one 68 KiB buffer per end, not two (measured:
-// every ring of a pinged connection had grown to 2, docs/connected.md §5).
-// 1 (the first completion grows a ring of one, as before session 7): at 4, the pinged pairs
-// kept one buffer per end (68 KiB less each), but ipoib-cm-bidir on the debug kernel then
-// saw 36 RNR NAKs per 457 RC packets at the start of its stream (its bound: 1 per 100),
-// its NAPI windows being further apart than kRcGrowGapMs. To be tuned (docs/connected.md §5.1).
+// nothing about rate: it grows (1 -> 2, then the 3/4 rule doubles it) at the second of two
+// NAPI windows with a completion no more than kRcGrowGapMs apart. Derivation
+// (docs/connected.md §5): a stream held by a ring of one delivers its next message one RNR
+// NAK delay (cm_min_rnr_timer: 0.16 ms; softib waits at least a jiffy, 4 ms at HZ=250) plus one NAPI repost after the
+// previous one, so its windows come well within 100 ms even on the debug kernel under TCG
+// (session 7's 20 ms, with a run of 4, was exceeded there: 36 RNR NAKs per 457 packets);
+// sporadic traffic comes further apart: ping's default interval is 1 s, ARP/ND probes and TCP
+// keepalives seconds. Each window at a ring of one costs the sender about one RNR NAK, so the
+// ramp to nonsrq_max_recv = 32 costs about kRcGrowStreak1 + log2(32) NAK episodes per end.
+// At 2 (session 8, commit bac7c8a) a single ping kept one 68 KiB buffer per end on stock,
+// but the bench's hub rings still grew (pings queued during a 3 s setup arrive as a burst)
+// and ipoib-cm-bidir on the debug kernel under load paid up to 74 RNR NAKs per end for a
+// stream of ~270 messages: back to 1 (grow at the first completion, as merged) until a
+// rule passes there (docs/connected.md §5, §5.1).
 inline constexpr u32 kRcGrowStreak1 = 1;
-inline constexpr u64 kRcGrowGapMs = 20;
+inline constexpr u64 kRcGrowGapMs = 100;
 
 // Multi-SGE receives posted per call (the shim converts them on its stack).
 inline constexpr u32 kRcPostBatch = KAPI_RECV_SG_BATCH_MAX;
@@ -178,8 +183,8 @@ public:
 	// RcQp, NAPI, after a batch and before repost() (now_ms: the clock). Grow: when at
 	// least 3/4 of the active buffers completed since the last call (the sender nearly ran
 	// the queue dry between two polls: the count ignores reposts made in between, which the
-	// HCA may not have seen yet), doubles the active buffers (a ring of one: after
-	// kRcGrowStreak1 such completions in windows kRcGrowGapMs apart at most), up to size() and at most
+	// HCA may not have seen yet), doubles the active buffers (a ring of one: at the
+	// kRcGrowStreak1-th of such windows, each within kRcGrowGapMs of the one before), up to size() and at most
 	// kPollBatch per call (GFP_ATOMIC, in NAPI). A failure stops the growth there (counted)
 	// and changes nothing else. With a NAPI budget B, one window sees at most about B
 	// completions, so a ring grows past 4B/3 only when polls drain more than B between two
@@ -255,7 +260,7 @@ private:
 	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1
 	u32 free_hint_ = 0;	// no slot below it is free
 	u64 busy_ms_ = 0;	// RcQp: the last adapt() that saw a completion (0: none yet)
-	u32 streak_ = 0;	// RcQp: completions in the current run of low windows (kRcGrowStreak1)
+	u32 streak_ = 0;	// RcQp: low windows in the current run, each within kRcGrowGapMs (kRcGrowStreak1)
 	u64 grows_ = 0;
 	u64 shrinks_ = 0;
 	u64 refused_ = 0;

@@ -390,6 +390,48 @@ KTEST(rc_recv_ring, shrinks_after_idle_without_cancelling)
 	EXPECT_EQ(fake_dma_live(), 2 * long(t.r.nsge()));
 }
 
+// Issue 13 item 1: a ring of one grows on a stream, not on sporadic traffic. A completion
+// per second (ping's default), or windows more than kRcGrowGapMs apart, leave it at one
+// buffer; kRcGrowStreak1 windows each within kRcGrowGapMs of the one before grow it, and the
+// 3/4 rule then doubles it at every window a stream drains. With kRcGrowStreak1 = 1 (in force
+// since the end of session 8) the first completion grows it; planted at 2 this test checked
+// the whole rule (kRcGrowStreak1 = 1 with the =2 assertions failed it, so did a missing gap test).
+KTEST(rc_recv_ring, ring_of_one_grows_on_a_stream_only)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	u64 now = 1000;
+	for (int i = 0; i < 20; i++) {		// 20 pings, 1 s apart
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1000);
+	}
+	for (int i = 0; i < 20; i++) {		// just over the gap apart
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += kRcGrowGapMs + 1);
+	}
+	if (kRcGrowStreak1 == 1) {	// the first completion grows it (the rule in force)
+		EXPECT_EQ(t.r.active(), 2u);
+		return;
+	}
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.c.grown, 0u);
+	for (u32 i = 0; i < kRcGrowStreak1; i++) {	// a stream (after a pause): windows at the gap
+		EXPECT_EQ(t.r.active(), 1u);
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += i ? kRcGrowGapMs : 1000);
+	}
+	EXPECT_EQ(t.r.active(), 2u);
+	EXPECT_EQ(t.c.grown, 1u);
+	for (u32 want = 4; want <= 32; want *= 2) {	// each drained window doubles it
+		const u32 n = t.r.posted();
+		for (u32 i = 0; i < n; i++)
+			ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1);
+		EXPECT_EQ(t.r.active(), want);
+	}
+	EXPECT_EQ(t.c.grown, 31u);
+}
+
 // Never below one, and no allocation on the way down: a ring of nonsrq_min_recv = 1 that grew
 // shrinks back to exactly one buffer even with no memory at all, dropping nothing.
 KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
@@ -990,6 +1032,7 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, nonsrq_errors_are_not_reposted), KTEST_CASE(rc_recv_ring, srq_errors_are_reposted),
 	    KTEST_CASE(rc_recv_ring, grow_if_low), KTEST_CASE(rc_recv_ring, srq_does_not_grow),
 	    KTEST_CASE(rc_recv_ring, shrinks_after_idle_without_cancelling),
+	    KTEST_CASE(rc_recv_ring, ring_of_one_grows_on_a_stream_only),
 	    KTEST_CASE(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory),
 	    KTEST_CASE(rc_recv_ring, demand_calls_off_a_pending_shrink),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),

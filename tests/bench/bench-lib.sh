@@ -141,6 +141,18 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
 # (a pair of RC QPs: rdma resource counts both ends, which live in this VM). The caller
 # empties MEM_AFTER at each bring-up.
 MEM_AFTER=""
+# The slab part, per cache (issue 13 item 2), saved next to each MemAvailable reading:
+# /proc/slabinfo's active objects x object size (what was asked) and slabs x pages per slab
+# (what the allocator holds), bytes. slab_diff prints, for the caches whose slabs grew by at
+# least 8 KiB over all connections, "cache +objects/+slabs" in KiB per connection (one
+# decimal), largest first. SLUB merges caches of one size (kmalloc-1k serves several
+# types), so a line is a size class; a cache's per-CPU partial slabs make it noisy.
+slab_save() { awk 'NR > 2 { print $1, $2 * $4, $15 * $6 * 4096 }' /proc/slabinfo > "$1"; }
+slab_diff() { # BEFORE AFTER CONNS
+    awk -v n="$3" 'FNR == NR { o[$1] = $2; p[$1] = $3; next }
+        { d = $3 - p[$1]; if (d >= 8192) printf "%d %s +%.1f/+%.1f\n", d, $1, ($2 - o[$1]) / 1024 / n, d / 1024 / n }' "$1" "$2" |
+        sort -rn | cut -d' ' -f2- | head -n 16 | tr '\n' ' '
+}
 ms_now() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 # setup_ping ADDR OUT: ping ADDR from A until its first reply or 30 s; OUT: "offset MS TRIES"
 # (MS: the last attempt's start after the first's, 0 for the first) + that attempt's output
@@ -165,7 +177,9 @@ setup() {
         set -- "$1" "$2" $MEM_AFTER; b_m0=$3 b_s0=$4 b_q0=$5
     elif [ $MEM = 1 ]; then
         settle; b_m0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps)
+        slab_save /tmp/slab.after
     fi
+    if [ $MEM = 1 ]; then mv /tmp/slab.after /tmp/slab.before; fi
     rm -f /tmp/setup.*
     b_si=$2 b_pids=""
     while [ $b_si -lt $(($2 + $1)) ]; do
@@ -191,9 +205,13 @@ setup() {
     [ $MEM = 1 ] || return 0
     sleep 2
     settle; b_m1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
+    slab_save /tmp/slab.after
     MEM_AFTER="$b_m1 $b_s1 $b_q1"
     b_conns=$(( (b_q1 - b_q0) / 2 ))
     diag "bench mem $MODE srq=$SRQ $SLOT run $RUN N=$1: $b_conns RC connections, MemAvailable -$((b_m0 - b_m1)) KiB, Slab +$((b_s1 - b_s0)) KiB"
+    if [ "$b_conns" -gt 0 ]; then
+        diag "bench slab $MODE srq=$SRQ $SLOT run $RUN N=$1, KiB per connection: $(slab_diff /tmp/slab.before /tmp/slab.after $b_conns)"
+    fi
     if check "$SLOT run $RUN N=$1: the pings opened RC connections ($b_conns)" test "$b_conns" -gt 0; then
         rec mem_total - - "$1" "$((b_m0 - b_m1))"
         rec mem_conns - - "$1" "$b_conns"
