@@ -137,11 +137,13 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
 # so it includes one process start) + the retry's own measure, and the check line says how
 # many peers needed a retry.
 # With MEM=1 (connected mode without SRQ) also the memory the connections pin once idle:
-# MemAvailable before the pings minus after (caches dropped both times), per RC connection
+# free memory before the pings minus after (caches dropped both times; free_kib counts the
+# pages on the per-CPU lists, which MemAvailable leaves out: up to megabytes of noise
+# between two readings, session 8), per RC connection
 # (a pair of RC QPs: rdma resource counts both ends, which live in this VM). The caller
 # empties MEM_AFTER at each bring-up.
 MEM_AFTER=""
-# The slab part, per cache (issue 13 item 2), saved next to each MemAvailable reading:
+# The slab part, per cache (issue 13 item 2), saved next to each free-memory reading:
 # /proc/slabinfo's active objects x object size (what was asked) and slabs x pages per slab
 # (what the allocator holds), bytes. slab_diff prints, for the caches whose slabs grew by at
 # least 8 KiB over all connections, "cache +objects/+slabs" in KiB per connection (one
@@ -174,9 +176,9 @@ setup() {
     # the baseline: the previous N's settled "after" when this bring-up measured one (nothing
     # ran since but diagnostics), else a settle of its own
     if [ $MEM = 1 ] && [ -n "$MEM_AFTER" ]; then
-        set -- "$1" "$2" $MEM_AFTER; b_m0=$3 b_s0=$4 b_q0=$5
+        set -- "$1" "$2" $MEM_AFTER; b_m0=$3 b_s0=$4 b_q0=$5 b_a0=$6
     elif [ $MEM = 1 ]; then
-        settle; b_m0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps)
+        settle; b_m0=$(free_kib); b_a0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps)
         slab_save /tmp/slab.after
     fi
     if [ $MEM = 1 ]; then mv /tmp/slab.after /tmp/slab.before; fi
@@ -204,11 +206,11 @@ setup() {
     fi
     [ $MEM = 1 ] || return 0
     sleep 2
-    settle; b_m1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
+    settle; b_m1=$(free_kib); b_a1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
     slab_save /tmp/slab.after
-    MEM_AFTER="$b_m1 $b_s1 $b_q1"
+    MEM_AFTER="$b_m1 $b_s1 $b_q1 $b_a1"
     b_conns=$(( (b_q1 - b_q0) / 2 ))
-    diag "bench mem $MODE srq=$SRQ $SLOT run $RUN N=$1: $b_conns RC connections, MemAvailable -$((b_m0 - b_m1)) KiB, Slab +$((b_s1 - b_s0)) KiB"
+    diag "bench mem $MODE srq=$SRQ $SLOT run $RUN N=$1: $b_conns RC connections, free (with the per-CPU lists) -$((b_m0 - b_m1)) KiB, MemAvailable -$((b_a0 - b_a1)) KiB, Slab +$((b_s1 - b_s0)) KiB"
     if [ "$b_conns" -gt 0 ]; then
         diag "bench slab $MODE srq=$SRQ $SLOT run $RUN N=$1, KiB per connection: $(slab_diff /tmp/slab.before /tmp/slab.after $b_conns)"
     fi

@@ -79,8 +79,7 @@ peersd() { echo $(( $(sed -n "s/^$1 [0-9]* //p" /tmp/ctr.$3) - $(sed -n "s/^$1 [
 # MemAvailable 5-11.6 MiB lower after 104 and after 312 cycles alike: not a leak, it did not
 # grow with the cycles).
 mem() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
-    _f=$(awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo)
-    awk -v f="$_f" '/^MemAvailable:/ { a = $2 } /^Slab:/ { s = $2 } END { print f, s, a }' /proc/meminfo; }
+    awk -v f="$(free_kib)" '/^MemAvailable:/ { a = $2 } /^Slab:/ { s = $2 } END { print f, s, a }' /proc/meminfo; }
 # ... read until two readings of free memory agree within 128 KiB (at most 5)
 mem_settled() {
     _m=$(mem)

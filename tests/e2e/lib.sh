@@ -359,3 +359,7 @@ hub_static_neigh() {
 }
 # hub_carrier_all L: hosts 0..L all have carrier in their namespaces
 hub_carrier_all() { for _i in $(seq 0 "$1"); do has_carrier "$(ifn "$_i")" "h$_i" || return 1; done; }
+# free_kib: free memory in KiB counting the pages on the per-CPU lists (/proc/zoneinfo: every
+# zone's nr_free_pages plus every pageset's count). MemAvailable leaves those lists out, and
+# what they hold moves by megabytes between two readings (ipoib-cm-reap-cycles, session 8).
+free_kib() { awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo; }
