@@ -321,12 +321,14 @@ csumerr() {
 }
 
 # ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----
+# (busybox sh has no local variables: these helpers' names start with _h, so that one run
+# under wait_for, whose counter is _i, cannot reset it and wait forever: review s8b M1)
 # hub_map_netdevs NETDEV...: record which softib host each netdev belongs to (/tmp/if.<i>,
 # read back with ifn i); drivers name netdevs in registration order, sysfs says the truth
 hub_map_netdevs() {
-    for _d in "$@"; do
-        _h=$(ls "/sys/class/net/$_d/device/infiniband") || return 1
-        echo "$_d" > "/tmp/if.${_h#softib}"
+    for _hd in "$@"; do
+        _hh=$(ls "/sys/class/net/$_hd/device/infiniband") || return 1
+        echo "$_hd" > "/tmp/if.${_hh#softib}"
     done
 }
 ifn() { cat "/tmp/if.$1"; }
@@ -335,30 +337,30 @@ ifn() { cat "/tmp/if.$1"; }
 # is an extra `ip link set <dev> LINKCMD` line before the up (e.g. "mtu 65520"). The hardware
 # addresses are saved in /tmp/mac.<i> for hub_static_neigh.
 hub_hosts_up() {
-    _last=$1 _plen=$2; shift 2
-    for _i in $(seq 0 "$_last"); do
-        _d=$(ifn "$_i")
-        echo connected > "/sys/class/net/$_d/mode" || return 1
-        cat "/sys/class/net/$_d/address" > "/tmp/mac.$_i" || return 1
-        /sbin/ip netns add "h$_i" && /sbin/ip link set "$_d" netns "h$_i" || return 1
-        { echo "link set lo up"; echo "addr add $(addr "$_i")/$_plen dev $_d"
-          for _c in "$@"; do echo "link set $_d $_c"; done; echo "link set $_d up"
-        } | /sbin/ip -n "h$_i" -b - || return 1
+    _hlast=$1 _hplen=$2; shift 2
+    for _hi in $(seq 0 "$_hlast"); do
+        _hd=$(ifn "$_hi")
+        echo connected > "/sys/class/net/$_hd/mode" || return 1
+        cat "/sys/class/net/$_hd/address" > "/tmp/mac.$_hi" || return 1
+        /sbin/ip netns add "h$_hi" && /sbin/ip link set "$_hd" netns "h$_hi" || return 1
+        { echo "link set lo up"; echo "addr add $(addr "$_hi")/$_hplen dev $_hd"
+          for _hc in "$@"; do echo "link set $_hd $_hc"; done; echo "link set $_hd up"
+        } | /sbin/ip -n "h$_hi" -b - || return 1
     done
 }
 # hub_static_neigh L: permanent neighbours host 0 -> every peer and every peer -> host 0 (no ARP
 # storm: L peers resolving host 0 at once overrun a UD receive ring under TCG)
 hub_static_neigh() {
-    for _i in $(seq 1 "$1"); do
-        echo "neigh replace $(addr "$_i") lladdr $(cat "/tmp/mac.$_i") nud permanent dev $(ifn 0)"
+    for _hi in $(seq 1 "$1"); do
+        echo "neigh replace $(addr "$_hi") lladdr $(cat "/tmp/mac.$_hi") nud permanent dev $(ifn 0)"
     done | /sbin/ip -n h0 -b - || return 1
-    for _i in $(seq 1 "$1"); do
-        /sbin/ip -n "h$_i" neigh replace "$(addr 0)" lladdr "$(cat /tmp/mac.0)" nud permanent \
-            dev "$(ifn "$_i")" || return 1
+    for _hi in $(seq 1 "$1"); do
+        /sbin/ip -n "h$_hi" neigh replace "$(addr 0)" lladdr "$(cat /tmp/mac.0)" nud permanent \
+            dev "$(ifn "$_hi")" || return 1
     done
 }
 # hub_carrier_all L: hosts 0..L all have carrier in their namespaces
-hub_carrier_all() { for _i in $(seq 0 "$1"); do has_carrier "$(ifn "$_i")" "h$_i" || return 1; done; }
+hub_carrier_all() { for _hi in $(seq 0 "$1"); do has_carrier "$(ifn "$_hi")" "h$_hi" || return 1; done; }
 # free_kib: free memory in KiB counting the pages on the per-CPU lists (/proc/zoneinfo: every
 # zone's nr_free_pages plus every pageset's count). MemAvailable leaves those lists out, and
 # what they hold moves by megabytes between two readings (ipoib-cm-reap-cycles, session 8).
