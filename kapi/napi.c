@@ -49,18 +49,22 @@ void kapi_napi_disable(struct kapi_netdev *nd)
 }
 
 /*
- * napi_schedule raises NET_RX with __raise_softirq_irqoff on 6.1, which does not wake
- * ksoftirqd: from task context the poll would wait for the next interrupt or softirq on this
- * CPU (and an idle CPU reports "NOHZ tick-stop error: local softirq work is pending").
- * Completion handlers run in task context with providers that complete from a kworker or a
- * thread (softib's wire worker, rxe on 6.12, siw). Running NET_RX at once there (a
+ * From task context NET_RX must not wait for the next interrupt on this CPU. Completion
+ * handlers run in task context with providers that complete from a kworker or a thread
+ * (softib's wire worker, siw; 6.12's rxe posts with interrupts off and takes the plain
+ * branch below). Debian's 6.1 (6.1.192) and 6.12 ____napi_schedule raise NET_RX with
+ * raise_softirq_irqoff, which already wakes ksoftirqd outside interrupt context (review s8b
+ * M2: the first version of this comment said 6.1 used __raise_softirq_irqoff, as kernels
+ * before that stable change do; not so on the kernels we run). So on both supported kernels
+ * the tasklet below behaves like a plain napi_schedule (what 9b26224 and the in-tree driver
+ * do); it is kept for kernels whose napi_schedule does not wake ksoftirqd, and replacing
+ * it with the plain call is a simplification left to a measured change. Running NET_RX at once there (a
  * local_bh_enable after napi_schedule, R8) polls inline with the one completion that fired
  * it, so nothing batches (docs/datagram.md, "Datagram CPU per byte since issue 9": 13x the
  * polls per MB). A tasklet instead: tasklet_schedule raises its softirq with a ksoftirqd wake
  * when not in interrupt context, so the raised NET_RX never waits for a tick, and the poll
  * runs in ksoftirqd (or at the next irq exit) while the provider goes on completing; a kick
- * while one is pending is a test_and_set_bit. (6.12's ____napi_schedule wakes ksoftirqd
- * itself; one path on both kernels keeps what is tested the same.)
+ * while one is pending is a test_and_set_bit.
  * Callers also run in hardirq (CQ/SRQ events), softirq (NAPI, the tx watchdog) and possibly
  * with interrupts off, where the raised NET_RX runs at irq exit or the enclosing BH enable.
  */
