@@ -104,8 +104,10 @@ inline constexpr u32 kRcCopybreak = 256;
 inline constexpr u64 kRcShrinkIdleMs = 5000;
 
 // A ring of one buffer finds "3/4 consumed" on every completion, so for it that signal says
-// nothing about rate: it grows (1 -> 2, then the 3/4 rule doubles it) at the second of two
-// NAPI windows with a completion no more than kRcGrowGapMs apart. Derivation
+// nothing about rate. The rule: it grows (1 -> 2, then the 3/4 rule doubles it) at the
+// kRcGrowStreak1-th of such NAPI windows no more than kRcGrowGapMs apart; at today's
+// kRcGrowStreak1 = 1 (below) that is its first completion, and the gap plays no part.
+// Derivation
 // (docs/connected.md §5): a stream held by a ring of one delivers its next message one RNR
 // NAK delay (cm_min_rnr_timer: 0.16 ms; softib waits at least a jiffy, 4 ms at HZ=250) plus one NAPI repost after the
 // previous one, so its windows come well within 100 ms even on the debug kernel under TCG
