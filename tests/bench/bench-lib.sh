@@ -26,6 +26,20 @@ want() { # NAME...: is any of these metrics selected?
     done
     return 1
 }
+# aa_cell CELLS FAMILIES RUN FAMILY: does the A/A slot run in this pair cell? CELLS `every`:
+# yes, in every run of every family; `rotate`: in run r only for the ((r - 1) mod F)-th of
+# the F families measured (FAMILIES: "datagram1 connected1 connected0", MODE and SRQ joined),
+# so with 3 runs each family has its A/A in one run and the run pays one A/A cell per run,
+# not one per family (docs/testing.md, Benchmark: what the floor then covers).
+aa_cell() {
+    [ "$1" = every ] && return 0
+    b_fi=-1 b_nf=0
+    for b_f in $2; do
+        [ "$b_f" = "$4" ] && b_fi=$b_nf
+        b_nf=$((b_nf + 1))
+    done
+    [ $b_fi -ge 0 ] && [ $(( ($3 - 1) % b_nf )) = $b_fi ]
+}
 # a number > 0 (awk: busybox sh has no floating point)
 positive() { awk -v x="$1" 'BEGIN { exit !(x ~ /^[0-9.]+$/ && x + 0 > 0) }'; }
 both_positive() { positive "$1" && positive "$2"; }

@@ -2,8 +2,9 @@
 # The benchmark suite (not a test: scripts/bench runs it, make test does not): the in-tree
 # ib_ipoib and ours (ib_ipoib_cm) on the SAME softib ports, loaded one at a time, alternating
 # within every run (the order rotates run by run), plus an A/A slot (BENCH_AA: the in-tree
-# driver again, or ours) whose ratio to the same driver's slot is the noise floor of every
-# pair cell, and, with BENCH_OURS_B, a second build of ours (slot oursb, module
+# driver again, or ours) whose ratio to the same driver's slot is the noise floor
+# (BENCH_AA_CELLS: `rotate`, one pair family per run, or `every` pair cell), and, with
+# BENCH_OURS_B, a second build of ours (slot oursb, module
 # ib_ipoib_cm_b: e.g. ours at an older commit). Every cell starts from a fresh load.
 #
 #   phase 1  softib hosts=2 (SRQ): datagram, then connected mode: iperf3 TCP 1 and 4 streams
@@ -45,6 +46,7 @@ BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
 BENCH_AA=intree
+BENCH_AA_CELLS=rotate
 BENCH_OURS_B=0
 BENCH_OURS_PARAMS=""
 . /e2e/bench-lib.sh
@@ -197,8 +199,11 @@ pair_phase() { # SRQ MODE...
     RUN=1 PHASE_RUNS=$BENCH_RUNS
     while [ $RUN -le $BENCH_RUNS ]; do
         for MODE in "$@"; do
-            # every pair cell has its A/A slot: each ratio row gets its own noise floor
-            for SLOT in $(slots $PAIR_SLOTS); do pair_cell; done
+            # the A/A slot where aa_cell puts it (every cell, or one family per run)
+            for SLOT in $(slots $PAIR_SLOTS); do
+                [ $SLOT = aa ] && ! aa_cell "$BENCH_AA_CELLS" "$PAIR_FAMILIES" $RUN "$MODE$SRQ" && continue
+                pair_cell
+            done
         done
         [ "$SRQ" = 1 ] && want ceiling_fraction && { SLOT=rctest; ceiling; }
         RUN=$((RUN + 1))
@@ -253,6 +258,8 @@ modes_srq() { # the modes a softib with SRQ=$1 is measured in
     if [ "$1" = 1 ]; then has_mode datagram && echo datagram; fi
     has_mode connected && echo connected
 }
+# the pair families measured, in the order they run (aa_cell rotates the A/A over them)
+PAIR_FAMILIES=$(echo $(modes_srq 1 | sed 's/$/1/') $(modes_srq 0 | sed 's/$/0/'))
 PAIR_SLOTS="intree ours"
 [ "$BENCH_OURS_B" = 1 ] && PAIR_SLOTS="$PAIR_SLOTS oursb"
 [ "$BENCH_AA" != none ] && want aa_ratio && PAIR_SLOTS="$PAIR_SLOTS aa"
@@ -278,8 +285,11 @@ for b_d in $b_probe; do
     [ $b_rc = 0 ] && CM_DRIVERS="$CM_DRIVERS $b_d"
     diag "bench-cm $b_d $([ $b_rc = 0 ] && echo accepts || echo refuses) connected mode"
 done
+# what the memory cells read (bench-report puts it in every memory record: a comparison
+# across measures is flagged, not judged)
+diag "bench-measure mem free_kib"
 DRY=1; benchmark; DRY=0 FABRIC="2 1"
-diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s, setup phases $BENCH_SETUP_RUNS; slots $PAIR_SLOTS (A/A: $BENCH_AA, every pair cell); metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
+diag "bench-plan $EST s estimated; runs $BENCH_RUNS x $BENCH_TIME s, setup phases $BENCH_SETUP_RUNS; slots $PAIR_SLOTS (A/A: $BENCH_AA, cells: $BENCH_AA_CELLS over $PAIR_FAMILIES); metrics $BENCH_METRICS; modes $BENCH_MODES; connected mode: $CM_DRIVERS"
 benchmark
 diag "bench-at $DONE $EST $(cut -d' ' -f1 /proc/uptime) done - run -/-"
 [ -n "${SOCKPERF_PID:-}" ] && kill "$SOCKPERF_PID" 2>/dev/null
