@@ -8,7 +8,13 @@ note), the guest time per kind of step (meta.json, report.md) and the comparison
 must be flagged as a regression, one within it must not; and a second synthetic run with
 an A/A slot of ours (aa=ours) and a second build of ours (slot oursb): the A/A is taken
 against ours' slot, ours / oursb is judged against that floor (one cell worse beyond it,
-one within). Prints TAP; exit 1 on a failure.
+one within). Also: the memory records' `measure` (from "# bench-measure mem") and a
+comparison with a previous JSON of another measure (or none recorded: MemAvailable before
+2026-12-02) flagged "not comparable", not judged; a run with the A/A slot in one pair family
+per run (aa_cells=rotate) whose cells all take their metric's largest A/A as the floor; and,
+on the host with sh, the harness's own loops (tests/bench/ipoib-bench.sh in its dry-run
+pass, the cells stubbed): where the A/A slot runs with BENCH_AA_CELLS rotate and every.
+Prints TAP; exit 1 on a failure.
 """
 import json
 import os
@@ -18,10 +24,13 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 report = os.environ.get("BENCH_REPORT") or os.path.join(here, "..", "..", "scripts", "bench-report")
+scenario = os.environ.get("BENCH_SCENARIO") or os.path.join(here, "ipoib-bench.sh")
+benchlib = os.environ.get("BENCH_LIB") or os.path.join(here, "bench-lib.sh")
 FIELDS = {"name", "unit", "mode", "srq", "streams", "direction", "size", "ours", "intree",
           "ratio", "better", "spread", "runs"}
 
 TAP = """ok 1 - something
+# bench-measure mem free_kib
 # bench-cm intree accepts connected mode
 # bench-cm ours refuses connected mode
 # bench-rec datagram 1 intree 1 tcp_throughput 1 ab - 100
@@ -68,6 +77,38 @@ TAP_B = """ok 1 - something
 # bench-rec datagram 1 oursb 1 tcp_throughput 1 ba - 205
 # bench-rec datagram 1 aa 1 tcp_throughput 1 ba - 190
 """
+
+# aa_cells=rotate: the A/A slot in datagram in run 1 (105 / 100: 5 %), in connected SRQ in
+# run 2 (120 / 100: 20 %); the datagram cell's floor is tcp_throughput's largest, 20 %
+TAP_R = """ok 1 - something
+# bench-rec datagram 1 intree 1 tcp_throughput 1 ab - 100
+# bench-rec datagram 1 ours 1 tcp_throughput 1 ab - 200
+# bench-rec datagram 1 aa 1 tcp_throughput 1 ab - 105
+# bench-rec datagram 1 intree 2 tcp_throughput 1 ab - 100
+# bench-rec datagram 1 ours 2 tcp_throughput 1 ab - 200
+# bench-rec connected 1 intree 1 tcp_throughput 1 ab - 100
+# bench-rec connected 1 ours 1 tcp_throughput 1 ab - 300
+# bench-rec connected 1 intree 2 tcp_throughput 1 ab - 100
+# bench-rec connected 1 ours 2 tcp_throughput 1 ab - 300
+# bench-rec connected 1 aa 2 tcp_throughput 1 ab - 120
+"""
+
+# the harness's loops on the host: stubs for what needs the VM, the cells print themselves
+PLAN_SH = r"""
+diag() { :; }; check() { :; }; skip() { :; }; not_ok() { :; }; fabric() { :; }
+. "$BENCH_LIB"
+eval "$(sed -n '/^BENCH_RUNS=/,/^dmesg_mark bench$/p' "$BENCH_SCENARIO" | grep -v '^\. /e2e/\|^dmesg_mark bench$')"
+BENCH_AA_CELLS=$CELLS BENCH_RUNS=$RUNS
+pair_cell() { echo "$RUN $MODE$SRQ $SLOT"; }
+setup_cell() { :; }; ceiling() { :; }
+DRY=1; benchmark
+"""
+
+
+def plan(cells, runs):
+    env = dict(os.environ, BENCH_LIB=benchlib, BENCH_SCENARIO=scenario, CELLS=cells, RUNS=str(runs))
+    p = subprocess.run(["sh", "-c", PLAN_SH], capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout.split("\n")
 
 n = fails = 0
 
@@ -140,6 +181,9 @@ def main():
         m = find(recs, "mem_per_idle_conn", "connected", srq=0)
         check("mem_per_idle_conn 16384 KiB at N=15 -> conns_per_gib 64",
               m and m["intree"] == 16384 and m.get("size") == 15 and cg and abs(cg["intree"] - 64) < 1e-9)
+        check("memory records say their measure (bench-measure mem free_kib), meta.json too, others not",
+              m and m.get("measure") == "free_kib" and cg and cg.get("measure") == "free_kib" and
+              run.meta.get("mem_measure") == "free_kib" and "measure" not in t)
         u = find(recs, "udp_loss", "datagram")
         check("udp_loss: in-tree 0 -> no ratio (not a division by zero)", u and u["ratio"] is None and u["ours"] == 3)
         p = find(recs, "ping_rtt", "datagram", size=60000)
@@ -174,6 +218,37 @@ def main():
         check("setup_time 0.51 -> 0.50 (better, inside the largest A/A of the run: 25 %) within noise",
               "within noise" in sl and "largest A/A of the run" in sl)
         check("the summary counts 1 regression", "1 regression(s) beyond the noise floor" in md2)
+
+        # memory across measures: in-tree 16384 KiB per connection now; before, MemAvailable
+        # and (as in a JSON from before the field) no measure at all, ratios far apart
+        tap_m = TAP + "# bench-rec connected 0 ours 1 mem_per_idle_conn - - 15 400\n"
+        rc, recs_m, _ = run(tmp, tap_text=tap_m)
+        prev_m = json.loads(json.dumps(recs_m))
+        pm_rec = find(prev_m, "mem_per_idle_conn", "connected", srq=0)
+        pm_rec["ratio"] *= 3
+        pm_rec["measure"] = "MemAvailable"
+        del find(prev_m, "conns_per_gib", "connected", srq=0)["measure"]
+        find(prev_m, "conns_per_gib", "connected", srq=0)["ratio"] /= 3
+        ppm = os.path.join(tmp, "prev-mem.json")
+        with open(ppm, "w") as f:
+            json.dump(prev_m, f)
+        rc, _, mdm = run(tmp, ppm, tap_text=tap_m)
+        ml = [l for l in mdm.splitlines() if l.startswith("| mem_per_idle_conn") and "not comparable" in l]
+        cl = [l for l in mdm.splitlines() if l.startswith("| conns_per_gib") and "not comparable" in l]
+        check("memory cells of another measure (MemAvailable; unrecorded) are not comparable, not regressions",
+              len(ml) == 1 and "measure MemAvailable before, free_kib now" in ml[0] and
+              len(cl) == 1 and "measure unrecorded before, free_kib now" in cl[0] and
+              "REGRESSION" not in (ml + cl)[0] + (ml + cl)[-1])
+        check("the summary counts the 2 memory cells not comparable",
+              "2 memory cell(s) not comparable" in mdm)
+        prev_m = json.loads(json.dumps(recs_m))
+        find(prev_m, "mem_per_idle_conn", "connected", srq=0)["ratio"] /= 3
+        with open(ppm, "w") as f:
+            json.dump(prev_m, f)
+        rc, _, mdm2 = run(tmp, ppm, tap_text=tap_m)
+        ml2 = [l for l in mdm2.splitlines() if l.startswith("| mem_per_idle_conn") and "±" in l]
+        check("the same measure both times: the memory cell is judged (a regression: 3x better before)",
+              len(ml2) == 1 and "REGRESSION" in ml2[0] and "not comparable" not in mdm2)
         pm = os.path.join(tmp, "prev-meta.json")
         with open(pm, "w") as f:
             json.dump({"runs": "1", "quick": "1"}, f)
@@ -211,6 +286,39 @@ def main():
               rows[1].rstrip().endswith("| 0.976 | 0.95–0.95 | better |"))
         check("the report names ours_b and counts 1 worse cell",
               "/tmp/old (9b26224)" in mdb and "1 cell(s) where ours is worse than ours_b" in mdb)
+    with tempfile.TemporaryDirectory() as tmp:
+        # A/A in one pair family per run
+        rc, rr_, mdr = run(tmp, tap_text=TAP_R, meta=("aa_cells=rotate",))
+        prev_r = json.loads(json.dumps(rr_))
+        find(prev_r, "tcp_throughput", "datagram")["ratio"] = 2.0 / 0.85   # now 15 % lower
+        ppr = os.path.join(tmp, "prev-r.json")
+        with open(ppr, "w") as f:
+            json.dump(prev_r, f)
+        rc, _, mdr2 = run(tmp, ppr, tap_text=TAP_R, meta=("aa_cells=rotate",))
+        dl = [l for l in mdr2.splitlines() if l.startswith("| tcp_throughput | datagram") and "±" in l]
+        check("rotate: the datagram cell (own A/A 5 %) takes tcp_throughput's largest, 20 % (connected): -15 % within noise",
+              len(dl) == 1 and "±20.0%" in dl[0] and "largest A/A of tcp_throughput" in dl[0] and "within noise" in dl[0])
+        check("rotate: the report lists each metric's floor and the family it came from",
+              "tcp_throughput ±20.0% (connected srq=1)" in mdr)
+        rc, _, mdr3 = run(tmp, ppr, tap_text=TAP_R)
+        dl = [l for l in mdr3.splitlines() if l.startswith("| tcp_throughput | datagram") and "±" in l]
+        check("every (no aa_cells=rotate): the same cell takes its own A/A, 5 %: -15 % a regression",
+              len(dl) == 1 and "±5.0%" in dl[0] and "REGRESSION" in dl[0])
+
+    fam = ("datagram1", "connected1", "connected0")
+    rc, cells = plan("rotate", 3)
+    aa = sorted(l for l in cells if l.endswith(" aa"))
+    check("harness, rotate, 3 runs: one A/A cell per run, each family once (run 1 datagram, 2 connected SRQ, 3 srq=0)",
+          rc == 0 and aa == ["1 datagram1 aa", "2 connected1 aa", "3 connected0 aa"])
+    check("harness, rotate: in-tree and ours in every family of every run (9 each)",
+          all(sum(1 for l in cells if l.endswith(" " + s)) == 9 for s in ("intree", "ours")))
+    rc, cells = plan("every", 3)
+    check("harness, every, 3 runs: the A/A slot in all 9 pair cells",
+          rc == 0 and sorted(l for l in cells if l.endswith(" aa")) ==
+          sorted("%d %s aa" % (r, f) for r in (1, 2, 3) for f in fam))
+    rc, cells = plan("rotate", 1)
+    check("harness, rotate, 1 run: the A/A slot in datagram only",
+          rc == 0 and [l for l in cells if l.endswith(" aa")] == ["1 datagram1 aa"])
     print("1..%d" % n)
     return 1 if fails else 0
 
