@@ -116,6 +116,13 @@ bool encap_parse(const u8 *data, usize len, u16 &ethertype)
 	return true;
 }
 
+bool rc_may_carry(const u8 *encap)
+{
+	u16 type = 0;
+	encap_parse(encap, kEncapLen, type);
+	return type != kEthArp && type != kEthRarp;
+}
+
 u32 ib_mtu_bytes(u32 e)
 {
 	return (e >= KAPI_IB_MTU_256 && e <= KAPI_IB_MTU_4096) ? (128u << e) : 0;

@@ -71,6 +71,13 @@ bool mcast_addr_valid(const u8 addr[kHwAddrLen], const u8 bcast[kHwAddrLen]);
 void encap_write(u8 out[kEncapLen], u16 ethertype);
 // Ignores the reserved bits on receive; false when the buffer is too short.
 bool encap_parse(const u8 *data, usize len, u16 &ethertype);
+inline constexpr u16 kEthRarp = 0x8035;
+// Connected mode: may a unicast packet with this encapsulation header (at least kEncapLen
+// octets) wait for, or ride, an RC connection? Not ARP or RARP (as the in-tree driver's
+// unicast_arp_send): an ARP reply held until the replier's connection is established makes
+// the asker's resolution wait for a whole CM exchange, and fail after its 3 probes when 63
+// setups run at once (docs/connected.md §10.3a). UD carries them as soon as the path is known.
+bool rc_may_carry(const u8 *encap);
 
 // enum ib_mtu (1..5) -> bytes; 0 for anything else.
 u32 ib_mtu_bytes(u32 mtu_enum);

@@ -60,8 +60,10 @@ void Interface::xmit(kapi_skb *skb)
 		send_multicast(skb, mgid);
 	} else {
 		// Connected mode (RFC 4755): a peer announcing the RC flag is reached over an RC
-		// connection once there is one; until then, or after it failed, over UD.
+		// connection once there is one; until then, or after it failed, over UD. ARP and
+		// RARP always over UD (rc_may_carry: the in-tree driver's unicast_arp_send).
 		if (cm_.connected() && (dst.flags() & kFlagRc) &&
+		    rc_may_carry(kapi_skb_data(skb) + kPseudoLen) &&
 		    cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
 			return;
 		send_unicast(skb, dst);

@@ -456,8 +456,26 @@ KTEST(addr_encap, parse_short_buffers)
 	delete[] p;
 }
 
+// Connected mode sends ARP and RARP over UD, everything else may ride RC (the setup-time
+// finding of session 8, docs/connected.md §10.3a); the reserved bits do not matter.
+KTEST(addr_encap, rc_may_carry_all_but_arp)
+{
+	const struct { u16 type; bool rc; } cases[] = {
+		{kEthIpv4, true}, {kEthIpv6, true}, {kEthArp, false}, {kEthRarp, false},
+		{0x0000, true}, {0x0805, true}, {0x0807, true}, {0x8034, true}, {0xffff, true},
+	};
+	for (const auto &c : cases) {
+		u8 h[kEncapLen];
+		encap_write(h, c.type);
+		EXPECT_EQ(rc_may_carry(h), c.rc);
+		h[2] = 0xff;
+		h[3] = 0xff;
+		EXPECT_EQ(rc_may_carry(h), c.rc);
+	}
+}
+
 KTEST_SUITE(addr_encap, KTEST_CASE(addr_encap, write_layout), KTEST_CASE(addr_encap, parse_ignores_reserved),
-	    KTEST_CASE(addr_encap, parse_short_buffers));
+	    KTEST_CASE(addr_encap, parse_short_buffers), KTEST_CASE(addr_encap, rc_may_carry_all_but_arp));
 
 // ------------------------------------------------------------------ MTU
 
