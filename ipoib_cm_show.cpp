@@ -183,10 +183,9 @@ u64 CmTable::stat_value(u32 i) const
 // To datagram: the packets waiting for a connection go back to xmit, which now sends them over
 // UD: a connection still connecting closes without StartSending (and without FallBack), so
 // nothing else would ever send them. xmit checks the mode again under lock_, so none is queued
-// after the switch. Drained under the xmit lock, so that a flush that popped a queue before
-// the switch has pushed its rest back first (a flush after it sees datagram mode and stops;
-// review s7 MED-2), and requeued after both locks are dropped (xmit takes them), one queue's
-// worth at a time.
+// after the switch. Drained under the xmit lock, so that no flush runs meanwhile (a flush
+// after it sees datagram mode and stops; review s7 MED-2), and requeued after both locks are
+// dropped (xmit takes them), one queue's worth at a time.
 void CmTable::mode_changed(bool connected)
 {
 	{
@@ -202,11 +201,7 @@ void CmTable::mode_changed(bool connected)
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			for (CmPeer &p : peers_) {
-				kapi_skb *skb;
-				while (q.size() < kCmPendingQueue && p.pending.pop(skb))
-					if (!q.push(skb))
-						kapi_skb_free(skb);	// checked above: cannot happen
-				if (p.pending.size()) {
+				if (!cm_take_pending(p, q)) {	// q is full: requeue it, then go on
 					more = true;
 					break;
 				}

@@ -242,12 +242,41 @@ KTEST(cm_flush_bounded, peer_order_kept_across_the_bound)
 struct QPeer {
 	int id = 0;
 	kstd::Ring<int, 64> pending;
+	u32 held = 0;
 	QPeer *bnext = nullptr;
 	bool backlogged = false;
+	bool can_send = true;	// may_flush: its send path may send (not in teardown)
+	// Static (kernel stack): back to a fresh peer at the start of each case, so a second
+	// run of the suite (the KUnit module loaded again) starts from the same state.
+	void reset(int ident)
+	{
+		int v;
+		while (pending.pop(v))
+			;
+		id = ident;
+		held = 0;
+		bnext = nullptr;
+		backlogged = false;
+		can_send = true;
+	}
 };
 
 struct RcX {
 	constexpr RcX() : b(under) {}	// constinit: no guard variable in the kernel
+	// Static too (4 KiB of wire): every field back to its initial value (review s8 L5:
+	// the contexts kept the previous run's state).
+	void reset(u32 limit)
+	{
+		under = 0;
+		b.reset();
+		b.set_limit(limit);
+		bl.clear();
+		locked = nested = nw = nheld = nheld_calls = 0;
+		unlocked_ok = true;
+		on_post = nullptr;
+		for (int i = 0; i < 512; i++)
+			wp[i] = wv[i] = 0;
+	}
 	struct Lock {
 		explicit Lock(RcX &x) : x_(x) { x_.nested += x_.locked++ != 0; }
 		~Lock() { x_.locked--; }
@@ -255,12 +284,13 @@ struct RcX {
 	};
 	Lock guard() { return Lock(*this); }
 	CmBacklog<QPeer> &backlog() { return bl; }
-	bool may_flush(QPeer &) { return true; }
+	bool may_flush(QPeer &p) { return p.can_send; }
 	bool reserve()
 	{
 		unlocked_ok &= locked == 0;
 		return b.reserve();
 	}
+	void unreserve() { b.unreserve(); }
 	void post(QPeer &p, int v)
 	{
 		unlocked_ok &= locked == 0;
@@ -269,9 +299,17 @@ struct RcX {
 			wv[nw] = v;
 			nw++;
 		}
+		if (on_post)
+			on_post(*this, p);	// another context, while the flush posts
 	}
-	void held() { nheld++; }
-	void drop(int) { ndropped++; }
+	void held(u32 fresh)
+	{
+		nheld += int(fresh);
+		nheld_calls++;
+	}
+	// The lock rules held (never nested, never held across a reserve or a post) and no slot
+	// was released twice.
+	bool rules_kept() const { return nested == 0 && unlocked_ok && under == 0; }
 	// Posted packets of peer id, in post order, are 0, 1, 2, ... and there are n of them.
 	bool in_order(int id, int n) const
 	{
@@ -284,8 +322,9 @@ struct RcX {
 	u64 under = 0;
 	RcSendBudget b;
 	CmBacklog<QPeer> bl;
-	int locked = 0, nested = 0, nw = 0, nheld = 0, ndropped = 0;
+	int locked = 0, nested = 0, nw = 0, nheld = 0, nheld_calls = 0;
 	bool unlocked_ok = true;
+	void (*on_post)(RcX &, QPeer &) = nullptr;
 	int wp[512] = {}, wv[512] = {};
 };
 
@@ -298,10 +337,10 @@ struct RcX {
 KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 {
 	static constinit RcX x;
-	x.b.set_limit(8);
+	x.reset(8);
 	static QPeer a, b;
-	a.id = 1;
-	b.id = 2;
+	a.reset(1);
+	b.reset(2);
 	int na = 0, nb = 0;
 	for (; nb < 20; nb++)	// queued while B's connection was set up
 		ASSERT_TRUE(b.pending.push(nb));
@@ -328,9 +367,7 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 	EXPECT_TRUE(a.pending.empty());
 	EXPECT_TRUE(x.in_order(1, na));
 	EXPECT_TRUE(x.in_order(2, nb));
-	EXPECT_EQ(x.nested, 0);
-	EXPECT_TRUE(x.unlocked_ok);
-	EXPECT_EQ(x.under, 0u);
+	EXPECT_TRUE(x.rules_kept());
 }
 
 // Review s7 LOW-2: a packet that meets the bound in xmit (the stop/wake race, or the slots a
@@ -339,14 +376,15 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
 {
 	static constinit RcX x;
-	x.b.set_limit(2);
+	x.reset(2);
 	static QPeer a;
-	a.id = 1;
+	a.reset(1);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 0) == CmRcXmit::Sent);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 1) == CmRcXmit::Sent);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 2) == CmRcXmit::AtBound);
 	EXPECT_TRUE(a.backlogged);
-	EXPECT_EQ(x.nheld, 1);
+	EXPECT_EQ(x.nheld_calls, 1);
+	EXPECT_EQ(x.nheld, 1);		// packet 2 was left behind
 	int n = 3;
 	for (; n < 3 + 64 - 1; n++)	// the queue's capacity
 		EXPECT_TRUE(cm_xmit_rc(x, a, n) == CmRcXmit::Queued);
@@ -360,8 +398,135 @@ KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
 	}
 	EXPECT_FALSE(x.bl.waiting());
 	EXPECT_TRUE(x.in_order(1, n));
-	EXPECT_EQ(x.ndropped, 0);
-	EXPECT_EQ(x.nested, 0);
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// q holds exactly from, from + 1, ..., to - 1, in this order (emptied).
+template <u32 N> bool pops_in_order(kstd::Ring<int, N> &q, int from, int to)
+{
+	bool ok = q.size() == u32(to - from);
+	for (int v = -1, i = from; q.pop(v); i++)
+		ok &= v == i;
+	return ok;
+}
+
+// Review s8 L1: FallBack (the table lock alone, from a connection's work item) runs while a
+// flush of the same peer is posting over a send path whose teardown has just begun. It must
+// find every packet not yet posted, in order: the flush used to hold the rest outside the
+// peer's queue while it posted, FallBack took an empty queue, and the rest, pushed back
+// afterwards, waited (up to 64) behind the UD packets of the back-off.
+namespace l1 {
+QPeer *victim;
+int posts_before = 0;
+kstd::Ring<int, 64> taken;
+void fall_back_now(RcX &x, QPeer &p)
+{
+	if (&p != victim || --posts_before)
+		return;
+	auto g = x.guard();
+	p.can_send = false;	// the connection is draining: may_send(p->send) is false
+	(void)cm_take_pending(p, taken);
+}
+} // namespace l1
+
+KTEST(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order)
+{
+	static constinit RcX x;
+	x.reset(4);
+	static QPeer a;
+	a.reset(1);
+	int v;
+	while (l1::taken.pop(v))
+		;
+	for (int i = 0; i < 10; i++)
+		ASSERT_TRUE(a.pending.push(i));
+	l1::victim = &a;
+	l1::posts_before = 2;	// FallBack runs while the flush posts its 2nd packet
+	x.on_post = l1::fall_back_now;
+	EXPECT_TRUE(cm_flush_peer(x, a));	// nothing of a waits for the bound
+	x.on_post = nullptr;
+	EXPECT_EQ(x.nw, 2);			// 0 and 1 went out before the teardown
+	EXPECT_TRUE(x.in_order(1, 2));
+	EXPECT_TRUE(a.pending.empty());		// nothing left behind for later
+	EXPECT_FALSE(a.backlogged);
+	EXPECT_TRUE(pops_in_order(l1::taken, 2, 10));	// FallBack requeues 2..9, in order
+	EXPECT_EQ(x.b.inflight(), 2u);		// the slot reserved for the taken packet came back
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// Review s8 L5: a peer whose send path may not send (its teardown began, or datagram mode)
+// is not flushed: nothing reserved or posted, its queue kept whole and in order for its
+// hand-over, and it leaves the backlog, so that the backlog's round goes on to the next peer.
+KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
+{
+	static constinit RcX x;
+	x.reset(4);
+	static QPeer a, b;
+	a.reset(1);
+	b.reset(2);
+	for (int i = 0; i < 6; i++) {
+		ASSERT_TRUE(a.pending.push(i));
+		ASSERT_TRUE(b.pending.push(i));
+	}
+	x.bl.add(a);	// both waited for the bound
+	x.bl.add(b);
+	a.can_send = false;
+	cm_flush_backlog<QPeer>(x);
+	EXPECT_FALSE(a.backlogged);
+	EXPECT_TRUE(pops_in_order(a.pending, 0, 6));	// kept, in order
+	EXPECT_TRUE(x.in_order(1, 0));		// nothing of a posted
+	EXPECT_TRUE(x.in_order(2, 4));		// b had the slots
+	EXPECT_TRUE(b.backlogged);
+	EXPECT_EQ(x.b.inflight(), 4u);
+	// ... and mid-flush: the path's teardown begins after b's next packet; the rest stays.
+	x.b.complete(4);
+	l1::victim = &b;
+	l1::posts_before = 1;
+	x.on_post = [](RcX &, QPeer &p) {
+		if (&p == l1::victim && !--l1::posts_before)
+			p.can_send = false;	// no FallBack: the hand-over will take the queue
+	};
+	EXPECT_TRUE(cm_flush_peer(x, b));
+	x.on_post = nullptr;
+	EXPECT_TRUE(x.in_order(2, 5));		// 4 went out, 5 stays
+	EXPECT_EQ(b.pending.size(), 1u);
+	EXPECT_FALSE(b.backlogged);
+	EXPECT_EQ(x.b.inflight(), 1u);		// the second slot was given back
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// Review s8 L3: cm_tx_flush_held counts packets a flush left behind at the bound, each once
+// however many flushes it waits through (it counted the flushes that stopped).
+KTEST(cm_flush_peer, held_counts_each_packet_once)
+{
+	static constinit RcX x;
+	x.reset(8);
+	static QPeer a;
+	a.reset(1);
+	int n = 0;
+	for (; n < 20; n++)	// queued while the connection was set up
+		ASSERT_TRUE(a.pending.push(n));
+	EXPECT_FALSE(cm_flush_peer(x, a));	// StartSending: 8 go, 12 held
+	EXPECT_EQ(x.nheld, 12);
+	x.b.complete(4);
+	EXPECT_FALSE(cm_flush_peer(x, a));	// 4 more go, the same 8 still held
+	EXPECT_EQ(x.nheld, 12);
+	for (int i = 0; i < 3; i++)		// 3 new ones queue behind them: held at once
+		EXPECT_TRUE(cm_xmit_rc(x, a, n++) == CmRcXmit::Queued);
+	EXPECT_EQ(x.nheld, 15);
+	EXPECT_GE(x.nheld_calls, 5);		// one per stop: what the counter used to count
+	// A take that stops when its queue is full (mode_changed's batches): 4 of the 11 go,
+	// and so does their mark: the 7 left are all counted already.
+	kstd::Ring<int, 4> part;
+	EXPECT_FALSE(cm_take_pending(a, part));
+	EXPECT_EQ(a.pending.size(), 7u);
+	EXPECT_EQ(a.held, 7u);
+	x.b.complete(8);
+	EXPECT_TRUE(cm_flush_peer(x, a));
+	EXPECT_EQ(x.nheld, 15);			// the 7 left went out: nothing new
+	EXPECT_TRUE(a.pending.empty());
+	EXPECT_EQ(a.held, 0u);
+	EXPECT_TRUE(x.rules_kept());
 }
 
 // The backlog is a FIFO of peers, each at most once; remove() unlinks any of them.
@@ -369,6 +534,8 @@ KTEST(cm_backlog, fifo_once_and_remove)
 {
 	CmBacklog<QPeer> bl;
 	static QPeer p[4];
+	for (int i = 0; i < 4; i++)
+		p[i].reset(i);
 	for (QPeer &q : p)
 		bl.add(q);
 	bl.add(p[1]);	// listed already
@@ -398,5 +565,8 @@ KTEST_SUITE(cm_flush_bounded, KTEST_CASE(cm_flush_bounded, stops_at_the_bound_in
 KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
 	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
+KTEST_SUITE(cm_flush_peer, KTEST_CASE(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order),
+	    KTEST_CASE(cm_flush_peer, path_in_teardown_is_not_flushed),
+	    KTEST_CASE(cm_flush_peer, held_counts_each_packet_once));
 
 } // namespace ktest_cm_send
