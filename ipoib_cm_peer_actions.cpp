@@ -177,6 +177,7 @@ void CmTable::fall_back(Connection &c)
 
 void CmTable::reconnect(Connection &c)
 {
+	FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 	kstd::SpinIrqSaveGuard g(lock_);
 	CmPeer *p = c.owner;
 	if (!p || !open_)
@@ -185,7 +186,7 @@ void CmTable::reconnect(Connection &c)
 		p->active = nullptr;
 	p->stale_retries++;
 	if (!p->active)
-		connect(*p, kapi_now_ms(), Gfp::Atomic);
+		connect(*p, kapi_now_ms(), Gfp::Atomic, notes);
 }
 
 void CmTable::await_other(Connection &c)

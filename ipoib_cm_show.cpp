@@ -189,10 +189,11 @@ u64 CmTable::stat_value(u32 i) const
 void CmTable::mode_changed(bool connected)
 {
 	{
+		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
 		for (Connection &c : conns_)
-			c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
+			c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram), notes);
 	}
 	for (bool more = !connected; more;) {
 		CmPending q;
@@ -255,6 +256,7 @@ void CmTable::housekeeping()
 	constexpr u32 kLogMax = 8;
 	u32 late_fence[kLogMax], stalled[kLogMax], nfence = 0, nstalled = 0;
 	{
+		FeedNotes notes(log());	// the feeds' own notes, printed after the unlock too
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_)
 			return;
@@ -266,18 +268,18 @@ void CmTable::housekeeping()
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
 				if (nfence < kLogMax)
 					late_fence[nfence++] = c.qpn();
-				c.feed(cm::Event::of(cm::Ev::DrainTimeout));
+				c.feed(cm::Event::of(cm::Ev::DrainTimeout), notes);
 				continue;
 			}
 			if (c.state() != cm::State::Established)
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping
-				c.feed(cm::Event::of(cm::Ev::IdleTimeout));
+				c.feed(cm::Event::of(cm::Ev::IdleTimeout), notes);
 			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
 				// once per connection: the event tears it down (cm_watchdog_teardowns)
 				if (nstalled < kLogMax)
 					stalled[nstalled++] = c.qpn();
-				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
+				c.feed(cm::Event::of(cm::Ev::SendWatchdog), notes);
 			}
 		}
 	}

@@ -215,7 +215,8 @@ private:
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
 	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
-	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
+	// Lock held; the new connection's feed notes go to notes (printed after the unlock).
+	Connection *connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes);
 	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued (R7)
 	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed (R2)
 	void free_dead();

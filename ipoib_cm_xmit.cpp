@@ -56,6 +56,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	}
 	CmPeer *send = nullptr;
 	{
+		FeedNotes notes(log());	// connect()'s, printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		// the mode is read again here: mode_changed(false) requeues what waits under lock_
 		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
@@ -102,7 +103,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
-				if (!connect(*p, now, Gfp::Atomic))
+				if (!connect(*p, now, Gfp::Atomic, notes))
 					return Verdict::UseUd;
 			}
 			if (p->pending.push(skb)) {
