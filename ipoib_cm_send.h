@@ -127,25 +127,6 @@ template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive
 	return nullptr;
 }
 
-// A queue that waited for a connection goes out in order while the RC send bound has room
-// (reserve() takes one slot; review-s5 R5: StartSending and the hand-over posted all of it
-// whatever the bound). The first refusal stops it: that packet and the rest stay in q, in
-// order, for the next flush (review s6 L5: they were requeued to the stack behind what the
-// qdisc held, so newer packets of the peer overtook them, and under noqueue the requeue onto
-// the stopped queue was dropped). Returns how many were sent.
-template <typename T, u32 N, typename Reserve, typename Send>
-u32 cm_flush_bounded(kstd::Ring<T, N> &q, Reserve reserve, Send send)
-{
-	u32 sent = 0;
-	while (!q.empty() && reserve()) {
-		T v;
-		(void)q.pop(v);	// not empty: always one
-		send(v);
-		sent++;
-	}
-	return sent;
-}
-
 // xmit's per-peer order (review s6 L5): a packet goes to the peer's send path at once only
 // when that path may send and nothing of the peer still waits on its pending queue (a flush
 // that stopped at the RC bound); otherwise it queues behind, and the flush sends it in turn.

@@ -2,7 +2,8 @@
 // test_cm_send.cpp - connected mode's xmit-path logic (ipoib_cm_send.h): the RC send bound
 // reserved before the post and released on failure or completion, underflows counted
 // (review-s5 R3); the peer index (F12); the send-path hand-over skipping a connection in
-// teardown (R2); the pending-queue flush bounded by the RC send budget (R5).
+// teardown (R2); the pending-queue flush bounded by the RC send budget (R5), cm_flush_peer
+// and cm_xmit_rc (review s6 L5, s7 MED-1/LOW-2, s8 L1/L3/L5).
 #include "ktest.h"
 #include "ipoib_cm_send.h"
 
@@ -140,100 +141,6 @@ KTEST(cm_send_candidate, skips_a_connection_in_teardown)
 	EXPECT_TRUE(cm_send_candidate<FakeConn>(nullptr, nullptr, carry) == nullptr);
 }
 
-// ------------------------------------------------------------------ cm_flush_bounded
-
-KTEST(cm_flush_bounded, stops_at_the_bound_in_order)
-{
-	u64 under = 0;
-	RcSendBudget b(under);
-	b.set_limit(8);
-	for (int i = 0; i < 5; i++)
-		ASSERT_TRUE(b.reserve());	// 5 of 8 already in flight
-	kstd::Ring<int, 16> q;
-	for (int i = 0; i < 10; i++)
-		ASSERT_TRUE(q.push(i));
-	int sent[16], ns = 0;
-	const u32 n = cm_flush_bounded(q, [&] { return b.reserve(); }, [&](int v) { sent[ns++] = v; });
-	EXPECT_EQ(n, 3u);
-	ASSERT_EQ(ns, 3);
-	for (int i = 0; i < 3; i++)
-		EXPECT_EQ(sent[i], i);		// the oldest first
-	EXPECT_EQ(b.inflight(), 8u);		// never past the bound
-	ASSERT_EQ(q.size(), 7u);		// the rest stays queued (review s6 L5)
-	for (int i = 3; i < 10; i++) {
-		int v = -1;
-		ASSERT_TRUE(q.pop(v));
-		EXPECT_EQ(v, i);		// in order
-	}
-}
-
-// Once one packet is refused, none after it is sent even if a slot frees meanwhile: the
-// queue's order holds.
-KTEST(cm_flush_bounded, no_overtaking_after_a_refusal)
-{
-	kstd::Ring<int, 8> q;
-	for (int i = 0; i < 4; i++)
-		ASSERT_TRUE(q.push(i));
-	int calls = 0, ns = 0;
-	auto reserve = [&] { return ++calls != 2; };	// the second refused, later ones would pass
-	const u32 n = cm_flush_bounded(q, reserve, [&](int) { ns++; });
-	EXPECT_EQ(n, 1u);
-	EXPECT_EQ(ns, 1);
-	EXPECT_EQ(calls, 2);			// stopped at the refusal
-	EXPECT_EQ(q.size(), 3u);
-	int v = -1;
-	ASSERT_TRUE(q.pop(v));
-	EXPECT_EQ(v, 1);			// the refused one is still first
-}
-
-// Review s6 L5: one peer's packets leave in the order they came, across a hand-over flush
-// that stops at the RC bound while new packets keep arriving. The pieces the table runs:
-// xmit posts at once only when cm_post_now allows it (else queues behind the waiting ones
-// and flushes), each flush is cm_flush_bounded on the peer's queue, completions free the
-// bound (RcSendBudget) and the housekeeping flush continues. Posted order = arrival order.
-KTEST(cm_flush_bounded, peer_order_kept_across_the_bound)
-{
-	u64 under = 0;
-	RcSendBudget b(under);
-	b.set_limit(4);
-	kstd::Ring<int, 64> pending;
-	int wire[128], nw = 0, next = 0;
-	auto post = [&](int v) { wire[nw++] = v; };
-	auto reserve = [&] { return b.reserve(); };
-	auto flush = [&] { cm_flush_bounded(pending, reserve, post); };
-	auto xmit = [&] {
-		const int v = next++;
-		if (cm_post_now(true, pending.size())) {
-			if (reserve())
-				post(v);
-			return;	// at the bound the table drops it (cm_inflight_full): not here
-		}
-		ASSERT_TRUE(pending.push(v));
-		flush();
-	};
-	for (int i = 0; i < 10; i++)	// queued while the connection was set up
-		ASSERT_TRUE(pending.push(next++));
-	flush();			// StartSending: 4 fit, 6 wait
-	EXPECT_EQ(nw, 4);
-	EXPECT_EQ(pending.size(), 6u);
-	for (int round = 0; round < 6; round++) {
-		xmit();			// a new packet while some wait
-		xmit();
-		b.complete(3);		// NAPI: sends completed
-		if (round % 2)
-			flush();	// the housekeeping run rc_sent kicked
-	}
-	b.complete(b.inflight());
-	while (!pending.empty()) {
-		flush();
-		b.complete(b.inflight());
-	}
-	EXPECT_EQ(nw, next);		// every packet posted once
-	for (int i = 0; i < nw; i++)
-		EXPECT_EQ(wire[i], i);	// in arrival order
-	EXPECT_EQ(under, 0u);
-}
-
 // ------------------------------------------------------------------ cm_xmit_rc, CmBacklog
 
 // Peers and the table for cm_xmit_rc: a budget, the wire (which peer's packet, in post
@@ -328,6 +235,25 @@ struct RcX {
 	int wp[512] = {}, wv[512] = {};
 };
 
+// The context and the peers of the cm_xmit_rc and cm_flush_peer cases: static (4 KiB of wire,
+// not on the kernel stack), and fresh for each case, so that a second run of the suite (the
+// KUnit module loaded again) starts from the same state (review s8 L5).
+RcX &fresh_x(u32 limit)
+{
+	static constinit RcX x;
+	x.reset(limit);
+	return x;
+}
+// With `queued` packets 0, 1, ... on its queue (what waited while its connection was set up).
+QPeer &fresh_peer(int i, int id, int queued = 0)
+{
+	static QPeer p[2];
+	p[i].reset(id);
+	for (int v = 0; v < queued; v++)
+		(void)p[i].pending.push(v);	// at most 64: the tests queue fewer
+	return p[i];
+}
+
 // Review s7 MED-1: peer B's queue stopped at the bound (its StartSending found the bound
 // busy) while peer A keeps it busy: each round NAPI completes 4 sends (rc_sent wakes the
 // netdev queue and kicks the flush work) and the qdisc hands xmit 4 packets of A
@@ -336,11 +262,8 @@ struct RcX {
 // take the slots first: LOW-2).
 KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 {
-	static constinit RcX x;
-	x.reset(8);
-	static QPeer a, b;
-	a.reset(1);
-	b.reset(2);
+	RcX &x = fresh_x(8);
+	QPeer &a = fresh_peer(0, 1), &b = fresh_peer(1, 2);
 	int na = 0, nb = 0;
 	for (; nb < 20; nb++)	// queued while B's connection was set up
 		ASSERT_TRUE(b.pending.push(nb));
@@ -375,10 +298,8 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 // next flush; only a full queue refuses it.
 KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
 {
-	static constinit RcX x;
-	x.reset(2);
-	static QPeer a;
-	a.reset(1);
+	RcX &x = fresh_x(2);
+	QPeer &a = fresh_peer(0, 1);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 0) == CmRcXmit::Sent);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 1) == CmRcXmit::Sent);
 	EXPECT_TRUE(cm_xmit_rc(x, a, 2) == CmRcXmit::AtBound);
@@ -410,6 +331,53 @@ template <u32 N> bool pops_in_order(kstd::Ring<int, N> &q, int from, int to)
 	return ok;
 }
 
+// A flush posts the oldest packets while the bound has room and stops at the first refusal:
+// the refused packet and the rest stay queued, in order (review s6 L5: they were requeued to
+// the stack), and never past the bound (review-s5 R5).
+KTEST(cm_flush_peer, stops_at_the_bound_in_order)
+{
+	RcX &x = fresh_x(8);
+	QPeer &a = fresh_peer(0, 1, 10);
+	for (int i = 0; i < 5; i++)
+		ASSERT_TRUE(x.b.reserve());	// 5 of 8 already in flight
+	EXPECT_FALSE(cm_flush_peer(x, a));
+	EXPECT_TRUE(x.in_order(1, 3));		// the oldest first
+	EXPECT_EQ(x.b.inflight(), 8u);		// never past the bound
+	EXPECT_TRUE(a.backlogged);
+	x.b.complete(1);			// a slot frees: the next flush sends 3 first
+	EXPECT_FALSE(cm_flush_peer(x, a));
+	EXPECT_TRUE(x.in_order(1, 4));
+	EXPECT_TRUE(pops_in_order(a.pending, 4, 10));	// the rest, in order
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// Review s6 L5: one peer's packets leave in the order they came, across a hand-over flush
+// that stops at the RC bound while new packets keep arriving (xmit queues them behind the
+// waiting ones), completions free the bound and the flush work continues.
+KTEST(cm_flush_peer, peer_order_kept_across_the_bound)
+{
+	RcX &x = fresh_x(4);
+	QPeer &a = fresh_peer(0, 1, 10);
+	int next = 10;
+	EXPECT_FALSE(cm_flush_peer(x, a));	// StartSending: 4 fit, 6 wait
+	EXPECT_EQ(x.nw, 4);
+	EXPECT_EQ(a.pending.size(), 6u);
+	for (int round = 0; round < 6; round++) {
+		EXPECT_FALSE(cm_xmit_rc(x, a, next++) == CmRcXmit::Full);	// new packets while some wait
+		EXPECT_FALSE(cm_xmit_rc(x, a, next++) == CmRcXmit::Full);
+		x.b.complete(3);	// NAPI: sends completed
+		if (round % 2)
+			cm_flush_backlog<QPeer>(x);	// the flush work rc_sent kicked
+	}
+	for (int i = 0; i < 100 && x.bl.waiting(); i++) {
+		x.b.complete(x.b.inflight());
+		cm_flush_backlog<QPeer>(x);
+	}
+	EXPECT_TRUE(a.pending.empty());
+	EXPECT_TRUE(x.in_order(1, next));	// every packet posted once, in arrival order
+	EXPECT_TRUE(x.rules_kept());
+}
+
 // Review s8 L1: FallBack (the table lock alone, from a connection's work item) runs while a
 // flush of the same peer is posting over a send path whose teardown has just begun. It must
 // find every packet not yet posted, in order: the flush used to hold the rest outside the
@@ -431,10 +399,8 @@ void fall_back_now(RcX &x, QPeer &p)
 
 KTEST(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order)
 {
-	static constinit RcX x;
-	x.reset(4);
-	static QPeer a;
-	a.reset(1);
+	RcX &x = fresh_x(4);
+	QPeer &a = fresh_peer(0, 1);
 	int v;
 	while (l1::taken.pop(v))
 		;
@@ -459,11 +425,8 @@ KTEST(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order)
 // hand-over, and it leaves the backlog, so that the backlog's round goes on to the next peer.
 KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
 {
-	static constinit RcX x;
-	x.reset(4);
-	static QPeer a, b;
-	a.reset(1);
-	b.reset(2);
+	RcX &x = fresh_x(4);
+	QPeer &a = fresh_peer(0, 1), &b = fresh_peer(1, 2);
 	for (int i = 0; i < 6; i++) {
 		ASSERT_TRUE(a.pending.push(i));
 		ASSERT_TRUE(b.pending.push(i));
@@ -499,13 +462,9 @@ KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
 // however many flushes it waits through (it counted the flushes that stopped).
 KTEST(cm_flush_peer, held_counts_each_packet_once)
 {
-	static constinit RcX x;
-	x.reset(8);
-	static QPeer a;
-	a.reset(1);
-	int n = 0;
-	for (; n < 20; n++)	// queued while the connection was set up
-		ASSERT_TRUE(a.pending.push(n));
+	int n = 20;	// queued while the connection was set up
+	QPeer &a = fresh_peer(0, 1, n);
+	RcX &x = fresh_x(8);
 	EXPECT_FALSE(cm_flush_peer(x, a));	// StartSending: 8 go, 12 held
 	EXPECT_EQ(x.nheld, 12);
 	x.b.complete(4);
@@ -559,13 +518,12 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));
 KTEST_SUITE(cm_peer_index, KTEST_CASE(cm_peer_index, finds_every_peer_past_the_bucket_count));
 KTEST_SUITE(cm_send_candidate, KTEST_CASE(cm_send_candidate, skips_a_connection_in_teardown));
-KTEST_SUITE(cm_flush_bounded, KTEST_CASE(cm_flush_bounded, stops_at_the_bound_in_order),
-	    KTEST_CASE(cm_flush_bounded, no_overtaking_after_a_refusal),
-	    KTEST_CASE(cm_flush_bounded, peer_order_kept_across_the_bound));
 KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
 	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
-KTEST_SUITE(cm_flush_peer, KTEST_CASE(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order),
+KTEST_SUITE(cm_flush_peer, KTEST_CASE(cm_flush_peer, stops_at_the_bound_in_order),
+	    KTEST_CASE(cm_flush_peer, peer_order_kept_across_the_bound),
+	    KTEST_CASE(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order),
 	    KTEST_CASE(cm_flush_peer, path_in_teardown_is_not_flushed),
 	    KTEST_CASE(cm_flush_peer, held_counts_each_packet_once));
 
