@@ -147,15 +147,32 @@ void Connection::quiesce()
 
 cm::Step Connection::feed(const cm::Event &e)
 {
+	FeedNote note;
+	const cm::Step st = feed_note(e, note);
+	if (note.any())
+		note.print(t_.log());	// after our lock (review s7 LOW-6)
+	return st;
+}
+
+cm::Step Connection::feed(const cm::Event &e, FeedNotes &notes)
+{
+	FeedNote note;
+	const cm::Step st = feed_note(e, note);
+	notes.add(note);
+	return st;
+}
+
+cm::Step Connection::feed_note(const cm::Event &e, FeedNote &note)
+{
 	kstd::SpinIrqSaveGuard g(lock_);
 	cm::Step st = conn_.on(e);
 	if (conn_.state() == cm::State::Draining && !draining_since_)
 		draining_since_ = kapi_now_ms();
-	if (st.overflow)
-		t_.log().err("CM step overflow on event %u (a state-machine bug)", unsigned(e.kind));
-	if (st.ignored)	// counted by cm::Conn (cm_ignored_events)
-		t_.log().debug("QPN 0x%06x: event %u ignored in state %s", qpn_, unsigned(e.kind),
-			       cm::state_name(conn_.state()));
+	note.qpn = qpn_;
+	note.event = u8(e.kind);
+	note.state = u8(conn_.state());
+	note.overflow = st.overflow;
+	note.ignored = st.ignored;	// counted by cm::Conn (cm_ignored_events)
 	if (st.inline_ok()) {
 		// CmNotify alone: ib_cm_notify takes only spinlocks and COMM_EST must reach ib_cm
 		// promptly (docs/connected.md §1).
@@ -165,7 +182,7 @@ cm::Step Connection::feed(const cm::Event &e)
 	}
 	if (!steps_.push(st)) {
 		count(t_.ifstats().cm_step_overflows);
-		t_.log().err("connection step queue full: step of event %u lost", unsigned(e.kind));
+		note.lost = true;
 		return st;
 	}
 	// Counted before xmit can see the teardown (the state changed under this lock): the

@@ -37,6 +37,7 @@
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_cm_notes.h"
 #include "ipoib_rc_qp.h"
 #include "ipoib_recv_ring.h"
 #include "ipoib_rc_tx_ring.h"
@@ -87,8 +88,12 @@ public:
 	// The table, before freeing a retired connection: no feed() is still inside its
 	// critical section, and the work item is neither pending nor running.
 	void quiesce();
-	// Feeds one event (any context); returns the step it produced (already dispatched).
+	// Feeds one event; returns the step it produced (already dispatched). The caller holds
+	// no lock of ours: what the feed has to log is printed before it returns.
 	cm::Step feed(const cm::Event &e);
+	// The same under the table lock: what it has to log goes to notes, printed after the
+	// unlock (FeedNotes).
+	cm::Step feed(const cm::Event &e, FeedNotes &notes);
 	// Entry points
 	void run();					// the work item
 	void cm_event(const kapi_cm_event &ev);		// ib_cm's context
@@ -151,6 +156,7 @@ public:
 
 private:
 	void drop_unposted(kapi_skb *skb);	// send(): not posted, its slot released
+	cm::Step feed_note(const cm::Event &e, FeedNote &note);	// feed() without the log
 	// The wait a parked step is in (wait_), 0 when none.
 	enum : u8 { kNoWait = 0, kWaitSends = 1, kWaitDrep = 2 };
 	void execute(cm::Step st, u8 from = 0);

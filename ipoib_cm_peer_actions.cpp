@@ -45,9 +45,10 @@ void CmTable::flush(CmPeer &p, u64 now)
 	cm_flush_peer(x, p);
 }
 
-void CmTable::flush_held()
+void CmTable::flush_held(u32 fresh)
 {
-	count(ifs_.cm_tx_flush_held);
+	if (fresh)
+		count(ifs_.cm_tx_flush_held, fresh);
 	__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
 	// Sends completed between our refusal and the store saw no backlog: look again.
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -155,13 +156,12 @@ void CmTable::fall_back(Connection &c)
 			p->active = nullptr;
 		// A peer that still has a send path (a bidirectional passive connection) keeps its
 		// queue: a flush of it may be stopped at the RC bound, and a requeue to the stack
-		// would reorder it or, under noqueue, drop it (review s7 MED-2, s6 L5).
-		if (!may_send(p->send)) {
-			kapi_skb *skb;
-			while (p->pending.pop(skb))
-				if (!q.push(skb))
-					kapi_skb_free(skb);	// same capacity: cannot happen
-		}
+		// would reorder it or, under noqueue, drop it (review s7 MED-2, s6 L5). Otherwise
+		// all of it, also while a flush over a send path whose teardown began is posting:
+		// the flush pops one packet at a time and stops when it finds the queue taken
+		// (cm_flush_peer, review s8 L1). Same capacity: all of it fits.
+		if (!may_send(p->send))
+			(void)cm_take_pending(*p, q);
 	}
 	if (first) {	// issue 13 item 3: logged once per peer, counted
 		count(ifs_.cm_fallback_peers);
@@ -177,6 +177,7 @@ void CmTable::fall_back(Connection &c)
 
 void CmTable::reconnect(Connection &c)
 {
+	FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 	kstd::SpinIrqSaveGuard g(lock_);
 	CmPeer *p = c.owner;
 	if (!p || !open_)
@@ -185,7 +186,7 @@ void CmTable::reconnect(Connection &c)
 		p->active = nullptr;
 	p->stale_retries++;
 	if (!p->active)
-		connect(*p, kapi_now_ms(), Gfp::Atomic);
+		connect(*p, kapi_now_ms(), Gfp::Atomic, notes);
 }
 
 void CmTable::await_other(Connection &c)
@@ -219,12 +220,8 @@ void CmTable::retire(Connection &c)
 			// connection or takes UD, instead of waiting for the next packet.
 			// A one-way passive connection never sends (xmit's rule, review s7 LOW-1).
 			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
-			if (open_ && !p->send && !may_carry(p->active) && !passive_will_send && !p->await_until) {
-				kapi_skb *skb;
-				while (p->pending.pop(skb))
-					if (!q.push(skb))
-						kapi_skb_free(skb);	// same capacity: cannot happen
-			}
+			if (open_ && !p->send && !may_carry(p->active) && !passive_will_send && !p->await_until)
+				(void)cm_take_pending(*p, q);	// same capacity: all of it
 		}
 		if (c.stop_listed) {	// ForceDestroy before NAPI ran the stop
 			for (Connection **p = &rx_stops_; *p; p = &(*p)->stop_next) {

@@ -127,25 +127,6 @@ template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive
 	return nullptr;
 }
 
-// A queue that waited for a connection goes out in order while the RC send bound has room
-// (reserve() takes one slot; review-s5 R5: StartSending and the hand-over posted all of it
-// whatever the bound). The first refusal stops it: that packet and the rest stay in q, in
-// order, for the next flush (review s6 L5: they were requeued to the stack behind what the
-// qdisc held, so newer packets of the peer overtook them, and under noqueue the requeue onto
-// the stopped queue was dropped). Returns how many were sent.
-template <typename T, u32 N, typename Reserve, typename Send>
-u32 cm_flush_bounded(kstd::Ring<T, N> &q, Reserve reserve, Send send)
-{
-	u32 sent = 0;
-	while (!q.empty() && reserve()) {
-		T v;
-		(void)q.pop(v);	// not empty: always one
-		send(v);
-		sent++;
-	}
-	return sent;
-}
-
 // xmit's per-peer order (review s6 L5): a packet goes to the peer's send path at once only
 // when that path may send and nothing of the peer still waits on its pending queue (a flush
 // that stopped at the RC bound); otherwise it queues behind, and the flush sends it in turn.
@@ -220,55 +201,94 @@ private:
 	u32 n_ = 0;
 };
 
-// All of from onto the back of to, in order. Same capacity, and to was empty or has room
-// for what from took out of it: a refused push cannot happen, and if it ever did, the
-// packet is dropped through x (warned, counted, freed), not leaked (review s8 L2).
-template <typename X, typename T, u32 N> void cm_ring_move(X &x, kstd::Ring<T, N> &from, kstd::Ring<T, N> &to)
+// For decltype only: the element type of a kstd::Ring.
+template <typename T, u32 N> T cm_ring_value(const kstd::Ring<T, N> &);
+
+// Table lock held: p's pending queue, oldest first, onto the back of out while out has room
+// (FallBack, retire, the switch to datagram take it). What cm_flush_peer counted held at
+// its front goes with it (p.held stays within what is queued). True when p's queue is empty.
+template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 {
-	T v;
-	while (from.pop(v))
-		if (KSTD_WARN_ON(!to.push(v)))
-			x.drop(v);
+	u32 n = 0;
+	while (!out.full()) {
+		decltype(cm_ring_value(p.pending)) v{};
+		if (!p.pending.pop(v))
+			break;
+		(void)out.push(v);	// not full: always taken
+		n++;
+	}
+	p.held = p.held > n ? p.held - n : 0;
+	return p.pending.empty();
 }
 
 // The order of RC sends under the tx queue's xmit lock (review s7 MED-1 and LOW-2), for a
 // context X that gives: guard() (the table lock, for the queues and the backlog),
 // backlog() (its CmBacklog<P>), may_flush(p) (table lock held: p's send path may send, in
 // connected mode), reserve() (one RC slot, false at the bound: it stops the netdev queue),
-// post(p, v) (over p's send path, slot reserved), drop(v) (a packet that cannot be
-// queued back: counted, freed) and held() (a flush stopped at the bound:
-// counted, and the flush work is asked to continue once sends complete).
+// unreserve() (a slot reserved for a packet that was taken meanwhile), post(p, v) (over p's
+// send path, slot reserved) and held(n) (a flush stopped at the bound with n packets of p
+// left behind for the first time: counted, and the flush work is asked to continue once
+// sends complete; called with n = 0 too). P has `pending` (a kstd::Ring), `held` (how many
+// at the front of pending a flush already counted) and CmBacklog's fields.
 //
-// p's pending queue goes out while the bound has room; the rest stays at its front, in
-// order (review s6 L5), and p waits in the backlog: where it was when nothing of it fitted
-// (its turn is not lost to a full bound), at the back when it had its share (the peers
-// behind it go next). A peer that may not flush leaves the backlog: its hand-over
-// (StartSending, StopSending) or the mode switch takes its queue. True when nothing waits.
+// p's pending queue goes out one packet at a time while the bound has room: a slot is
+// reserved, then the oldest packet popped under the table lock, then posted outside it.
+// Nothing of p's queue is ever held outside p.pending, so FallBack and retire (the table
+// lock alone) take all that is left, in order, at any point of a flush (review s8 L1: the
+// flush took the whole queue out while it posted, a FallBack meanwhile found it empty, and
+// the rest, pushed back after, waited behind the UD packets sent under the back-off:
+// delayed and reordered). may_flush is asked for each packet: a send path whose teardown
+// begins during the flush gets nothing more (its hand-over, StopSending, takes the rest).
+// What does not fit stays at the front, in order (review s6 L5), and p waits in the
+// backlog: where it was when nothing of it fitted (its turn is not lost to a full bound),
+// at the back when it had its share (the peers behind it go next). A peer that may not flush
+// leaves the backlog. True when nothing of p waits for the bound.
 template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
 {
-	decltype(p.pending) q;
 	{
 		auto g = x.guard();
-		if (!x.may_flush(p)) {
+		if (!x.may_flush(p) || p.pending.empty()) {
 			x.backlog().remove(p);
 			return true;
 		}
-		cm_ring_move(x, p.pending, q);
 	}
-	const u32 sent = cm_flush_bounded(q, [&] { return x.reserve(); }, [&](auto v) { x.post(p, v); });
+	u32 sent = 0;
+	while (x.reserve()) {
+		decltype(cm_ring_value(p.pending)) v{};
+		bool got, more;
+		{
+			auto g = x.guard();
+			got = x.may_flush(p) && p.pending.pop(v);
+			if (got && p.held)
+				p.held--;	// it was at the front
+			more = got && !p.pending.empty();
+			if (!more)
+				x.backlog().remove(p);
+		}
+		if (!got) {	// taken (FallBack, retire) or its path stopped meanwhile
+			x.unreserve();
+			return true;
+		}
+		x.post(p, v);
+		sent++;
+		if (!more)
+			return true;
+	}
+	u32 fresh;
 	{
 		auto g = x.guard();
-		if (q.empty()) {
+		const u32 left = p.pending.size();
+		if (!left || !x.may_flush(p)) {
 			x.backlog().remove(p);
 			return true;
 		}
-		// Nothing was pushed meanwhile: p.pending grows only under the xmit lock we hold.
-		cm_ring_move(x, q, p.pending);
+		fresh = left > p.held ? left - p.held : 0;	// p.held <= left (it shrinks with the front)
+		p.held = left;
 		if (sent)
 			x.backlog().remove(p);
 		x.backlog().add(p);	// no-op when it kept its place
 	}
-	x.held();
+	x.held(fresh);
 	return false;
 }
 

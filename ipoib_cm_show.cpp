@@ -183,17 +183,17 @@ u64 CmTable::stat_value(u32 i) const
 // To datagram: the packets waiting for a connection go back to xmit, which now sends them over
 // UD: a connection still connecting closes without StartSending (and without FallBack), so
 // nothing else would ever send them. xmit checks the mode again under lock_, so none is queued
-// after the switch. Drained under the xmit lock, so that a flush that popped a queue before
-// the switch has pushed its rest back first (a flush after it sees datagram mode and stops;
-// review s7 MED-2), and requeued after both locks are dropped (xmit takes them), one queue's
-// worth at a time.
+// after the switch. Drained under the xmit lock, so that no flush runs meanwhile (a flush
+// after it sees datagram mode and stops; review s7 MED-2), and requeued after both locks are
+// dropped (xmit takes them), one queue's worth at a time.
 void CmTable::mode_changed(bool connected)
 {
 	{
+		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
 		for (Connection &c : conns_)
-			c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram));
+			c.feed(cm::Event::of(connected ? cm::Ev::ModeConnected : cm::Ev::ModeDatagram), notes);
 	}
 	for (bool more = !connected; more;) {
 		CmPending q;
@@ -202,11 +202,7 @@ void CmTable::mode_changed(bool connected)
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			for (CmPeer &p : peers_) {
-				kapi_skb *skb;
-				while (q.size() < kCmPendingQueue && p.pending.pop(skb))
-					if (!q.push(skb))
-						kapi_skb_free(skb);	// checked above: cannot happen
-				if (p.pending.size()) {
+				if (!cm_take_pending(p, q)) {	// q is full: requeue it, then go on
 					more = true;
 					break;
 				}
@@ -260,6 +256,7 @@ void CmTable::housekeeping()
 	constexpr u32 kLogMax = 8;
 	u32 late_fence[kLogMax], stalled[kLogMax], nfence = 0, nstalled = 0;
 	{
+		FeedNotes notes(log());	// the feeds' own notes, printed after the unlock too
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_)
 			return;
@@ -271,18 +268,18 @@ void CmTable::housekeeping()
 			if (c.drain_overdue(now, kCmDrainTimeoutMs)) {
 				if (nfence < kLogMax)
 					late_fence[nfence++] = c.qpn();
-				c.feed(cm::Event::of(cm::Ev::DrainTimeout));
+				c.feed(cm::Event::of(cm::Ev::DrainTimeout), notes);
 				continue;
 			}
 			if (c.state() != cm::State::Established)
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping
-				c.feed(cm::Event::of(cm::Ev::IdleTimeout));
+				c.feed(cm::Event::of(cm::Ev::IdleTimeout), notes);
 			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
 				// once per connection: the event tears it down (cm_watchdog_teardowns)
 				if (nstalled < kLogMax)
 					stalled[nstalled++] = c.qpn();
-				c.feed(cm::Event::of(cm::Ev::SendWatchdog));
+				c.feed(cm::Event::of(cm::Ev::SendWatchdog), notes);
 			}
 		}
 	}

@@ -240,9 +240,10 @@ void CmTable::stop_begin()
 	const u64 start = kapi_now_ms();
 	__atomic_store_n(&waits_cut_, start + kCmStopWaitMs - kCmStopFenceMs, __ATOMIC_RELEASE);
 	{
+		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_)
-			c.feed(cm::Event::of(cm::Ev::Close));
+			c.feed(cm::Event::of(cm::Ev::Close), notes);
 	}
 	// The fences need NAPI, still on: wait for them, bounded. The housekeeping work is off:
 	// the waits' deadlines are this loop's.
@@ -336,9 +337,10 @@ void CmTable::teardown()
 	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
 	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
+		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
-			c.feed(cm::Event::of(cm::Ev::ForceDestroy));
+			c.feed(cm::Event::of(cm::Ev::ForceDestroy), notes);
 			c.resume_if_due(0);
 			left++;
 		}
@@ -415,7 +417,7 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 	return c;
 }
 
-Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
+Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 {
 	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
@@ -431,7 +433,7 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp)
 	p.used_ms = now;
 	c->owner = &p;
 	p.conns++;
-	c->feed(cm::Event::connect(over));
+	c->feed(cm::Event::connect(over), notes);
 	return c;
 }
 
@@ -562,6 +564,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
 	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
+	FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
 	kstd::SpinIrqSaveGuard g(lock_);
 	if (!open_) {	// stopping: the listeners are going
 		delete c;
@@ -578,7 +581,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	cm::Crossing x = cm::Crossing::None;
 	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
 		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
-	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg));
+	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg), notes);
 	const bool accepted = st.has(cm::Action::SendRep);
 	if (p && accepted) {
 		p->passive = c;
@@ -587,7 +590,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		p->used_ms = kapi_now_ms();
 	}
 	if (x == cm::Crossing::RemoteWins && p->active)
-		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused));
+		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused), notes);
 	return c->ctx();
 }
 

@@ -57,6 +57,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	Connection *passive = nullptr;	// accepted from the peer
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
+	u32 held = 0;			// table lock: the first `held` of pending are counted cm_tx_flush_held
 	CmPeer *bnext = nullptr;	// CmBacklog's chain (the table lock)
 	bool backlogged = false;	// in the table's backlog: pending waits for the RC bound
 	u64 fallback_until = 0;		// UD only until then (FallBack)
@@ -214,7 +215,8 @@ private:
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
 	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
-	Connection *connect(CmPeer &p, u64 now, Gfp gfp);	// lock held
+	// Lock held; the new connection's feed notes go to notes (printed after the unlock).
+	Connection *connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes);
 	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued (R7)
 	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed (R2)
 	void free_dead();
@@ -246,11 +248,13 @@ private:
 		CmBacklog<CmPeer> &backlog() { return t.backlogged_; }
 		bool may_flush(CmPeer &p) const;
 		bool reserve() { return t.rc_reserve(); }
+		void unreserve() { t.rc_unreserve(); }
 		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
-		void held() { t.flush_held(); }
-		void drop(kapi_skb *skb);	// cm_ring_move's cannot-happen: counted, freed
+		void held(u32 fresh) { t.flush_held(fresh); }
 	};
-	void flush_held();	// a flush stopped at the bound: counted, the flush work asked for
+	// A flush stopped at the bound with `fresh` packets left behind for the first time:
+	// counted (cm_tx_flush_held), the flush work asked for.
+	void flush_held(u32 fresh);
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 
 	Interface &ifc_;

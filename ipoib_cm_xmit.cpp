@@ -56,6 +56,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	}
 	CmPeer *send = nullptr;
 	{
+		FeedNotes notes(log());	// connect()'s, printed after the unlock (review s7 LOW-6)
 		kstd::SpinIrqSaveGuard g(lock_);
 		// the mode is read again here: mode_changed(false) requeues what waits under lock_
 		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
@@ -102,7 +103,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
-				if (!connect(*p, now, Gfp::Atomic))
+				if (!connect(*p, now, Gfp::Atomic, notes))
 					return Verdict::UseUd;
 			}
 			if (p->pending.push(skb)) {
@@ -151,16 +152,11 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 	return Verdict::Done;
 }
 
-// Table lock held (cm_flush_peer): p's send path may take a packet now, in connected mode:
-// mode_changed drains p.pending under the xmit lock we hold, after its store of connected_
-// under lock_ (review s7 MED-2: a flush begun after the switch pushed its rest back behind
-// that drain, and nothing drained it again).
-void CmTable::RcOrder::drop(kapi_skb *skb)
-{
-	count(t.ifs_.cm_tx_drop_queue_full);
-	kapi_skb_free(skb);
-}
-
+// Table lock held (cm_flush_peer, for each packet): p's send path may take a packet now, in
+// connected mode: mode_changed drains p.pending under the xmit lock we hold, after its store
+// of connected_ under lock_ (review s7 MED-2: a flush begun after the switch pushed its rest
+// back behind that drain, and nothing drained it again; since review s8 L1 a flush holds
+// nothing outside p.pending).
 bool CmTable::RcOrder::may_flush(CmPeer &p) const
 {
 	return may_send(p.send) && __atomic_load_n(&t.connected_, __ATOMIC_RELAXED);

@@ -20,14 +20,9 @@
 plan 17
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
-addr_a=$(cat /sys/class/net/icm0/address)
 txd() { ns_exec A cat /sys/class/net/icm0/statistics/tx_dropped; }
 dmesg_mark stoppending
-cm_ours_pair 10.0.7
-check "static neighbour for A on B" ns_ip B neigh replace 10.0.7.1 lladdr "$addr_a" nud permanent dev icm1
-check "warm-up ping A->B (path, a connection)" wait_for 30 ns_ping A 10.0.7.2 1
-check "B -> datagram (it still accepts connections)" ns_exec B sh -c 'echo datagram > /sys/class/net/icm1/mode'
-check "A -> datagram and back (its connection closes)" ns_exec A sh -c 'echo datagram > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm0/mode'
+cm_pair_b_datagram 10.0.7
 check "softib1: hold B's next REPs 6 s" sh -c 'echo "delay_cm rep 10 6000" > /sys/kernel/debug/softib/softib1/fault'
 snap m A:icm0
 tx0=$(txd)

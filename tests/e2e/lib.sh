@@ -365,3 +365,15 @@ hub_carrier_all() { for _hi in $(seq 0 "$1"); do has_carrier "$(ifn "$_hi")" "h$
 # zone's nr_free_pages plus every pageset's count). MemAvailable leaves those lists out, and
 # what they hold moves by megabytes between two readings (ipoib-cm-reap-cycles, session 8).
 free_kib() { awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo; }
+# cm_pair_b_datagram NET: cm_ours_pair NET, then a static neighbour for A on B, a warm-up ping
+# A -> B (the path, a connection), B in datagram mode (it still accepts A's REQs, protocol.md
+# §2.12) and A to datagram and back (its connection closes): A's next packets to B wait for a
+# new connection. Checked piece by piece (cm_ours_pair's 4 checks + 4). Before the namespaces.
+cm_pair_b_datagram() {
+    _pb_addr_a=$(cat /sys/class/net/icm0/address)
+    cm_ours_pair "$1"
+    check "static neighbour for A on B" ns_ip B neigh replace "$1.1" lladdr "$_pb_addr_a" nud permanent dev icm1
+    check "warm-up ping A->B (path, a connection)" wait_for 30 ns_ping A "$1.2" 1
+    check "B -> datagram (it still accepts connections)" ns_exec B sh -c 'echo datagram > /sys/class/net/icm1/mode'
+    check "A -> datagram and back (its connection closes)" ns_exec A sh -c 'echo datagram > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm0/mode'
+}

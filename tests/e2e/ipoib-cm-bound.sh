@@ -1,0 +1,91 @@
+#!/bin/sh
+# Connected mode ours <-> ours (softib SRQ), three hosts: A's interface-wide RC send bound
+# (send_queue_size = 32 sends in flight) saturated by one peer while another peer's queue
+# waits for it (review s7 MED-1 and LOW-2 end to end; docs/connected.md §4).
+#   1. A's connection to C is held connecting (softib2 holds C's REP 2.5 s) with C's pings
+#      queued on A for it.
+#   2. B stops taking A's sends (softib `rnr QPN forever` on B's end): A's pings to B (40
+#      at once, then one every 20 ms) fill the bound: 32 in flight, the netdev queue stopped, the rest of
+#      B's in the qdisc.
+#   3. C's REP arrives: its StartSending finds the bound full and C's queue waits for it
+#      (the backlog, cm_tx_flush_held counts its packets).
+#   4. B's stall is lifted within the send watchdog's 10 s: B's sends complete, the backlog
+#      drains while B's flood goes on, and every ping of C is answered, in order.
+# Not reached: a packet meeting the bound in xmit (LOW-2, cm_inflight_full): the netdev queue
+# stops at the bound, so the rest wait in the qdisc. docs/connected.md §10.2c. 4 passes of 4;
+# with the backlog add planted out of cm_flush_peer, 0 of C's pings were answered.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=3
+# load: ib_ipoib_cm ports=softib0:1,softib1:1,softib2:1 ifname=icm%d
+# mem: 1024
+# timeout: 240
+# kernels: stock
+. /e2e/lib.sh
+plan 18
+
+dmesg_mark cmbound
+check "icm0..icm2 exist" wait_for 30 sh -c 'for i in 0 1 2; do test -e /sys/class/net/icm$i || exit 1; done'
+ns_create A B C
+i=0
+for n in A B C; do
+    eval "addr_$n=\$(cat /sys/class/net/icm$i/address)"
+    ns_move icm$i $n
+    i=$((i + 1))
+    ns_addr $n icm$((i - 1)) 10.0.9.$i/24
+done
+all_up() { has_carrier icm0 A && has_carrier icm1 B && has_carrier icm2 C; }
+check "carrier on all three" wait_for 60 all_up
+neighs() {
+    /sbin/ip -n A neigh replace 10.0.9.2 lladdr "$addr_B" nud permanent dev icm0 &&
+    /sbin/ip -n A neigh replace 10.0.9.3 lladdr "$addr_C" nud permanent dev icm0 &&
+    /sbin/ip -n B neigh replace 10.0.9.1 lladdr "$addr_A" nud permanent dev icm1 &&
+    /sbin/ip -n C neigh replace 10.0.9.1 lladdr "$addr_A" nud permanent dev icm2
+}
+check "static neighbours A <-> B, C" neighs
+check "warm-up pings A -> B, C in datagram mode (paths)" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 5 10.0.9.2 && /sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 5 10.0.9.3'
+check "all three -> connected mode" sh -c "/sbin/ip netns exec A sh -c 'echo connected > /sys/class/net/icm0/mode' && /sbin/ip netns exec B sh -c 'echo connected > /sys/class/net/icm1/mode' && /sbin/ip netns exec C sh -c 'echo connected > /sys/class/net/icm2/mode'"
+check "A pings B (a connection)" ns_exec A /usr/bin/ping -c 2 -i 0.2 -W 5 10.0.9.2
+check "A: one connection (to B), established" wait_for 10 cm_has icm0 1 ' state=established '
+qb=$(cm_field icm1 . qpn)
+rcs=$(cm_file icm0 rc_send)
+diag "rc_send: $(cat "$rcs")"
+# pfifo: fq_codel (the default) drops what waits in it longer than its target, and what waits
+# for the stopped queue here is the test's subject
+check "A: root qdisc pfifo" ns_exec A tc qdisc replace dev icm0 root pfifo limit 1000
+snap m A:icm0
+check "softib2: hold C's next REPs 2.5 s" sh -c 'echo "delay_cm rep 10 2500" > /sys/kernel/debug/softib/softib2/fault'
+ns_exec A /usr/bin/ping -c 8 -i 0.05 -w 40 10.0.9.3 > /tmp/pc.out 2>&1 &	# -w: until 8 replies
+pc=$!
+check "C's pings wait on A for a connecting connection" wait_for 3 delta_ge m A:icm0 cm_tx_queued 8
+check "rnr $qb forever on softib1 (B stops taking A's sends)" sh -c "echo 'rnr $qb forever' > /sys/kernel/debug/softib/softib1/fault"
+ns_exec A /usr/bin/ping -l 40 -c 200 -i 0.02 -W 1 -s 1000 10.0.9.2 > /tmp/pb.out 2>&1 &
+pb=$!
+# The bound, sampled until C's queue has waited for it (or 6 s: the send watchdog tears B's
+# connection down after 10 s without a completion, and that would free the bound instead).
+cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+max=0 t0=$(cs)
+while [ $(($(cs) - t0)) -lt 600 ]; do
+    n=$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' "$rcs")
+    [ "${n:-0}" -gt "$max" ] && max=$n
+    [ "$max" -ge 32 ] && delta_ge m A:icm0 cm_tx_flush_held 1 && break
+    sleep 0.1
+done
+diag "sampled $(($(cs) - t0))0 ms"
+diag "max inflight $max; $(cat "$rcs"); A's qdisc: $(ns_exec A tc -s qdisc show dev icm0 | tr '\n' ' ')"
+cm_show icm0
+check "the bound was full: $max of 32 in flight" test "$max" -ge 32
+check_delta "C's queue waited for the bound after its connection came up (cm_tx_flush_held)" m A:icm0 cm_tx_flush_held -ge 1
+check "rnr $qb 0 (the stall lifted before the watchdog)" sh -c "echo 'rnr $qb 0' > /sys/kernel/debug/softib/softib1/fault"
+wait $pc
+prc=$?
+diag "C: $(grep -E 'icmp_seq|transmitted' /tmp/pc.out | sed 's/64 bytes from [0-9.]*: //' | tr '\n' ' ') ($(grep -c 'sendmsg' /tmp/pc.out) sendmsg errors)"
+check "every ping of C answered" test $prc = 0
+check "... in order" sh -c "grep -o 'icmp_seq=[0-9]*' /tmp/pc.out | cut -d= -f2 | head -n 8 | tr '\n' ' ' | grep -qx '1 2 3 4 5 6 7 8 '"
+wait $pb
+diag "B: $(tail -n 2 /tmp/pb.out | tr '\n' ' ')"
+check_delta "no send watchdog teardown" m A:icm0 cm_watchdog_teardowns -eq 0
+cm_ctrs A icm0
+diag "rc_send after: $(cat "$rcs")"
+check "kernel log clean" dmesg_clean
