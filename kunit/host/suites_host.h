@@ -21,4 +21,5 @@
 	X(path_cache)          \
 	X(ah_reaper)           \
 	X(mcast_rcu)           \
-	X(tx_ring)
+	X(tx_ring)             \
+	X(ring_mem)
