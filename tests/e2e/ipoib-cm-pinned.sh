@@ -29,11 +29,17 @@ cb=$(cm_file icm1 connections)
 dmesg_mark pinned
 cm_ours_pair 10.0.13
 check "MTU 65520 on both" sh -c '/sbin/ip -n A link set icm0 mtu 65520 && /sbin/ip -n B link set icm1 mtu 65520'
-levels() { for _k in rc_rx_pinned_kib rc_tx_pinned_kib rc_pinned_kib rc_srq_pinned_kib; do printf '%s=%s ' $_k "$(ctr "$1" "$2" $_k)"; done; }
-zero_levels() { for _k in rc_rx_pinned_kib rc_tx_pinned_kib rc_pinned_kib rc_srq_pinned_kib; do [ "$(ctr "$1" "$2" $_k)" = 0 ] || return 1; done; }
-both_zero() { zero_levels A icm0 && zero_levels B icm1; }
-diag "A: $(levels A icm0)"
-diag "B: $(levels B icm1)"
+# One `ethtool -S` per side into /tmp/es.NS and the checks read that copy (an ethtool -S
+# takes seconds on the debug kernel under TCG: eight of them per step outlasted the idle
+# timeout there), and a copy of each connections file with it.
+saves() { ns_exec A ethtool -S icm0 > /tmp/es.A && ns_exec B ethtool -S icm1 > /tmp/es.B && cp $ca /tmp/l.A && cp $cb /tmp/l.B; }
+lv() { awk -v k="$2:" '$1 == k { print $2 }' /tmp/es.$1; }
+levels() { for _k in rc_rx_pinned_kib rc_tx_pinned_kib rc_pinned_kib rc_srq_pinned_kib; do printf '%s=%s ' $_k "$(lv $1 $_k)"; done; }
+zero_levels() { for _k in rc_rx_pinned_kib rc_tx_pinned_kib rc_pinned_kib rc_srq_pinned_kib; do [ "$(lv $1 $_k)" = 0 ] || return 1; done; }
+both_zero() { zero_levels A && zero_levels B; }
+saves
+diag "A: $(levels A)"
+diag "B: $(levels B)"
 check "no connection yet: every level 0 on both" both_zero
 snap s A:icm0 B:icm1
 check "ping -s 60000 A->B" wait_for 30 ns_ping A 10.0.13.2 1 -s 60000
@@ -47,9 +53,9 @@ tx_idle() { [ "$(field $ca tx_kib)" = 2 ] && [ "$(field $cb tx_kib)" = 2 ]; }
 check "idle: tx_kib=2 on both ends within 12 s (32 slots of 32 bytes + the chunk table, no gather chunk)" wait_for 12 tx_idle
 freed_some() { [ $(( $(delta s A:icm0 rc_tx_gather_freed) + $(delta s B:icm1 rc_tx_gather_freed) )) -ge 1 ]; }
 check "... and rc_tx_gather_freed counted it" freed_some
-cm_show icm0 icm1
-diag "A: $(levels A icm0)"
-diag "B: $(levels B icm1)"
+saves
+diag "A: $(cat /tmp/l.A) $(levels A)"
+diag "B: $(cat /tmp/l.B) $(levels B)"
 # rx_kib= against rx_size=: one buffer is a head skb (its truesize: one page + the sk_buff,
 # ~4.3 KiB) + 16 pages + ~0.4 KiB of RxBuf/page array; the ring's tables are 0.4 KiB
 rx_matches() {
@@ -57,17 +63,17 @@ rx_matches() {
     diag "$1: rx_size=$_n rx_kib=$_k"
     [ -n "$_n" ] && [ "$_n" -ge 1 ] && [ "$_n" -le 2 ] && [ "$_k" -ge $((_n * 68)) ] && [ "$_k" -le $((_n * 71 + 1)) ]
 }
-check "A: rx_kib= is rx_size= (1 or 2) buffers of 68-71 KiB" rx_matches $ca
-check "B: the same" rx_matches $cb
+check "A: rx_kib= is rx_size= (1 or 2) buffers of 68-71 KiB" rx_matches /tmp/l.A
+check "B: the same" rx_matches /tmp/l.B
 sums() {
-    _l=$(( $(field "$1" rx_kib) + $(field "$1" tx_kib) ))
-    _e=$(ctr "$2" "$3" rc_pinned_kib)
-    diag "$3: line rx_kib+tx_kib=$_l, rc_pinned_kib=$_e"
+    _l=$(( $(field /tmp/l.$1 rx_kib) + $(field /tmp/l.$1 tx_kib) ))
+    _e=$(lv $1 rc_pinned_kib)
+    diag "$1: line rx_kib+tx_kib=$_l, rc_pinned_kib=$_e"
     # one connection: the two KiB roundings differ by at most 1
-    [ "$_e" -ge $((_l - 1)) ] && [ "$_e" -le "$_l" ] && [ "$(ctr "$2" "$3" rc_srq_pinned_kib)" = 0 ]
+    [ "$_e" -ge $((_l - 1)) ] && [ "$_e" -le "$_l" ] && [ "$(lv $1 rc_srq_pinned_kib)" = 0 ]
 }
-check "A: rc_pinned_kib is its line's rx_kib + tx_kib; rc_srq_pinned_kib 0 (srq=0)" sums $ca A icm0
-check "B: the same" sums $cb B icm1
+check "A: rc_pinned_kib is its line's rx_kib + tx_kib; rc_srq_pinned_kib 0 (srq=0)" sums A
+check "B: the same" sums B
 
 # TCP: fragmented skbs, so the send ring gets gather chunks; then 5 s without one
 snap t A:icm0
@@ -84,8 +90,9 @@ cm_show icm0 icm1
 # reaped (cm_idle_timeout=40): nothing left
 # (a debugfs file's size is 0 whatever it holds: read it)
 check "both reaped (connections files empty, within 60 s)" wait_for 60 sh -c "[ -z \"\$(cat $ca $cb)\" ]"
-check "every level back to 0 on A ($(levels A icm0))" zero_levels A icm0
-check "every level back to 0 on B ($(levels B icm1))" zero_levels B icm1
+saves
+check "every level back to 0 on A ($(levels A))" zero_levels A
+check "every level back to 0 on B ($(levels B))" zero_levels B
 refused() { for _k in rc_rx_refused rc_tx_refused rx_refused; do delta_eq s "$1" $_k 0 || return 1; done; }
 no_refused() { refused A:icm0 && refused B:icm1; }
 check "no refused completion (rc_rx_refused, rc_tx_refused, rx_refused)" no_refused
