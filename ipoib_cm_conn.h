@@ -60,7 +60,9 @@ struct CmPeer;
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)                                          \
 	X(rc_tx_csum_skipped) X(rc_tx_csum_filled) X(rc_tx_drop_csum) X(rc_rx_csum_restored)  \
 	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize) \
-	X(rc_tx_gathered)
+	X(rc_tx_gathered)                                                                       \
+	/* issue 13 items 1-3 (helper mem): refused completions, gather chunks (un)made */     \
+	X(rc_rx_refused) X(rc_tx_refused) X(rc_tx_gather_alloc) X(rc_tx_gather_freed)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
@@ -130,6 +132,12 @@ public:
 	u32 mtu() const { return __atomic_load_n(&mtu_, __ATOMIC_RELAXED); }
 	u32 rx_posted() const;
 	const RecvRing &rx_ring() const;	// its own (non-SRQ) or the SRQ's
+	// Memory it holds (docs/connected.md §5.1, any context): its own receive ring's bytes
+	// (0 on the SRQ, which the table counts once) and its send ring's.
+	u64 rx_bytes() const { return srq_ ? 0 : rx_.bytes(); }
+	u64 tx_bytes() const { return tx_.bytes(); }
+	// The housekeeping work, netif tx lock held: the send ring's idle gather chunks freed.
+	u32 trim_tx(u64 now) { return tx_.trim(now); }
 	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work

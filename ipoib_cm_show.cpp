@@ -49,6 +49,16 @@ static_assert(usize(cm::RejCode::Other) + 1 == cm::kRejCodeCount);
 
 u64 rc_stat(const RcStats &s, u32 i) { return read_stat((&s.rc_rx_packets)[i]); }
 
+const char *const g_mem_stat_names[] = {
+#define IPOIB_CM_MEM_STAT_NAME(n) #n,
+	IPOIB_CM_MEM_STATS(IPOIB_CM_MEM_STAT_NAME)
+#undef IPOIB_CM_MEM_STAT_NAME
+};
+static_assert(sizeof(g_mem_stat_names) / sizeof(g_mem_stat_names[0]) == kCmMemStatCount);
+
+// Bytes shown in KiB: rounded up, so that a ring holding anything never shows 0.
+u64 kib(u64 bytes) { return (bytes + 1023) / 1024; }
+
 } // namespace
 
 // One line: the non-SRQ connection limit in force and where it comes from (issue 13 item 2),
@@ -64,7 +74,9 @@ void CmTable::show_limits(kapi_seq *s)
 }
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
-// rx_shrunk= rx= tx= idle= [wait=] (docs/connected.md §9; state= is cm::state_name; rx_posted=
+// rx_shrunk= rx= tx= idle= rx_kib= tx_kib= [wait=] (docs/connected.md §9; rx_kib=/tx_kib= are
+// what its own receive ring (0 on the SRQ) and its send ring hold, KiB rounded up, §5.1;
+// state= is cm::state_name; rx_posted=
 // and rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
 // rx_grown=/rx_shrunk= are the non-SRQ ring's buffers added by growth / retired after idle;
 // wait=sends / wait=drep while a graceful wait is parked); then one per peer in UD fallback:
@@ -79,14 +91,15 @@ void CmTable::show(kapi_seq *s)
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
 		const char *wait = c.wait_name();
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu%s%s\n",
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu rx_kib=%llu tx_kib=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
 				c.rx_ring().active(), (unsigned long long)c.rx_ring().grows(),
 				(unsigned long long)c.rx_ring().shrinks(),
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
-				(unsigned long long)(c.idle_ms(now) / 1000), wait ? " wait=" : "", wait ? wait : "");
+				(unsigned long long)(c.idle_ms(now) / 1000), (unsigned long long)kib(c.rx_bytes()),
+				(unsigned long long)kib(c.tx_bytes()), wait ? " wait=" : "", wait ? wait : "");
 	}
 	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
 	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
@@ -148,7 +161,10 @@ const char *CmTable::stat_name(u32 i)
 	if (i < kCmIfStatCount)
 		return g_if_stat_names[i];
 	i -= kCmIfStatCount;
-	return i < 2 * cm::kRejCodeCount ? g_rej_names[i] : "";
+	if (i < 2 * cm::kRejCodeCount)
+		return g_rej_names[i];
+	i -= 2 * cm::kRejCodeCount;
+	return i < kCmMemStatCount ? g_mem_stat_names[i] : "";
 }
 
 u64 CmTable::stat_value(u32 i) const
@@ -175,7 +191,28 @@ u64 CmTable::stat_value(u32 i) const
 	if (i < cm::kRejCodeCount)
 		return read_stat(rej_tx_[i]);
 	i -= cm::kRejCodeCount;
-	return i < cm::kRejCodeCount ? read_stat(rej_rx_[i]) : 0;
+	if (i < cm::kRejCodeCount)
+		return read_stat(rej_rx_[i]);
+	i -= cm::kRejCodeCount;
+	// The memory levels (IPOIB_CM_MEM_STATS order): live connections only, a retired one
+	// holds nothing the table still counts.
+	u64 rx = 0, tx = 0;
+	for (Connection &c : self.conns_) {
+		rx += c.rx_bytes();
+		tx += c.tx_bytes();
+	}
+	switch (i) {
+	case 0:
+		return kib(rx);
+	case 1:
+		return kib(tx);
+	case 2:
+		return kib(rx + tx);
+	case 3:
+		return kib(srq_ring_.bytes());
+	default:
+		return 0;
+	}
 }
 
 // rtnl held. Datagram: active connections close, passive ones stop sending (they keep
@@ -293,9 +330,13 @@ void CmTable::housekeeping()
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
 	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.
+	// Under the same lock, every send ring is its producer: the gather chunks of those
+	// quiet for kTxGatherIdleMs go back (issue 13, RcTxRing::trim; not in the send path).
 	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
+		for (Connection &c : conns_)
+			c.trim_tx(now);
 		kstd::List<CmPeer> keep;
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&

@@ -27,7 +27,8 @@ extern "C" void ipoib_cm_flush_work(kapi_ctx *c) noexcept
 CmTable::CmTable(Interface &ifc)
 	: ifc_(ifc), lock_(KAPI_LOCK_IF_CM), srq_(ifc.log(), *this),
 	  srq_ring_(ifc.ib_, RecvQueue::Srq, {&srq_st_.rc_rx_drop_nomem, &srq_st_.rc_rx_wc_errors, &srq_st_.rc_rx_flushed,
-			      &srq_st_.rc_rx_post_errors, &srq_st_.rc_rx_grown, &srq_st_.rc_rx_grow_failed})
+			      &srq_st_.rc_rx_post_errors, &srq_st_.rc_rx_grown, &srq_st_.rc_rx_grow_failed, nullptr,
+			      &srq_st_.rc_rx_refused})
 {
 }
 

@@ -86,9 +86,19 @@ struct CmIfStats {
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
 
-// ethtool -S of connected mode: cm::Counters, the RC datapath's, the interface's, then the
-// REJs sent and received by reason.
-inline constexpr u32 kCmTableStats = cm::kCtrCount + kRcStatCount + kCmIfStatCount + 2 * cm::kRejCodeCount;
+// Not counters but levels (issue 13 item 1, helper mem; docs/connected.md §9): KiB the
+// driver holds now, summed over the live connections' rings (rc_rx: their own receive
+// rings, rc_tx: their send rings, rc_pinned: both) and the SRQ's ring (rc_srq). Each sum
+// is taken in bytes and rounded up once.
+#define IPOIB_CM_MEM_STATS(X) X(rc_rx_pinned_kib) X(rc_tx_pinned_kib) X(rc_pinned_kib) X(rc_srq_pinned_kib)
+#define IPOIB_CM_MEM_STAT_ONE(n) +1
+inline constexpr u32 kCmMemStatCount = 0 IPOIB_CM_MEM_STATS(IPOIB_CM_MEM_STAT_ONE);
+#undef IPOIB_CM_MEM_STAT_ONE
+
+// ethtool -S of connected mode: cm::Counters, the RC datapath's, the interface's, the REJs
+// sent and received by reason, then the memory levels.
+inline constexpr u32 kCmTableStats =
+	cm::kCtrCount + kRcStatCount + kCmIfStatCount + 2 * cm::kRejCodeCount + kCmMemStatCount;
 
 class CmTable;
 // The interface's SRQ: the only Srq the driver creates, so its event entry point reaches the

@@ -90,7 +90,7 @@ class Interface;
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
-	X(tx_csum_filled) X(tx_drop_csum)
+	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -337,7 +337,8 @@ private:
 	DebugFile debug_files_[kDebugViews];
 
 	Stats stats_;
-	RecvRing rx_{ib_, RecvQueue::Ud, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors}};
+	RecvRing rx_{ib_, RecvQueue::Ud, {&stats_.rx_drop_nomem, &stats_.rx_wc_errors, &stats_.rx_flushed, &stats_.rx_post_errors,
+					  nullptr, nullptr, nullptr, &stats_.rx_refused}};
 	TxRing tx_{ib_,
 		   {&stats_.tx_packets, &stats_.tx_bytes, &stats_.tx_wc_errors, &stats_.tx_drop_ring_full,
 		    &stats_.tx_drop_dma, &stats_.tx_drop_post, &stats_.tx_queue_stopped},

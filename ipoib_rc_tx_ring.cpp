@@ -7,14 +7,14 @@ namespace ipoib {
 Status RcTxRing::alloc(u32 entries, u32 sge)
 {
 	sge_ = sge < 1 ? 1 : sge > KAPI_RC_SEND_SGE_MAX ? KAPI_RC_SEND_SGE_MAX : sge;
-	chunks_ = 0;
+	__atomic_store_n(&chunks_, u32(0), __ATOMIC_RELAXED);
 	KSTD_TRY(slots_.alloc(entries));
 	return rows_.alloc((entries + kTxRowsPerChunk - 1) / kTxRowsPerChunk);
 }
 
 // Producer (xmit): the chunk holding slot idx's row, allocated the first time a fragmented
-// skb lands in it and kept for the ring's life (a busy connection gets its table back at
-// the cost of one small allocation per chunk, once). False without memory.
+// skb lands in it and kept until the ring has been quiet (trim()); a busy connection gets
+// its table back at the cost of one small allocation per chunk. False without memory.
 bool RcTxRing::have_row(u32 idx)
 {
 	kstd::Unique<RcTxRows> &c = rows_[idx / kTxRowsPerChunk];
@@ -23,8 +23,27 @@ bool RcTxRing::have_row(u32 idx)
 	c = kstd::Unique<RcTxRows>(new (Gfp::Atomic) RcTxRows);
 	if (!c)
 		return false;
-	chunks_++;
+	__atomic_store_n(&chunks_, chunks_ + 1, __ATOMIC_RELAXED);
+	if (c_.gather_alloc)
+		count_local(*c_.gather_alloc);
 	return true;
+}
+
+u32 RcTxRing::trim(u64 now_ms)
+{
+	if (!chunks_ || head_ != __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) || now_ms - gather_ms_ < kTxGatherIdleMs)
+		return 0;
+	u32 n = 0;
+	for (u32 i = 0; i < rows_.size(); i++) {
+		if (rows_[i]) {
+			rows_[i].reset();
+			n++;
+		}
+	}
+	__atomic_store_n(&chunks_, u32(0), __ATOMIC_RELAXED);
+	if (c_.gather_freed)
+		count_local(*c_.gather_freed, n);
+	return n;
 }
 
 // Maps slot.skb's head and fragments into the slot's mappings and sg; on a failure what was
@@ -145,8 +164,10 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 		count_local(*c_.drop_post);
 		return RcPost::Post;
 	}
-	if (slot.nsge > 1)
+	if (slot.nsge > 1) {
 		count_local(*c_.gathered);
+		gather_ms_ = now_ms;	// its chunk is in use: trim() waits kTxGatherIdleMs from here
+	}
 	__atomic_store_n(&head_, head_ + 1, __ATOMIC_RELEASE);
 	return RcPost::Posted;
 }
@@ -163,6 +184,8 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	RcTxSlot &s = slots_[idx];
 	if (!s.skb || wrid_slot(wc.wr_id) != idx) {
 		count_local(refused_);
+		if (c_.refused)
+			count_local(*c_.refused);
 		if (!warned_) {
 			warned_ = true;
 			KSTD_WARN_ON(true);

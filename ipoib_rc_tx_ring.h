@@ -9,7 +9,11 @@
 // fragments' mappings (up to KAPI_RC_SEND_SGE_MAX - 1 per send) live in rows allocated in
 // chunks of kTxRowsPerChunk slots the first time a slot of that chunk posts a fragmented skb
 // (GFP_ATOMIC, one kmalloc-2k object each), so a connection that only ever sent linear
-// packets (ARP, ping, TCP ACKs) pins no gather table at all.
+// packets (ARP, ping, TCP ACKs) pins no gather table at all; and a connection that sent
+// fragmented skbs once gives the chunks back when it has been quiet (trim(): no send
+// outstanding and no fragmented send for kTxGatherIdleMs, checked by the housekeeping work,
+// never in the send path). bytes() is what the ring holds: its slot array, its chunk table
+// and the chunks (debugfs tx_kib=, ethtool rc_tx_pinned_kib).
 //
 // Owner: one Connection. Holds: per posted send one skb and its DMA mappings (the head's in
 // the slot, the fragments' in the slot's row). Who may still
@@ -55,7 +59,16 @@ struct RcSendCounters {
 	u64 *csum_skipped, *csum_filled, *drop_csum;
 	u64 *linearized, *drop_linearize;	// producer: more fragments than SGEs
 	u64 *gathered;				// producer: posted with more than one SGE
+	u64 *refused = nullptr;			// consumer: completions refused (refused())
+	// producer: gather chunks allocated / freed by trim() (rc_tx_gather_alloc / _freed)
+	u64 *gather_alloc = nullptr, *gather_freed = nullptr;
 };
+
+// A send ring whose last fragmented send was posted this long ago, with nothing outstanding,
+// frees its gather chunks (trim()). As the receive ring's kRcShrinkIdleMs: a TCP flow with
+// pauses keeps them (re-allocating one is a 2 KiB GFP_ATOMIC kmalloc per 15 slots, on the
+// next fragmented send), an idle connection does not pin them for its life.
+inline constexpr u64 kTxGatherIdleMs = 5000;
 
 enum class RcPost { Posted, RingFull, Dma, Post, Csum, Linearize };
 // A send completion: done (the skb consumed), an error for the connection (not a flush),
@@ -103,8 +116,22 @@ public:
 		return cm::send_stalled(outstanding(), now_ms, __atomic_load_n(&progress_ms_, __ATOMIC_RELAXED));
 	}
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
-	// Gather chunks allocated (each kTxRowsPerChunk rows), for tests and the memory figures.
-	u32 gather_chunks() const { return chunks_; }
+	// Gather chunks held now (each kTxRowsPerChunk rows), for tests and the memory figures.
+	u32 gather_chunks() const { return __atomic_load_n(&chunks_, __ATOMIC_RELAXED); }
+	// Bytes the ring holds now: the slots, the chunk table and the chunks held (not the
+	// allocator's rounding, nor the skbs in flight, which the stack charged). Any context.
+	u64 bytes() const
+	{
+		return u64(slots_.size()) * sizeof(RcTxSlot) + u64(rows_.size()) * sizeof(kstd::Unique<RcTxRows>) +
+		       u64(gather_chunks()) * sizeof(RcTxRows);
+	}
+	// Producer context (the netif tx lock held, so no post() runs; the housekeeping work):
+	// when no send is outstanding (the consumer touches no row then) and the last
+	// fragmented send was posted at least kTxGatherIdleMs before now_ms, every gather chunk
+	// is freed (counted in gather_freed); the next fragmented send allocates its chunk
+	// again. Returns the chunks freed. A send that did not get its chunk back is linearized
+	// (counted), never dropped for want of one.
+	u32 trim(u64 now_ms);
 
 private:
 	bool map(RcTxSlot &slot, u32 idx, kapi_sge *sg);
@@ -122,7 +149,8 @@ private:
 	// outstanding count from 0 to 1 (an idle minute must not look like a stall).
 	u64 progress_ms_ = 0;
 	u32 sge_ = 1;
-	u32 chunks_ = 0;	// producer
+	u32 chunks_ = 0;	// producer (gather_chunks(): any context)
+	u64 gather_ms_ = 0;	// producer: when a fragmented send last used a row (trim())
 	u64 refused_ = 0;	// consumer
 	bool warned_ = false;	// consumer: refused completions warn once per ring
 	Array<RcTxSlot> slots_;

@@ -34,6 +34,7 @@ void RecvRing::set_layout(u32 buf_size)
 	npages_ = linear ? 0 : sges_for(buf_size) - 1;
 	last_len_ = npages_ ? buf_size - head_len_ - (npages_ - 1) * KAPI_PAGE_SIZE : 0;
 	copybreak_ = linear ? 0 : kRcCopybreak;
+	buf_fixed_ = u32(sizeof(RxBuf) + npages_ * (sizeof(MappedPage) + KAPI_PAGE_SIZE));
 }
 
 Status RecvRing::alloc(u32 max_entries, u32 buf_size)
@@ -44,8 +45,12 @@ Status RecvRing::alloc(u32 max_entries, u32 buf_size)
 		__atomic_store_n(&buf_size_, buf_size, __ATOMIC_RELEASE);
 		set_layout(buf_size);
 	}
-	KSTD_TRY(slots_.alloc(max_entries));
-	return queue_.alloc(max_entries);
+	const Status st = kstd::ok(slots_.alloc(max_entries)) ? queue_.alloc(max_entries) : Status::NoMem;
+	// The tables are what the ring holds so far (alloc() replaces any earlier ones, and
+	// their buffers with them).
+	__atomic_store_n(&bytes_, u64(slots_.size()) * sizeof(kstd::Unique<RxBuf>) + u64(queue_.capacity()) * sizeof(u32),
+			 __ATOMIC_RELAXED);
+	return st;
 }
 
 void RecvRing::want_fill(u32 buf_size)
@@ -127,6 +132,8 @@ Status RecvRing::activate(u32 idx, Gfp gfp)
 	for (u32 i = 0; i < npages_; i++)
 		if (!b->pages[i].alloc(ib_, unsigned(gfp)))
 			return Status::NoMem;
+	b->head_bytes = kapi_skb_truesize(b->head.get());
+	account(buf_bytes(*b), 0);
 	slots_[idx] = kstd::move(b);
 	return Status::Ok;
 }
@@ -144,6 +151,8 @@ void RecvRing::queue(u32 idx)
 void RecvRing::refuse()
 {
 	count_local(refused_);
+	if (c_.refused)
+		count_local(*c_.refused);
 	if (!warned_) {
 		warned_ = true;
 		KSTD_WARN_ON(true);
@@ -180,6 +189,9 @@ kapi_skb *RecvRing::take(RxBuf &b, u32 len)
 			return nullptr;
 	b.head_map = kstd::move(map);	// the filled head is unmapped: the CPU owns it
 	kapi_skb *skb = b.head.release();
+	const u32 fresh_bytes = kapi_skb_truesize(head.get());
+	account(fresh_bytes, b.head_bytes);	// the pages are swapped one for one
+	b.head_bytes = fresh_bytes;
 	b.head = kstd::move(head);
 	kapi_page *used[kFragPages];
 	for (u32 i = 0; i < l.pages; i++) {
@@ -206,6 +218,7 @@ kapi_skb *RecvRing::retire(u32 idx, u32 len)
 			used[i] = b.pages[i].release();
 		frag_attach(skb, l, used);
 	}
+	account(0, buf_bytes(b));	// the head and used pages go up, the rest is freed
 	slots_[idx].reset();
 	set_active(active_ - 1);
 	if (idx < free_hint_)
@@ -383,6 +396,11 @@ void RecvRing::release()
 	stopped_ = false;
 	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
 	queue_.clear();
+	// The tables go too, so that a released ring holds nothing (bytes() == 0); a ring is
+	// used again only after another alloc().
+	static_cast<void>(slots_.alloc(0));
+	static_cast<void>(queue_.alloc(0));
+	__atomic_store_n(&bytes_, u64(0), __ATOMIC_RELAXED);
 }
 
 } // namespace ipoib

@@ -38,7 +38,17 @@
 // that (the destructor is the backstop). Single consumer: NAPI (fill, complete, repost,
 // adapt); post_initial() runs in process context before NAPI can see the ring; other
 // contexts only ask for the UD fill (want_fill, from the broadcast join) and schedule NAPI.
-// posted(), active(), grows() and shrinks() may be read from any context (debugfs).
+// posted(), active(), grows(), shrinks() and bytes() may be read from any context (debugfs).
+//
+// Memory accounting (issue 13 item 1, docs/connected.md §5.1): bytes() is what the ring holds
+// right now, counted where it is allocated and freed rather than inferred from free pages:
+// its slot table and FIFO (alloc() to release()) and per buffer, posted or queued (or held
+// after a stopping error), the head skb's truesize (its sk_buff, its data allocation and
+// shared info, as the kernel charges it), the pages (KAPI_PAGE_SIZE each), the RxBuf and its
+// page array. Not counted: the allocator's rounding of the small objects (the RxBuf, the
+// tables), and the provider's WQE arrays (the QP's, not the ring's). Single writer (whoever
+// owns the ring at the time: NAPI, or process context before NAPI can see it or at
+// teardown); release() brings it back to 0.
 #pragma once
 
 #include "ipoib_frag.h"
@@ -79,6 +89,7 @@ struct RecvCounters {
 	u64 *grown = nullptr;		// RcQp: buffers added by adapt (growth)
 	u64 *grow_failed = nullptr;	// RcQp: growth stopped for want of memory (harmless)
 	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
+	u64 *refused = nullptr;		// completions refused (refused(): ethtool rc_rx_refused, rx_refused)
 };
 
 // One slot's buffer, every part owned: destroying it unmaps the head (head_map is declared
@@ -88,6 +99,7 @@ struct RxBuf {
 	SkbHandle head;			// the linear area: SGE 0
 	DmaMap head_map;
 	Array<MappedPage> pages;	// SGEs 1..: none on the UD ring
+	u32 head_bytes = 0;		// the head skb's truesize (memory accounting: RecvRing::bytes)
 	bool posted = false;		// the HCA holds it: its one completion is still to come
 };
 
@@ -203,7 +215,8 @@ public:
 	// each receive completion. Any context that excludes NAPI's use of the ring (or NAPI).
 	void stop() { stopped_ = true; }
 	// Teardown, after the QP/SRQ is destroyed (or every posted buffer's completion polled):
-	// every buffer unmapped and freed (the RxBufs' destruction).
+	// every buffer unmapped and freed (the RxBufs' destruction), and the slot table and FIFO
+	// freed (bytes() == 0; the ring may be alloc()ed again).
 	void release();
 
 	u32 posted() const { return __atomic_load_n(&posted_, __ATOMIC_RELAXED); }
@@ -221,6 +234,8 @@ public:
 	u64 shrinks() const { return __atomic_load_n(&shrinks_, __ATOMIC_RELAXED); }
 	u32 size() const { return slots_.size(); }
 	u32 queued() const { return queue_.size(); }
+	// Bytes the ring holds now (see the header comment; debugfs rx_kib=, ethtool rc_*_pinned_kib).
+	u64 bytes() const { return __atomic_load_n(&bytes_, __ATOMIC_RELAXED); }
 	u32 buf_size() const { return __atomic_load_n(&buf_size_, __ATOMIC_ACQUIRE); }
 	u32 nsge() const { return 1 + npages_; }
 	bool on_srq() const { return q_ == RecvQueue::Srq; }
@@ -242,6 +257,9 @@ private:
 	bool took(u32 n, int rc);
 	void set_posted(u32 n) { __atomic_store_n(&posted_, n, __ATOMIC_RELAXED); }
 	void set_active(u32 n) { __atomic_store_n(&active_, n, __ATOMIC_RELAXED); }
+	// bytes_ += add - sub (single writer; relaxed, read by debugfs/ethtool)
+	void account(u64 add, u64 sub) { __atomic_store_n(&bytes_, bytes_ + add - sub, __ATOMIC_RELAXED); }
+	u64 buf_bytes(const RxBuf &b) const { return buf_fixed_ + b.head_bytes; }
 	u32 page_len(u32 i) const { return i + 1 < npages_ ? u32(KAPI_PAGE_SIZE) : last_len_; }
 
 	kapi_ib_device *ib_;
@@ -255,6 +273,7 @@ private:
 	u32 npages_ = 0;	// SGEs 1..npages_
 	u32 last_len_ = 0;	// the last page's SGE length
 	u32 copybreak_ = 0;
+	u32 buf_fixed_ = 0;	// a buffer's bytes but its head: the RxBuf, its page array, the pages
 	u32 posted_ = 0;
 	u32 consumed_ = 0;	// completions since the last adapt()
 	u32 active_ = 0;	// slots holding a buffer (slots_[i] set)
@@ -267,6 +286,7 @@ private:
 	u64 shrinks_ = 0;
 	u64 refused_ = 0;
 	u64 copied_ = 0;
+	u64 bytes_ = 0;		// bytes(): what the ring holds
 	bool warned_ = false;	// refuse() warns once per ring
 	bool stopped_ = false;	// stop(), or an error completion that stops (RecvQueue)
 	bool filled_ = false;	// UD: every slot holds a buffer

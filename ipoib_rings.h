@@ -59,6 +59,7 @@ public:
 		return true;
 	}
 	u32 size() const { return n_; }
+	u32 capacity() const { return q_.size(); }
 	u32 at(u32 i) const { return q_[wrap(head_ + i)]; }	// i < size()
 	void pop(u32 k)						// k <= size()
 	{

@@ -60,6 +60,9 @@ int kapi_skb_checksum_help(struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_cow_head(skb, 0): the head is the skb's own (a clone's shared head copied) before it is
  * written; 0 or -ENOMEM. */
 int kapi_skb_cow_head(struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* skb->truesize: the skb's own struct, its head allocation and its pages (what the driver
+ * holds while the skb is a posted receive buffer, for its memory accounting). */
+kapi_u32 kapi_skb_truesize(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_frag_size of fragment i (i < kapi_skb_nr_frags). */
 kapi_u32 kapi_skb_frag_len(const struct kapi_skb *skb, kapi_u32 i) KAPI_NOEXCEPT;
 /* dev_queue_xmit (the skb's data must start at its hard header again) */

@@ -138,6 +138,11 @@ int kapi_skb_cow_head(struct kapi_skb *skb)
 	return skb_cow_head(to_skb(skb), 0);
 }
 
+u32 kapi_skb_truesize(const struct kapi_skb *s)
+{
+	return to_skb(s)->truesize;
+}
+
 u32 kapi_skb_frag_len(const struct kapi_skb *s, u32 i)
 {
 	return skb_frag_size(&skb_shinfo(to_skb(s))->frags[i]);

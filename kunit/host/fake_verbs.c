@@ -101,6 +101,7 @@ int kapi_skb_linearize(struct kapi_skb *s)
 	s->nr_frags = 0;
 	return 0;
 }
+kapi_u32 kapi_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
 kapi_u32 fake_skb_truesize(const struct kapi_skb *s) { return s->truesize; }
 kapi_u32 kapi_skb_frag_len(const struct kapi_skb *s, kapi_u32 i) { return s->frag_len[i]; }
 /* Checksum state: what the stack would have set, and skb_checksum_help as a flag flip. */

@@ -22,4 +22,5 @@
 	X(ah_reaper)           \
 	X(mcast_rcu)           \
 	X(tx_ring)             \
-	X(cm_notes)
+	X(cm_notes)            \
+	X(ring_mem)

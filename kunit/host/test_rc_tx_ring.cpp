@@ -15,10 +15,12 @@ namespace {
 struct Ctrs {
 	u64 packets = 0, bytes = 0, wc_errors = 0, ring_full = 0, dma = 0, post = 0;
 	u64 csum_skipped = 0, csum_filled = 0, drop_csum = 0, linearized = 0, drop_linearize = 0, gathered = 0;
+	u64 refused = 0, gather_alloc = 0, gather_freed = 0;
 	RcSendCounters refs()
 	{
 		return {&packets,      &bytes,	     &wc_errors, &ring_full,  &dma,		&post,
-			&csum_skipped, &csum_filled, &drop_csum, &linearized, &drop_linearize, &gathered};
+			&csum_skipped, &csum_filled, &drop_csum, &linearized, &drop_linearize, &gathered,
+			&refused,      &gather_alloc, &gather_freed};
 	}
 };
 
@@ -61,6 +63,12 @@ struct TxOn {
 			kapi_skb_add_frag(s, int(i), pg, 0, 100);
 		}
 		return s;
+	}
+	// What the ring holds without any gather chunk: its slots and its chunk table.
+	u64 base() const
+	{
+		return u64(r.size()) * sizeof(RcTxSlot) +
+		       u64((r.size() + kTxRowsPerChunk - 1) / kTxRowsPerChunk) * sizeof(kstd::Unique<RcTxRows>);
 	}
 	kapi_wc wc(u32 slot, u32 status) const
 	{
@@ -398,6 +406,73 @@ KTEST(rc_tx_ring, completion_for_an_empty_slot_is_refused)
 	EXPECT_EQ(fake_skbs_live(), skbs);
 }
 
+// Item 2: gather chunks come with the first fragmented send of their slots and go back once
+// nothing is outstanding and no fragmented send was posted for kTxGatherIdleMs; bytes()
+// follows them; an outstanding send (fragmented or not) keeps them.
+KTEST(rc_tx_ring, gather_chunks_freed_when_idle)
+{
+	const long skbs = fake_skbs_live(), dma = fake_dma_live();
+	{
+		TxOn t(32, KAPI_RC_SEND_SGE_MAX);
+		const u64 base = t.base();
+		EXPECT_EQ(t.r.bytes(), base);
+		EXPECT_EQ(t.r.trim(100000), 0u);	// nothing to free
+		u64 now = 1000;
+		// slots 0 and 15: two chunks
+		for (u32 i = 0; i < 16; i++) {
+			EXPECT_EQ(int(t.r.post(t.frag_skb(60, i == 0 || i == 15 ? 2 : 0), now, false)), int(RcPost::Posted));
+			EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), now)), int(RcWc::Done));
+		}
+		EXPECT_EQ(t.r.gather_chunks(), 2u);
+		EXPECT_EQ(t.c.gather_alloc, 2u);
+		EXPECT_EQ(t.r.bytes(), base + 2 * sizeof(RcTxRows));
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs - 1), 0u);	// not quiet long enough
+		// a linear send does not restart the clock, but while it is outstanding nothing goes
+		EXPECT_EQ(int(t.r.post(t.skb(60), now + 10, false)), int(RcPost::Posted));	// slot 16
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs), 0u);
+		EXPECT_EQ(t.r.gather_chunks(), 2u);
+		EXPECT_EQ(int(t.r.complete(t.wc(16, KAPI_WC_SUCCESS), now + 10)), int(RcWc::Done));
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs), 2u);
+		EXPECT_EQ(t.r.gather_chunks(), 0u);
+		EXPECT_EQ(t.c.gather_freed, 2u);
+		EXPECT_EQ(t.r.bytes(), base);
+		EXPECT_EQ(t.r.trim(now + 2 * kTxGatherIdleMs), 0u);	// once
+		now += kTxGatherIdleMs;
+		// the next fragmented send gets its chunk again; a fragmented send restarts the clock
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, 3), now, false)), int(RcPost::Posted));	// slot 17
+		EXPECT_EQ(t.r.gather_chunks(), 1u);
+		EXPECT_EQ(fake_qp_rc(t.qp)->last_send_nsge, 4u);
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs), 0u);	// outstanding
+		EXPECT_EQ(int(t.r.complete(t.wc(17, KAPI_WC_SUCCESS), now + 1)), int(RcWc::Done));
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs - 1), 0u);
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs), 1u);
+		EXPECT_EQ(t.c.gather_freed, 3u);
+		// without memory for the chunk the send is linearized, not dropped
+		{
+			kapi_skb *s = t.frag_skb(60, 2);
+			ktest_alloc_fail_nth(0);
+			EXPECT_EQ(int(t.r.post(s, now, false)), int(RcPost::Posted));	// slot 18
+			ktest_alloc_fail_nth(-1);
+		}
+		EXPECT_EQ(t.c.linearized, 1u);
+		EXPECT_EQ(t.r.gather_chunks(), 0u);
+		EXPECT_EQ(t.r.bytes(), base);
+		EXPECT_EQ(int(t.r.complete(t.wc(18, KAPI_WC_SUCCESS), now)), int(RcWc::Done));
+		EXPECT_EQ(fake_dma_live(), dma);
+	}
+	EXPECT_EQ(fake_skbs_live(), skbs);
+}
+
+KTEST(rc_tx_ring, refused_reaches_the_owners_counter)
+{
+	TxOn t(4);
+	ktest_warn_catch_begin();
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1)), int(RcWc::Refused));
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(t.r.refused(), 1u);
+	EXPECT_EQ(t.c.refused, 1u);	// ethtool rc_tx_refused
+}
+
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock),
@@ -407,4 +482,6 @@ KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_ord
 	    KTEST_CASE(rc_tx_ring, gather_rows_on_first_use),
 	    KTEST_CASE(rc_tx_ring, checksum_marked_or_filled),
 	    KTEST_CASE(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3),
-	    KTEST_CASE(rc_tx_ring, completion_for_an_empty_slot_is_refused));
+	    KTEST_CASE(rc_tx_ring, completion_for_an_empty_slot_is_refused),
+	    KTEST_CASE(rc_tx_ring, gather_chunks_freed_when_idle),
+	    KTEST_CASE(rc_tx_ring, refused_reaches_the_owners_counter));

@@ -23,8 +23,8 @@ struct TestObj : Tagged<KAPI_CTX_TEST> {
 kstd::Logger g_log{"test"};
 
 struct Counters {
-	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0;
-	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors}; }
+	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, refused = 0;
+	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, nullptr, nullptr, nullptr, &refused}; }
 };
 
 // A UD ring of n buffers on a fake QP, filled.
@@ -260,6 +260,23 @@ KTEST(recv_ring, partial_post_keeps_the_rest_queued)
 	EXPECT_EQ(fake_skbs_live(), 8);
 }
 
+// Issue 13 items 1 and 3: the UD ring counts what it holds (its tables, and per slot the
+// RxBuf and its head's truesize: in the fake an skb's allocation + 64) and 0 after release();
+// a refused completion reaches the owner's counter (ethtool rx_refused).
+KTEST(recv_ring, bytes_and_refused_counter)
+{
+	RingOn t(8);
+	ASSERT_TRUE(t.ok);
+	EXPECT_EQ(t.r.bytes(), 8 * (sizeof(kstd::Unique<RxBuf>) + sizeof(u32)) + 8 * (sizeof(RxBuf) + 256 + 64));
+	ktest_warn_catch_begin();
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 99)));	// a slot it does not have
+	EXPECT_EQ(ktest_warn_catch_end(), 1);
+	EXPECT_EQ(t.r.refused(), 1u);
+	EXPECT_EQ(t.c.refused, 1u);
+	t.r.release();
+	EXPECT_EQ(t.r.bytes(), 0u);
+}
+
 // A first fill that ran out of memory part-way: the buffers it posted stay the HCA's, and the
 // next fill only adds the missing ones (never a slot twice, never a posted buffer lost).
 KTEST(recv_ring, failed_first_fill_resumes)
@@ -482,7 +499,7 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_stop),
 	    KTEST_CASE(recv_ring, duplicate_completion_is_refused), KTEST_CASE(recv_ring, byte_len_over_the_buffer_is_refused), KTEST_CASE(recv_ring, repost_failure_is_counted),
 	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
-	    KTEST_CASE(recv_ring, failed_first_fill_resumes));
+	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
 KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
