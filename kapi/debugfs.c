@@ -8,6 +8,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "kapi.h"
+#include "netdev_priv.h"
 
 static struct dentry *kapi_dbg_root;
 
@@ -18,6 +19,8 @@ struct kapi_debugfs {
 int kapi_debugfs_init(void)
 {
 	kapi_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	/* test knob: the next N P_Key children fail registration (netdev.c) */
+	debugfs_create_atomic_t("fail_child_register", 0600, kapi_dbg_root, &kapi_fail_child_register);
 	return 0;
 }
 

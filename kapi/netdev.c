@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: the IPoIB net_device - net_device_ops and header_ops, allocation and registration,
- * the queue and carrier (napi.c: NAPI and the one work item; ethtool.c, sysfs.c and skb.c
- * hold the rest). Every callback goes
+ * Shim: the IPoIB net_device - net_device_ops and header_ops, allocation, the queue and
+ * carrier (netdev_reg.c: registration and freeing; napi.c: NAPI and the one work item;
+ * ethtool.c, sysfs.c and skb.c hold the rest). Every callback goes
  * straight to the core with the core's tagged context; the values the netdev gets come from
  * the core (kapi_netdev_setup), and so does the rule for when the work runs.
  */
@@ -227,42 +227,6 @@ struct kapi_netdev *kapi_netdev_alloc(const struct kapi_netdev_setup *s, struct 
 	SET_NETDEV_DEV(dev, ib->dev.parent);
 	netif_carrier_off(dev);
 	return (struct kapi_netdev *)dev;
-}
-
-void kapi_netdev_free(struct kapi_netdev *nd)
-{
-	struct net_device *dev = to_nd(nd);
-
-	/* A net_device rtnl allocated and never registered is freed by rtnl_newlink_create(). */
-	if (nd_priv(dev)->adopted && dev->reg_state == NETREG_UNINITIALIZED)
-		return;
-	/* the CQs are destroyed: nothing kicks any more; a kick still pending runs or is gone */
-	kapi_napi_kick_kill(nd_priv(dev));
-	netif_napi_del(&nd_priv(dev)->napi);
-	/* Under rtnl right after unregister_netdevice() this only marks it: netdev_run_todo frees. */
-	free_netdev(dev);
-}
-
-int kapi_netdev_register(struct kapi_netdev *nd)
-{
-	return register_netdev(to_nd(nd));
-}
-
-void kapi_netdev_unregister(struct kapi_netdev *nd)
-{
-	unregister_netdev(to_nd(nd));
-}
-
-int kapi_netdev_register_locked(struct kapi_netdev *nd)
-{
-	ASSERT_RTNL();
-	return register_netdevice(to_nd(nd));
-}
-
-void kapi_netdev_unregister_locked(struct kapi_netdev *nd)
-{
-	ASSERT_RTNL();
-	unregister_netdevice(to_nd(nd));
 }
 
 const char *kapi_netdev_name(const struct kapi_netdev *nd)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * netdev_priv.h - shared by the shim's netdev.c, napi.c, ethtool.c, sysfs.c, skb.c and link.c (never
- * seen by C++): the private area of our net_devices, the ops/setup rtnl needs to allocate
+ * netdev_priv.h - shared by the shim's netdev.c, netdev_reg.c, napi.c, debugfs.c, ethtool.c,
+ * sysfs.c, skb.c and link.c (never seen by C++): the private area of our net_devices, the ops/setup rtnl needs to allocate
  * one, the ethtool and sysfs tables netdev.c installs, and link.c's sysfs attributes.
  */
 #ifndef KAPI_NETDEV_PRIV_H
@@ -21,6 +21,7 @@ struct kapi_netdev_priv {
 	struct tasklet_struct napi_kick;	/* napi.c: NAPI scheduled from task context */
 	struct delayed_work work;
 	bool adopted;			/* allocated by rtnl_create_link(), not by us */
+	bool registered;		/* register_netdevice() succeeded (kapi_netdev_free) */
 };
 
 static inline struct net_device *to_nd(const struct kapi_netdev *n)
@@ -41,9 +42,12 @@ static inline struct kapi_ctx *core_of(const struct net_device *dev)
 extern const struct net_device_ops kapi_nd_ops;
 void kapi_nd_setup(struct net_device *dev);
 
-/* napi.c: the task-context kick beside the NAPI context (netdev.c's alloc and free) */
+/* napi.c: the task-context kick beside the NAPI context (netdev.c's alloc, netdev_reg.c's free) */
 void kapi_napi_kick_init(struct kapi_netdev_priv *p);
 void kapi_napi_kick_kill(struct kapi_netdev_priv *p);
+
+/* netdev_reg.c: the test knob debugfs.c publishes (ib_ipoib_cm/fail_child_register) */
+extern atomic_t kapi_fail_child_register;
 
 /* ethtool.c, sysfs.c */
 extern const struct ethtool_ops kapi_et_ops;
