@@ -21,7 +21,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 42
+plan 43
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
