@@ -116,11 +116,19 @@ bool encap_parse(const u8 *data, usize len, u16 &ethertype)
 	return true;
 }
 
-bool rc_may_carry(const u8 *encap)
+UdOnly ud_only(const u8 *encap, usize len)
 {
 	u16 type = 0;
-	encap_parse(encap, kEncapLen, type);
-	return type != kEthArp && type != kEthRarp;
+	if (!encap_parse(encap, len, type))
+		return UdOnly::No;
+	if (type == kEthArp || type == kEthRarp)
+		return UdOnly::Arp;
+	if (type != kEthIpv6 || len < kEncapLen + kIpv6HdrLen + 1)
+		return UdOnly::No;
+	const u8 *ip6 = encap + kEncapLen;
+	const u8 icmp_type = ip6[kIpv6HdrLen];
+	const bool nd = (ip6[0] >> 4) == 6 && ip6[6] == kIpProtoIcmpv6 && icmp_type >= 133 && icmp_type <= 137;
+	return nd ? UdOnly::Nd : UdOnly::No;
 }
 
 u32 ib_mtu_bytes(u32 e)

@@ -72,12 +72,21 @@ void encap_write(u8 out[kEncapLen], u16 ethertype);
 // Ignores the reserved bits on receive; false when the buffer is too short.
 bool encap_parse(const u8 *data, usize len, u16 &ethertype);
 inline constexpr u16 kEthRarp = 0x8035;
-// Connected mode: may a unicast packet with this encapsulation header (at least kEncapLen
-// octets) wait for, or ride, an RC connection? Not ARP or RARP (as the in-tree driver's
-// unicast_arp_send): an ARP reply held until the replier's connection is established makes
-// the asker's resolution wait for a whole CM exchange, and fail after its 3 probes when 63
-// setups run at once (docs/connected.md §10.3a). UD carries them as soon as the path is known.
-bool rc_may_carry(const u8 *encap);
+// Connected mode: must a unicast packet go over UD whatever its peer announces? RFC 4755 §7:
+// "all ARP/ND responses MUST be sent in UD packets" (the in-tree driver's defect L8 sends
+// IPv6 ND over RC). Arp: ARP or RARP (also the in-tree unicast_arp_send's rule: an ARP reply
+// held until the replier's connection is established makes the asker's resolution wait for
+// a whole CM exchange, and fail after its 3 probes when 63 setups run at once,
+// docs/connected.md §10.3a). Nd: IPv6 whose header's next header is ICMPv6 (58) with type
+// 133-137 (RS, RA, NS, NA, Redirect). ND messages carry no extension header in practice
+// (RFC 4861 sends them with hop limit 255 straight on ICMPv6); an ICMPv6 behind an extension
+// header goes by the normal path. Parsed from encap on, len octets of the linear head only:
+// too short to see the type is "not ND" (No), so is anything else. UD carries them as soon
+// as the path is known.
+enum class UdOnly : u8 { No, Arp, Nd };
+inline constexpr u8 kIpProtoIcmpv6 = 58;
+inline constexpr usize kIpv6HdrLen = 40;
+UdOnly ud_only(const u8 *encap, usize len);
 
 // enum ib_mtu (1..5) -> bytes; 0 for anything else.
 u32 ib_mtu_bytes(u32 mtu_enum);

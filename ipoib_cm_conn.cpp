@@ -120,7 +120,7 @@ cm::Counters Connection::counters() const
 bool Connection::drain_overdue(u64 now, u64 ms)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
-	if (drain_reported_ || conn_.state() != cm::State::Draining || !draining_since_ || now - draining_since_ < ms)
+	if (drain_reported_ || conn_.state() != cm::State::Draining || !draining_since_ || kstd::ms_since(now, draining_since_) < ms)
 		return false;
 	drain_reported_ = true;
 	return true;
@@ -147,10 +147,13 @@ void Connection::quiesce()
 
 cm::Step Connection::feed(const cm::Event &e)
 {
+	// The table's logger, taken before feed_note: once it unlocks and queues the work item,
+	// the step may retire and free this connection, so nothing after it reads this.
+	kstd::Logger &log = t_.log();
 	FeedNote note;
 	const cm::Step st = feed_note(e, note);
 	if (note.any())
-		note.print(t_.log());	// after our lock (review s7 LOW-6)
+		note.print(log);	// after our lock (review s7 LOW-6)
 	return st;
 }
 

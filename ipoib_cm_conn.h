@@ -138,7 +138,8 @@ public:
 	u64 tx_bytes() const { return tx_.bytes(); }
 	// The housekeeping work, netif tx lock held: the send ring's idle gather chunks freed.
 	u32 trim_tx(u64 now) { return tx_.trim(now); }
-	u64 idle_ms(u64 now) const { return now - __atomic_load_n(&used_ms_, __ATOMIC_RELAXED); }
+	// 0 when xmit/NAPI touched it after the caller read now (kstd::ms_since; no wrap).
+	u64 idle_ms(u64 now) const { return kstd::ms_since(now, __atomic_load_n(&used_ms_, __ATOMIC_RELAXED)); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
 	// item, which resumes the step. The housekeeping work and stop's wait loop call it.

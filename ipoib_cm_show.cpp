@@ -113,7 +113,7 @@ void CmTable::show(kapi_seq *s)
 		format_addr(peer, addr);
 		kapi_seq_printf(s, "dir=none peer=%s state=fallback fallback=%llu backoff=%u idle=%llu\n", addr,
 				(unsigned long long)((p.fallback_until - now + 999) / 1000), p.backoff_ms,
-				(unsigned long long)(now > p.used_ms ? (now - p.used_ms) / 1000 : 0));
+				(unsigned long long)(kstd::ms_since(now, p.used_ms) / 1000));
 	}
 }
 
@@ -340,7 +340,7 @@ void CmTable::housekeeping()
 		kstd::List<CmPeer> keep;
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&
-					  now - p->used_ms >= idle_ms && now >= p->fallback_until;
+					  kstd::ms_since(now, p->used_ms) >= idle_ms && now >= p->fallback_until;
 			if (idle) {
 				index_.remove(*p);
 				backlogged_.remove(*p);	// its queue was taken (FallBack, retire)

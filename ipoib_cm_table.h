@@ -76,7 +76,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
-	X(cm_peers_freed) X(cm_tx_drop_teardown)
+	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)

@@ -60,12 +60,19 @@ void Interface::xmit(kapi_skb *skb)
 		send_multicast(skb, mgid);
 	} else {
 		// Connected mode (RFC 4755): a peer announcing the RC flag is reached over an RC
-		// connection once there is one; until then, or after it failed, over UD. ARP and
-		// RARP always over UD (rc_may_carry: the in-tree driver's unicast_arp_send).
-		if (cm_.connected() && (dst.flags() & kFlagRc) &&
-		    rc_may_carry(kapi_skb_data(skb) + kPseudoLen) &&
-		    cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
-			return;
+		// connection once there is one; until then, or after it failed, over UD. ARP, RARP
+		// and IPv6 ND always over UD (ud_only, RFC 4755 §7), counted (cm_tx_arp_ud,
+		// cm_tx_nd_ud); parsed from the linear head only.
+		if (cm_.connected() && (dst.flags() & kFlagRc)) {
+			const u32 head = kapi_skb_headlen(skb);
+			const UdOnly ud = ud_only(kapi_skb_data(skb) + kPseudoLen, head > kPseudoLen ? head - kPseudoLen : 0);
+			if (ud == UdOnly::Arp)
+				count(cm_.ifstats().cm_tx_arp_ud);
+			else if (ud == UdOnly::Nd)
+				count(cm_.ifstats().cm_tx_nd_ud);
+			else if (cm_.xmit(skb, dst, kapi_now_ms()) == CmTable::Verdict::Done)
+				return;
+		}
 		send_unicast(skb, dst);
 	}
 }

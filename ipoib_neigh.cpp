@@ -209,7 +209,8 @@ void Interface::show_neigh(kapi_seq *s)
 		kapi_seq_printf(s, "addr %*phC qpn 0x%06x gid %pI6 path %s dlid 0x%04x age %llu ms idle %llu ms\n",
 				int(kHwAddrLen), n.addr.b, n.addr.qpn(), n.addr.gid(),
 				p.ah ? "resolved" : (p.querying ? "querying" : "unresolved"), p.dlid,
-				(unsigned long long)(now - n.created_ms), (unsigned long long)(now - n.last_used()));
+				(unsigned long long)kstd::ms_since(now, n.created_ms),
+				(unsigned long long)kstd::ms_since(now, n.last_used()));
 	});
 }
 

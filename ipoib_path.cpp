@@ -234,7 +234,7 @@ void Interface::show(DebugView which, kapi_seq *s)
 			// refs: the table's + one per neighbour + one while a query runs
 			kapi_seq_printf(s, "gid %pI6 dlid 0x%04x %s queued %u refs %u idle %llu ms", p.gid, p.dlid,
 					p.ah ? "resolved" : (p.querying ? "querying" : (backoff ? "backoff" : "unresolved")),
-					p.queue.size(), p.ref.read(), (unsigned long long)(now - p.used_ms));
+					p.queue.size(), p.ref.read(), (unsigned long long)kstd::ms_since(now, p.used_ms));
 			if (backoff)
 				kapi_seq_printf(s, " retry in %llu ms (back-off %u ms)",
 						(unsigned long long)(p.retry_at - now), p.backoff_ms);

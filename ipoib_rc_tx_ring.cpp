@@ -31,7 +31,7 @@ bool RcTxRing::have_row(u32 idx)
 
 u32 RcTxRing::trim(u64 now_ms)
 {
-	if (!chunks_ || head_ != __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) || now_ms - gather_ms_ < kTxGatherIdleMs)
+	if (!chunks_ || head_ != __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) || kstd::ms_since(now_ms, gather_ms_) < kTxGatherIdleMs)
 		return 0;
 	u32 n = 0;
 	for (u32 i = 0; i < rows_.size(); i++) {

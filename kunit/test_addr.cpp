@@ -456,26 +456,103 @@ KTEST(addr_encap, parse_short_buffers)
 	delete[] p;
 }
 
-// Connected mode sends ARP and RARP over UD, everything else may ride RC (the setup-time
-// finding of session 8, docs/connected.md §10.3a); the reserved bits do not matter.
-KTEST(addr_encap, rc_may_carry_all_but_arp)
+// Connected mode sends ARP and RARP over UD, everything else that is not ND may ride RC
+// (the setup-time finding of session 8, docs/connected.md §10.3a); the reserved bits do not
+// matter.
+KTEST(addr_encap, ud_only_arp)
 {
-	const struct { u16 type; bool rc; } cases[] = {
-		{kEthIpv4, true}, {kEthIpv6, true}, {kEthArp, false}, {kEthRarp, false},
-		{0x0000, true}, {0x0805, true}, {0x0807, true}, {0x8034, true}, {0xffff, true},
+	const struct { u16 type; UdOnly ud; } cases[] = {
+		{kEthIpv4, UdOnly::No}, {kEthArp, UdOnly::Arp}, {kEthRarp, UdOnly::Arp},
+		{0x0000, UdOnly::No}, {0x0805, UdOnly::No}, {0x0807, UdOnly::No}, {0x8034, UdOnly::No}, {0xffff, UdOnly::No},
 	};
 	for (const auto &c : cases) {
 		u8 h[kEncapLen];
 		encap_write(h, c.type);
-		EXPECT_EQ(rc_may_carry(h), c.rc);
+		EXPECT_EQ(int(ud_only(h, kEncapLen)), int(c.ud));
 		h[2] = 0xff;
 		h[3] = 0xff;
-		EXPECT_EQ(rc_may_carry(h), c.rc);
+		EXPECT_EQ(int(ud_only(h, kEncapLen)), int(c.ud));
+	}
+	// a head too short for the encapsulation header is not parsed: the normal path
+	u8 h[kEncapLen];
+	encap_write(h, kEthArp);
+	for (usize len = 0; len < kEncapLen; len++)
+		EXPECT_EQ(int(ud_only(h, len)), int(UdOnly::No));
+}
+
+// An encapsulated IPv6 packet: the header (version 6, next header nh) and 8 octets of the
+// next one (ICMPv6: type first); kNdLen is exactly what ud_only needs to see the type.
+constexpr usize kNdLen = kEncapLen + kIpv6HdrLen + 1;
+constexpr usize kV6Len = kEncapLen + kIpv6HdrLen + 8;
+static void v6_packet(u8 (&p)[kV6Len], u8 nh, u8 type)
+{
+	for (u8 &b : p)
+		b = 0;
+	encap_write(p, kEthIpv6);
+	p[kEncapLen] = 0x60;
+	p[kEncapLen + 6] = nh;
+	p[kEncapLen + 7] = 255;	// hop limit of ND
+	p[kEncapLen + kIpv6HdrLen] = type;
+}
+
+// RFC 4755 §7: ND (ICMPv6 133-137: RS, RA, NS, NA, Redirect) over UD, any other ICMPv6 and
+// any other next header may ride RC (the in-tree driver's L8 sends ND over RC).
+KTEST(addr_encap, ud_only_nd)
+{
+	u8 p[kV6Len];
+	for (u32 type = 0; type < 256; type++) {
+		v6_packet(p, kIpProtoIcmpv6, u8(type));
+		const UdOnly want = type >= 133 && type <= 137 ? UdOnly::Nd : UdOnly::No;
+		EXPECT_EQ(int(ud_only(p, kV6Len)), int(want));
+		EXPECT_EQ(int(ud_only(p, kNdLen)), int(want));	// exactly enough
+	}
+	v6_packet(p, kIpProtoIcmpv6, 135);	// NS
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::Nd));
+	v6_packet(p, kIpProtoIcmpv6, 136);	// NA
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::Nd));
+	v6_packet(p, kIpProtoIcmpv6, 128);	// echo request
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+	v6_packet(p, kIpProtoIcmpv6, 129);	// echo reply
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+	v6_packet(p, kIpProtoIcmpv6, 2);	// packet too big
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+	// next header not 58: TCP, UDP, hop-by-hop (an extension header: normal path), ICMPv4's 1;
+	// an octet 135 where the ICMPv6 type would be does not matter
+	const u8 other[] = {6, 17, 0, 1, 43, 60, 59};
+	for (u8 nh : other) {
+		v6_packet(p, nh, 135);
+		EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+	}
+	// not version 6 behind the IPv6 ethertype
+	v6_packet(p, kIpProtoIcmpv6, 135);
+	p[kEncapLen] = 0x40;
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+	// the same type under another ethertype is not ND
+	v6_packet(p, kIpProtoIcmpv6, 135);
+	encap_write(p, kEthIpv4);
+	EXPECT_EQ(int(ud_only(p, kV6Len)), int(UdOnly::No));
+}
+
+// A linear head shorter than the ICMPv6 type is "not ND" at every boundary (encap, inside
+// the IPv6 header, just before the type), and nothing past len is read: each head is an
+// exact-size heap copy (ASan/KASAN would tell).
+KTEST(addr_encap, ud_only_nd_short_heads)
+{
+	u8 p[kV6Len];
+	v6_packet(p, kIpProtoIcmpv6, 136);
+	for (usize len = 0; len <= kNdLen; len++) {
+		u8 *h = new (kstd::Gfp::Kernel) u8[len ? len : 1];
+		ASSERT_NOT_NULL(h);
+		for (usize i = 0; i < len; i++)
+			h[i] = p[i];
+		EXPECT_EQ(int(ud_only(h, len)), int(len == kNdLen ? UdOnly::Nd : UdOnly::No));
+		delete[] h;
 	}
 }
 
 KTEST_SUITE(addr_encap, KTEST_CASE(addr_encap, write_layout), KTEST_CASE(addr_encap, parse_ignores_reserved),
-	    KTEST_CASE(addr_encap, parse_short_buffers), KTEST_CASE(addr_encap, rc_may_carry_all_but_arp));
+	    KTEST_CASE(addr_encap, parse_short_buffers), KTEST_CASE(addr_encap, ud_only_arp),
+	    KTEST_CASE(addr_encap, ud_only_nd), KTEST_CASE(addr_encap, ud_only_nd_short_heads));
 
 // ------------------------------------------------------------------ MTU
 

@@ -31,7 +31,20 @@ KTEST(kstd_base, warn_on_returns_condition)
 	EXPECT_EQ(w.end(), 1);
 }
 
-KTEST_SUITE(kstd_base, KTEST_CASE(kstd_base, warn_on_returns_condition));
+// A timestamp written after the caller read now (t > now) is no time elapsed, not a wrap
+// to ~2^64 ms that passes every idle/overdue threshold.
+KTEST(kstd_base, ms_since_clamps_a_later_timestamp)
+{
+	EXPECT_EQ(ms_since(1000, 400), u64(600));
+	EXPECT_EQ(ms_since(1000, 1000), u64(0));
+	EXPECT_EQ(ms_since(1000, 1001), u64(0));
+	EXPECT_EQ(ms_since(0, ~u64(0)), u64(0));
+	EXPECT_EQ(ms_since(~u64(0), 0), ~u64(0));
+	EXPECT_TRUE(ms_since(5000, 5003) < 1000);	// the idle check: not idle
+}
+
+KTEST_SUITE(kstd_base, KTEST_CASE(kstd_base, warn_on_returns_condition),
+	    KTEST_CASE(kstd_base, ms_since_clamps_a_later_timestamp));
 
 // ---------------------------------------------------------------- list
 struct Item : ListLink<> {

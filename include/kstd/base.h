@@ -47,6 +47,16 @@ namespace kstd {
 	KSTD_UNREACHABLE();
 }
 
+// Milliseconds elapsed from t to now on the kapi_now_ms clock, 0 when t is later than now.
+// A caller that reads now once and then compares it against a timestamp another context
+// keeps writing (xmit's touch, a completion's progress) can see t > now; plain now - t
+// then wraps to a huge u64 and every "idle for >= X" check fires (an active connection
+// reaped as idle). Every elapsed-time check on such a timestamp goes through here.
+inline u64 ms_since(u64 now, u64 t)
+{
+	return now > t ? now - t : 0;
+}
+
 } // namespace kstd
 
 #define KSTD_BUG(what) ::kstd::bug(__FILE__, __LINE__, what)

@@ -458,6 +458,16 @@ KTEST(rc_tx_ring, gather_chunks_freed_when_idle)
 		EXPECT_EQ(t.r.gather_chunks(), 0u);
 		EXPECT_EQ(t.r.bytes(), base);
 		EXPECT_EQ(int(t.r.complete(t.wc(18, KAPI_WC_SUCCESS), now)), int(RcWc::Done));
+		// housekeeping read its now before the producer's last fragmented send stamped a
+		// later time: that ring is not idle (no wrap of now - gather_ms to ~2^64)
+		now += 2 * kTxGatherIdleMs;
+		EXPECT_EQ(int(t.r.post(t.frag_skb(60, 2), now, false)), int(RcPost::Posted));	// slot 19
+		EXPECT_EQ(int(t.r.complete(t.wc(19, KAPI_WC_SUCCESS), now)), int(RcWc::Done));
+		EXPECT_EQ(t.r.gather_chunks(), 1u);
+		EXPECT_EQ(t.r.trim(now - 1), 0u);
+		EXPECT_EQ(t.r.gather_chunks(), 1u);
+		EXPECT_EQ(t.r.trim(now + kTxGatherIdleMs), 1u);
+		EXPECT_EQ(t.c.gather_freed, 4u);
 		EXPECT_EQ(fake_dma_live(), dma);
 	}
 	EXPECT_EQ(fake_skbs_live(), skbs);

@@ -7,7 +7,9 @@
 # established QP, both rings grown from their one buffer (rc_rx_grown) to nonsrq_max_recv,
 # the RNR NAKs of the ramp bounded and every consumed receive reposted once the stream ends
 # (RNR NAKs with a full ring are backpressure, reported: see below); then 60000-byte pings
-# both ways.
+# both ways. RFC 4755 §7 (ARP/ND responses over UD, docs/connected.md §10.3a): B's ARP reply
+# and, with the neighbours flushed, B's Neighbour Advertisement leave over UD although the
+# connection is up (cm_tx_arp_ud, cm_tx_nd_ud), and a 60000-byte IPv6 ping still rides RC.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -19,7 +21,7 @@
 # timeout: 420
 # kernels: stock debug
 . /e2e/lib.sh
-plan 37
+plan 43
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 cb=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
@@ -39,6 +41,18 @@ snap s ib:softib0 ib:softib1 A:icm0 B:icm1
 check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_ping A 10.0.2.2 1
 check "ping -s 60000 A->B" ns_ping A 10.0.2.2 3 -s 60000
 check "ping -s 60000 B->A" ns_ping B 10.0.2.1 3 -s 60000
+check_delta "B's ARP reply to A went over UD (cm_tx_arp_ud)" s B:icm1 cm_tx_arp_ud -ge 1
+# IPv6: no DAD (its NS is multicast anyway); both neighbour tables flushed once the
+# connection is up, so A's ping starts with a multicast NS and B answers with a unicast NA
+ns_ip A -6 addr add fd02::1/64 dev icm0 nodad; ns_ip B -6 addr add fd02::2/64 dev icm1 nodad
+check "IPv6 neighbours flushed on both" sh -c '/sbin/ip -n A -6 neigh flush dev icm0 && /sbin/ip -n B -6 neigh flush dev icm1'
+snap n A:icm0 B:icm1
+check "ping -6 A->B (ND first)" wait_for 10 ns_ping A fd02::2 1 -6
+diag "ND over UD: A +$(delta n A:icm0 cm_tx_nd_ud) B +$(delta n B:icm1 cm_tx_nd_ud); A's neighbours: $(ns_ip A -6 neigh show dev icm0 | tr '\n' ' ')"
+check_delta "B's Neighbour Advertisement went over UD (cm_tx_nd_ud)" n B:icm1 cm_tx_nd_ud -ge 1
+snap r A:icm0
+check "ping -6 -s 60000 A->B" ns_ping A fd02::2 3 -6 -s 60000
+check_delta "... over RC (rc_tx_packets)" r A:icm0 rc_tx_packets -ge 3
 # qps FILE: the "qpn rqpn" pairs of a connections file, sorted
 qps() { sed -n 's/.* qpn=\(0x[0-9a-f]*\) rqpn=\(0x[0-9a-f]*\) .*/\1 \2/p' "$1" | sort | tr '\n' ' '; }
 one_bidir() { [ "$(wc -l < "$1")" -eq 1 ] && grep -q ' state=established .* bidir=1 ' "$1"; }

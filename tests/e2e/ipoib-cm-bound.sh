@@ -1,9 +1,11 @@
 #!/bin/sh
 # Connected mode ours <-> ours (softib SRQ), three hosts: A's interface-wide RC send bound
-# (send_queue_size = 32 sends in flight) saturated by one peer while another peer's queue
+# (min(send_queue_size, kRcSendRingMax) = 32 sends in flight) saturated by one peer while another peer's queue
 # waits for it (review s7 MED-1 and LOW-2 end to end; docs/connected.md §4).
-#   1. A's connection to C is held connecting (softib2 holds C's REP 2.5 s) with C's pings
-#      queued on A for it.
+#   1. A's connection to C is held connecting (softib2 holds C's REP 4.5 s) with C's pings
+#      queued on A for it. 4.5 s: the margin for steps 2-3 on a loaded host (up to 3 s may
+#      go to C's pings queueing before B's flood starts) while A's REQ, resent every
+#      ~1152 ms with 4 retries, times out only at ~5.8 s without a REP.
 #   2. B stops taking A's sends (softib `rnr QPN forever` on B's end): A's pings to B (40
 #      at once, then one every 20 ms) fill the bound: 32 in flight, the netdev queue stopped, the rest of
 #      B's in the qdisc.
@@ -55,18 +57,19 @@ diag "rc_send: $(cat "$rcs")"
 # for the stopped queue here is the test's subject
 check "A: root qdisc pfifo" ns_exec A tc qdisc replace dev icm0 root pfifo limit 1000
 snap m A:icm0
-check "softib2: hold C's next REPs 2.5 s" sh -c 'echo "delay_cm rep 10 2500" > /sys/kernel/debug/softib/softib2/fault'
+check "softib2: hold C's next REPs 4.5 s" sh -c 'echo "delay_cm rep 10 4500" > /sys/kernel/debug/softib/softib2/fault'
 ns_exec A /usr/bin/ping -c 8 -i 0.05 -w 40 10.0.9.3 > /tmp/pc.out 2>&1 &	# -w: until 8 replies
 pc=$!
 check "C's pings wait on A for a connecting connection" wait_for 3 delta_ge m A:icm0 cm_tx_queued 8
 check "rnr $qb forever on softib1 (B stops taking A's sends)" sh -c "echo 'rnr $qb forever' > /sys/kernel/debug/softib/softib1/fault"
 ns_exec A /usr/bin/ping -l 40 -c 200 -i 0.02 -W 1 -s 1000 10.0.9.2 > /tmp/pb.out 2>&1 &
 pb=$!
-# The bound, sampled until C's queue has waited for it (or 6 s: the send watchdog tears B's
-# connection down after 10 s without a completion, and that would free the bound instead).
+# The bound, sampled until C's queue has waited for it (or 7 s: C's REP is due within 4.5 s;
+# the send watchdog tears B's connection down after 10 s without a completion, and that
+# would free the bound instead).
 cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 max=0 t0=$(cs)
-while [ $(($(cs) - t0)) -lt 600 ]; do
+while [ $(($(cs) - t0)) -lt 700 ]; do
     n=$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' "$rcs")
     [ "${n:-0}" -gt "$max" ] && max=$n
     [ "$max" -ge 32 ] && delta_ge m A:icm0 cm_tx_flush_held 1 && break
