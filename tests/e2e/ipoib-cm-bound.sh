@@ -85,10 +85,11 @@ wait $pc
 prc=$?
 diag "C: $(grep -E 'icmp_seq|transmitted' /tmp/pc.out | sed 's/64 bytes from [0-9.]*: //' | tr '\n' ' ') ($(grep -c 'sendmsg' /tmp/pc.out) sendmsg errors)"
 check "every ping of C answered" test $prc = 0
-# TODO: one run of 8 (make test, session 9) received 1 9 10 ... 15 first: A's driver sent and
-# received all 15 over RC (rc_tx/rc_rx), no drop counted, yet 2-8 came (if at all) after ping
-# ended. Not explained yet (docs/connected.md §10.2c): the check stays, as a known defect.
-check_todo "reorder or loss of a held queue seen once in 8 runs, docs/connected.md §10.2c" "... in order" sh -c "grep -o 'icmp_seq=[0-9]*' /tmp/pc.out | cut -d= -f2 | head -n 8 | tr '\n' ' ' | grep -qx '1 2 3 4 5 6 7 8 '"
+# TODO: in about 1 run of 3 (session 9, also on the code before it) later pings of C overtake
+# the held ones (e.g. 13..20 answered in ~1 ms first): every ping is sent, received and answered
+# over RC, none dropped, the early replies arrive after ping ended. Not explained yet
+# (docs/connected.md §10.2c): the check stays, as a known defect.
+check_todo "a held queue overtaken (about 1 run in 3, also before session 9), docs/connected.md §10.2c" "... in order" sh -c "grep -o 'icmp_seq=[0-9]*' /tmp/pc.out | cut -d= -f2 | head -n 8 | tr '\n' ' ' | grep -qx '1 2 3 4 5 6 7 8 '"
 wait $pb
 diag "B: $(tail -n 2 /tmp/pb.out | tr '\n' ' ')"
 check_delta "no send watchdog teardown" m A:icm0 cm_watchdog_teardowns -eq 0
