@@ -178,6 +178,7 @@ public:
 	bool rc_reserve();
 	void rc_unreserve() { budget_.unreserve(); }
 	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
+	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
 	kstd::Logger &log();
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }

@@ -143,7 +143,11 @@ void Interface::warn_foreign(u64 before)
 void Interface::tx_timeout()
 {
 	count(stats_.tx_timeouts);
-	log_.warn("transmit timeout: %u sends outstanding", tx_.outstanding());
+	// One netdev queue carries UD and RC: an RC peer that takes no sends (RNR forever) holds
+	// the RC bound full and the queue stopped until its send watchdog tears it down, so say
+	// which side is full (session 9 read "0 sends outstanding" while RC held 32).
+	log_.warn("transmit timeout: %u UD sends outstanding, %u RC sends in flight (bound %u)", tx_.outstanding(),
+		  cm_.rc_inflight(), cm_.rc_limit());
 	kapi_napi_schedule(nd());
 }
 

@@ -31,7 +31,7 @@
 # timeout: 240
 # kernels: stock
 . /e2e/lib.sh
-plan 19
+plan 20
 
 dmesg_mark cmbound
 check "icm0..icm2 exist" wait_for 30 sh -c 'for i in 0 1 2; do test -e /sys/class/net/icm$i || exit 1; done'
@@ -106,4 +106,8 @@ cm_show icm2
 for n in A C; do diag "$n snmp: $(ns_exec $n cat /proc/net/snmp | awk '/^(Ip|Icmp):/' | tr '\n' ' ')"; done
 diag "C's ping, whole: $(tr '\n' ' ' < /tmp/pc.out)"
 diag "rc_send after: $(cat "$rcs")"
+# B's stall holds the shared queue stopped: the netdev watchdog may fire, and its line names
+# the full RC bound (not the idle UD ring)
+check "a transmit timeout, if any, names the RC bound" sh -c '! dmesg | grep "transmit timeout" | grep -qv "RC sends in flight (bound 32)"'
+run sh -c 'dmesg | grep "transmit timeout" | tail -n 2'
 check "kernel log clean" dmesg_clean
