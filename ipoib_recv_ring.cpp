@@ -223,6 +223,7 @@ kapi_skb *RecvRing::retire(u32 idx, u32 len)
 	set_active(active_ - 1);
 	if (idx < free_hint_)
 		free_hint_ = idx;
+	retired_++;	// adapt(): this window's ring had the buffer (not demand on what is left)
 	if (c_.shrunk)
 		count_local(*c_.shrunk);
 	count_local(shrinks_);
@@ -333,6 +334,11 @@ void RecvRing::post_sg()
 void RecvRing::adapt(u64 now_ms)
 {
 	const u32 consumed = kstd::exchange(consumed_, 0u);
+	// The buffers the window started with: complete() retired some of them during a
+	// shrink. Measured against what is left, the completion that retires the second-to-last
+	// buffer made a ring of one "low", and it grew back in the same pass (session 10: a ring
+	// that once grew idled at 2 buffers, never at its floor of 1).
+	const u32 had = active_ + kstd::exchange(retired_, 0u);
 	if (q_ != RecvQueue::RcQp || stopped_)
 		return;
 	if (!busy_ms_)
@@ -342,7 +348,7 @@ void RecvRing::adapt(u64 now_ms)
 	// kept coming). Only a completion can retire a buffer (a posted receive is never
 	// cancelled), so the shrink is decided at the first one after the silence.
 	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
-	const bool low = consumed && consumed * 4 >= active_ * 3;
+	const bool low = consumed && consumed * 4 >= had * 3;
 	// A ring of one is low at every completion: it counts the low windows that follow each
 	// other within kRcGrowGapMs (a stream) and grows at the kRcGrowStreak1-th; a window
 	// after a longer gap starts a new run (a ping, an ARP probe).
@@ -352,7 +358,7 @@ void RecvRing::adapt(u64 now_ms)
 		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (low && (active_ > 1 || streak_ >= kRcGrowStreak1)) {
+	if (low && (had > 1 || streak_ >= kRcGrowStreak1)) {
 		streak_ = 0;
 		grow();	// and a pending shrink is called off
 	} else if (goal_ > floor_ && was_idle) {
@@ -388,6 +394,7 @@ void RecvRing::release()
 		slots_[i].reset();
 	set_posted(0);
 	consumed_ = 0;
+	retired_ = 0;
 	set_active(0);
 	goal_ = 0;
 	free_hint_ = 0;

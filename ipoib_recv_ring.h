@@ -117,22 +117,22 @@ inline constexpr u64 kRcShrinkIdleMs = 5000;
 
 // A ring of one buffer finds "3/4 consumed" on every completion, so for it that signal says
 // nothing about rate. The rule: it grows (1 -> 2, then the 3/4 rule doubles it) at the
-// kRcGrowStreak1-th of such NAPI windows no more than kRcGrowGapMs apart; at today's
-// kRcGrowStreak1 = 1 (below) that is its first completion, and the gap plays no part.
-// Derivation
-// (docs/connected.md §5): a stream held by a ring of one delivers its next message one RNR
-// NAK delay (cm_min_rnr_timer: 0.16 ms; softib waits at least a jiffy, 4 ms at HZ=250) plus one NAPI repost after the
-// previous one, so its windows come well within 100 ms even on the debug kernel under TCG
-// (session 7's 20 ms, with a run of 4, was exceeded there: 36 RNR NAKs per 457 packets);
-// sporadic traffic comes further apart: ping's default interval is 1 s, ARP/ND probes and TCP
-// keepalives seconds. Each window at a ring of one costs the sender about one RNR NAK, so the
-// ramp to nonsrq_max_recv = 32 costs about kRcGrowStreak1 + log2(32) NAK episodes per end.
-// At 2 (session 8, commit bac7c8a) a single ping kept one 68 KiB buffer per end on stock,
-// but the bench's hub rings still grew (pings queued during a 3 s setup arrive as a burst)
-// and ipoib-cm-bidir on the debug kernel under load paid up to 74 RNR NAKs per end for a
-// stream of ~270 messages: back to 1 (grow at the first completion, as merged) until a
-// rule passes there (docs/connected.md §5, §5.1).
-inline constexpr u32 kRcGrowStreak1 = 1;
+// kRcGrowStreak1-th of such NAPI windows each no more than kRcGrowGapMs after the one before.
+// Derivation (docs/connected.md §5): a stream held by a ring of one delivers its next message
+// one RNR NAK delay (cm_min_rnr_timer: 0.16 ms; softib waits at least a jiffy, 4 ms at
+// HZ=250) plus one NAPI repost after the previous one, so its windows come well within 100 ms
+// even on the debug kernel under TCG (session 7's 20 ms, with a run of 4, was exceeded there);
+// sporadic traffic comes further apart: ping's default interval is 1 s, TCP keepalives
+// seconds (ARP and ND go over UD). Each window at a ring of one costs the sender about one
+// RNR NAK, so the ramp to nonsrq_max_recv = 32 costs about kRcGrowStreak1 + log2(32) NAK
+// episodes per end. 3 (session 10): a lone ping, and a setup burst of two (the packets held
+// while the connection was set up, sent back to back: one or two echo requests at the
+// bench's ping -i 0.2 when setup takes under 0.4 s), leave each end at one buffer; sessions
+// 7-9 grew at the first completion (1), so every connection that carried one packet pinned
+// two 69 KiB buffers per end. The price, two more NAK episodes per end at a stream's start,
+// is within ipoib-cm-bidir's ramp bound (64 + 1/100, stock and debug; session 9 found the
+// debug kernel's NAKs are mostly a full ring's backpressure, not the ramp).
+inline constexpr u32 kRcGrowStreak1 = 3;
 inline constexpr u64 kRcGrowGapMs = 100;
 
 // Multi-SGE receives posted per call (the shim converts them on its stack).
@@ -195,7 +195,8 @@ public:
 	// item re-schedules NAPI, which calls repost()). Never true once stopped.
 	bool needs_retry() const { return !stopped_ && posted_ == 0 && queue_.size(); }
 	// RcQp, NAPI, after a batch and before repost() (now_ms: the clock). Grow: when at
-	// least 3/4 of the active buffers completed since the last call (the sender nearly ran
+	// least 3/4 of the buffers the ring had at the last call (active, plus any complete()
+	// retired since: a retired buffer is not demand on those left) completed since (the sender nearly ran
 	// the queue dry between two polls: the count ignores reposts made in between, which the
 	// HCA may not have seen yet), doubles the active buffers (a ring of one: at the
 	// kRcGrowStreak1-th of such windows, each within kRcGrowGapMs of the one before), up to size() and at most
@@ -205,8 +206,10 @@ public:
 	// calls. Shrink: when the ring saw no completion for kRcShrinkIdleMs, the ring's goal
 	// drops back to what post_initial() posted (never below one); complete() then hands up
 	// completed buffers without replacing them until active() is down to it (counted in
-	// shrunk). A posted receive is never cancelled, so never zero holds: active() >= 1, and
-	// every active buffer is posted or queued. Nothing on the UD ring or SRQ.
+	// shrunk), and stays there until demand. A posted receive is never cancelled, so never
+	// zero holds: active() >= 1, and every active buffer is posted or queued; and a ring
+	// that gets no completion at all after growing keeps its buffers (until traffic or the
+	// idle reap). Nothing on the UD ring or SRQ.
 	void adapt(u64 now_ms);
 	// The owner's QpToErr (non-SRQ) or SRQ teardown: no post from now on (queued buffers
 	// stay the ring's until release()); empty() reports when the last posted one completed.
@@ -276,6 +279,7 @@ private:
 	u32 buf_fixed_ = 0;	// a buffer's bytes but its head: the RxBuf, its page array, the pages
 	u32 posted_ = 0;
 	u32 consumed_ = 0;	// completions since the last adapt()
+	u32 retired_ = 0;	// of them, those whose buffer was retired (shrink), not replaced
 	u32 active_ = 0;	// slots holding a buffer (slots_[i] set)
 	u32 goal_ = 0;	// RcQp: growth raises it, an idle period lowers it to floor_
 	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1

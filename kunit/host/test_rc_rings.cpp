@@ -71,6 +71,27 @@ struct RcOn {
 	{
 		return consume(len) && kapi_cq_poll(cq, &wc, 1) == 1;
 	}
+	// A stream: windows 1 ms apart, each draining every posted buffer, until the ring
+	// holds `to` buffers (at most 16 windows). True when it got there.
+	bool ramp(u32 to, u64 &now)
+	{
+		for (int k = 0; k < 16 && r.active() < to; k++) {
+			const u32 n = r.posted();
+			for (u32 i = 0; i < n; i++)
+				if (!consume(100))
+					return false;
+			poll(nullptr, true, now += 1);
+		}
+		return r.active() == to;
+	}
+	// n messages, each in its own window gap_ms after the last. The skbs handed up.
+	int spaced(u32 n, u64 gap_ms, u64 &now)
+	{
+		int up = 0;
+		for (u32 i = 0; i < n && consume(100); i++)
+			up += poll(nullptr, true, now += gap_ms);
+		return up;
+	}
 	// NAPI: every queued completion through the ring; filled skbs are freed (as the stack
 	// would), their lengths summed. Returns the skbs handed up.
 	int poll(u64 *bytes = nullptr, bool grow = false, u64 now = 0)
@@ -461,6 +482,79 @@ KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
 	EXPECT_EQ(t.r.active(), 1u);
 	EXPECT_EQ(t.r.posted(), 1u);
 	EXPECT_EQ(t.c.shrunk, 1u);
+}
+
+// A ring of nonsrq_min_recv = 1 that a stream grew to 4 buffers.
+struct Grown4 : RcOn {
+	u64 now = 1000;
+	bool grown = false;
+	explicit Grown4(u32 slots) : RcOn(slots, 1) { grown = ok && ramp(4, now); }
+};
+
+// Issue 13 (session 10): a ring of nonsrq_min_recv = 1 that grew settles at exactly one
+// buffer once idle, and stays there under sporadic traffic. Before, the completion that
+// retired the second-to-last buffer counted as demand for the ring of one it left (adapt()
+// runs after complete(): one of one consumed is "low"), so it grew back to 2 in the same
+// pass and an idle connection that was ever busy kept two buffers per end.
+KTEST(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle)
+{
+	Grown4 t(32);
+	ASSERT_TRUE(t.grown);
+	u64 &now = t.now;
+	const u64 grown = t.c.grown;
+	now += kRcShrinkIdleMs;
+	// After the silence, 4 messages 4 ms apart: the first is replaced (the goal drops to
+	// 1), then each retires one; none is dropped.
+	EXPECT_EQ(t.spaced(4, 4, now), 4);
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.c.shrunk, 3u);
+	// The retiring windows were no demand, so no run was started: fewer than
+	// kRcGrowStreak1 more windows within the gap leave it at one (planted: counting the
+	// retiring completion against the ring of one it leaves grew it here).
+	EXPECT_EQ(t.spaced(kRcGrowStreak1 - 1, 4, now), int(kRcGrowStreak1 - 1));
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.spaced(20, 1000, now), 20);	// then a ping a second: stays at one
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.r.goal(), 1u);
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 1u);
+	EXPECT_EQ(t.c.shrunk, 3u);
+	EXPECT_EQ(t.c.grown, grown);		// no growth after the silence
+	EXPECT_EQ(t.c.nomem, 0u);
+}
+
+// A window in which the ring retired buffers is measured against the buffers it had at its
+// start: a burst that drains a shrinking ring is still demand (the retired ones included).
+KTEST(rc_recv_ring, a_shrinking_ring_drained_is_still_demand)
+{
+	Grown4 t(16);
+	ASSERT_TRUE(t.grown);
+	u64 &now = t.now;
+	ASSERT_TRUE(t.consume(100));
+	t.poll(nullptr, true, now += kRcShrinkIdleMs);	// idle: the goal drops to 1
+	ASSERT_EQ(t.r.goal(), 1u);
+	for (int i = 0; i < 4; i++)		// all 4 at once: 3 retired, the last replaced
+		ASSERT_TRUE(t.consume(100));
+	t.poll(nullptr, true, now += 1);
+	EXPECT_EQ(t.c.shrunk, 3u);
+	EXPECT_EQ(t.r.active(), 2u);		// 4 of the 4 it had consumed: grows 1 -> 2
+	EXPECT_EQ(t.r.goal(), 2u);
+}
+
+// A setup burst: the packets a peer held while the connection was set up arrive back to
+// back (each one RNR delay after the last), fewer than kRcGrowStreak1 of them. They leave a
+// ring of one at one buffer (the bench's idle connection: one ping, or two or three when
+// setup outlasts ping's interval); a stream's ramp pays kRcGrowStreak1 - 1 more windows.
+KTEST(rc_recv_ring, a_setup_burst_leaves_a_ring_of_one)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	u64 now = 1000;
+	for (int burst = 0; burst < 5; burst++, now += 2000)	// bursts of two, seconds apart
+		EXPECT_EQ(t.spaced(2, 4, now), 2);
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.c.grown, 0u);
+	EXPECT_GE(kRcGrowStreak1, 3u);		// a burst of two is below the rule's run
 }
 
 // Demand during a pending shrink calls it off: the buffers still there are kept, and the
@@ -1005,13 +1099,7 @@ KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 	RcOn t(32, 1);
 	ASSERT_TRUE(t.ok);
 	u64 now = 1000;
-	for (int k = 0; k < 8 && t.r.active() < 32; k++) {	// a burst: grow to 32
-		const u32 n = t.r.posted();
-		for (u32 i = 0; i < n; i++)
-			ASSERT_TRUE(t.consume(100));
-		t.poll(nullptr, true, now += 1);
-	}
-	EXPECT_EQ(t.r.active(), 32u);
+	EXPECT_TRUE(t.ramp(32, now));		// a burst: grow to 32
 	u32 min_posted = 32;
 	for (int k = 0; k < 7000; k++) {	// 7 s of 8 packets per 1 ms poll
 		for (u32 i = 0; i < 8 && t.r.posted(); i++)
@@ -1035,6 +1123,9 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, ring_of_one_grows_on_a_stream_only),
 	    KTEST_CASE(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory),
 	    KTEST_CASE(rc_recv_ring, demand_calls_off_a_pending_shrink),
+	    KTEST_CASE(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle),
+	    KTEST_CASE(rc_recv_ring, a_shrinking_ring_drained_is_still_demand),
+	    KTEST_CASE(rc_recv_ring, a_setup_burst_leaves_a_ring_of_one),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
 	    KTEST_CASE(rc_recv_ring, grows_to_size_under_sustained_load),
 	    KTEST_CASE(rc_recv_ring, grows_on_three_quarters_consumed_only),

@@ -105,7 +105,8 @@ KTEST(ring_mem, rc_rx_bytes_follow_growth_shrink_and_release)
 		EXPECT_GE(t.r.bytes(), 16u * KAPI_PAGE_SIZE + kFragHeadSize);
 		EXPECT_LT(t.r.bytes(), 18u * KAPI_PAGE_SIZE);
 		u64 now = 1000;
-		for (int k = 0; k < 4; k++) {	// a stream: 1 -> 2 -> 4 -> 8 -> 16, replacement each time
+		// a stream: 1 -> 2 (at the kRcGrowStreak1-th window) -> 4 -> 8 -> 16, replacement each time
+		for (u32 k = 0; k < kRcGrowStreak1 + 3; k++) {
 			const u32 n = t.r.posted();
 			for (u32 i = 0; i < n; i++)
 				ASSERT_TRUE(t.consume(60000));
@@ -125,8 +126,10 @@ KTEST(ring_mem, rc_rx_bytes_follow_growth_shrink_and_release)
 			EXPECT_EQ(t.r.bytes(), t.expect());
 		}
 		EXPECT_EQ(t.r.bytes(), rx_tables(32) + 2 * rx_buf(kMaxRecvMtu));
-		// (The completion that would retire the next buffer leaves a ring of one that
-		// adapt() finds "low", so it grows back to 2: kRcGrowStreak1 = 1, docs §5.1.)
+		ASSERT_TRUE(t.consume(1000));	// and down to its floor (session 10: it grew back to 2)
+		t.poll(++now);
+		EXPECT_EQ(t.r.active(), 1u);
+		EXPECT_EQ(t.r.bytes(), rx_tables(32) + rx_buf(kMaxRecvMtu));
 		t.r.stop();
 		t.r.release();
 		EXPECT_EQ(t.r.bytes(), 0u);

@@ -11,6 +11,11 @@
 #   - TCP (iperf3, fragmented skbs) gives the send ring its gather chunks
 #     (rc_tx_gather_alloc, tx_kib grows), and 5 s after the last fragmented send the
 #     housekeeping work gives them back (rc_tx_gather_freed, tx_kib back to 2)
+#   - a ping each way leaves each end's ring at its floor, one buffer (rx_size=1 rx_grown=0:
+#     a ring of one grows at the 3rd low window in a run, not at its first completion)
+#   - after iperf3 grew both rings (to 32) and 5 s without a completion, 36 pings 1 s apart
+#     take each ring back to exactly one buffer (rx_shrunk = rx_grown), and it stays there (the
+#     completion that retires the second-to-last buffer is not demand: session 10)
 #   - reaped after cm_idle_timeout (40 s): every level back to 0 on both ends
 #   - no refused completion (rc_rx_refused, rc_tx_refused, rx_refused), no kernel report
 # load: ib_core
@@ -22,7 +27,7 @@
 # timeout: 300
 # kernels: stock debug
 . /e2e/lib.sh
-plan 25
+plan 29
 
 ca=$(cm_file icm0 connections)
 cb=$(cm_file icm1 connections)
@@ -65,6 +70,9 @@ rx_matches() {
 }
 check "A: rx_kib= is rx_size= (1 or 2) buffers of 68-71 KiB" rx_matches /tmp/l.A
 check "B: the same" rx_matches /tmp/l.B
+# two completions per end (the echo request and the other ping's reply) are no stream
+at_floor() { [ "$(field /tmp/l.A rx_size)" = 1 ] && [ "$(field /tmp/l.B rx_size)" = 1 ] && [ "$(field /tmp/l.A rx_grown)" = 0 ] && [ "$(field /tmp/l.B rx_grown)" = 0 ]; }
+check "a ping each way: each end holds one receive buffer (rx_size=1 rx_grown=0)" at_floor
 sums() {
     _l=$(( $(field /tmp/l.$1 rx_kib) + $(field /tmp/l.$1 tx_kib) ))
     _e=$(lv $1 rc_pinned_kib)
@@ -90,6 +98,26 @@ tx_back() { [ "$(field $ca tx_kib)" = 2 ]; }
 check "A: 5 s after the last fragmented send the chunks are freed (tx_kib back to 2, within 12 s)" wait_for 12 tx_back
 check_delta "A: counted (rc_tx_gather_freed)" t A:icm0 rc_tx_gather_freed -ge 1
 cm_show icm0 icm1
+
+# The rings grew to 32 under iperf3 (A's for the ACKs). After kRcShrinkIdleMs (5 s) without
+# a completion, the first one lowers each ring's goal to its floor (1) and each later one
+# retires a buffer: 36 pings 1 s apart (spaced beyond kRcGrowGapMs, so no run) give each
+# end 36 completions, enough for 31 retirements. Before session 10 the completion that
+# retired the second-to-last buffer regrew the ring of one it left: 2 buffers, not 1.
+# 1 s, not 0.2: at 0.2 s on the debug kernel under load (host ≈ 10) both rings ended at 2
+# with rx_grown = rx_shrunk + 1 (not traced: likely NAPI late enough for two pings to
+# complete in one window, which drains a ring of 2 in one poll, demand by the 3/4 rule).
+sleep 2	# tx_back came >= 5 s after iperf3's last segment; 2 s more for the last ACK
+check "36 pings A->B 1 s apart after the idle period" ns_exec A ping -c 36 -i 1 -W 2 10.0.13.2
+cp $ca /tmp/l.A; cp $cb /tmp/l.B
+diag "A: $(cat /tmp/l.A)"
+diag "B: $(cat /tmp/l.B)"
+settled() {
+    _g=$(field /tmp/l.$1 rx_grown)
+    [ "$(field /tmp/l.$1 rx_size)" = 1 ] && [ "$(field /tmp/l.$1 rx_posted)" = 1 ] && [ "${_g:-0}" -ge 1 ] && [ "$(field /tmp/l.$1 rx_shrunk)" = "$_g" ]
+}
+check "A: back at one buffer (rx_size=1 rx_posted=1), every grown one retired, none regrown (rx_shrunk = rx_grown)" settled A
+check "B: the same" settled B
 
 # reaped (cm_idle_timeout=40): nothing left
 # (a debugfs file's size is 0 whatever it holds: read it)
