@@ -93,6 +93,20 @@ TAP_R = """ok 1 - something
 # bench-rec connected 1 aa 2 tcp_throughput 1 ab - 120
 """
 
+TAP_SETUP = """ok 1 - something
+# bench-rec connected 1 intree 1 setup_answered - - 63 63
+# bench-rec connected 1 intree 1 setup_time_p50 - - 63 500
+# bench-rec connected 1 intree 1 setup_time_p90 - - 63 900
+# bench-rec connected 1 intree 1 setup_time - - 63 1200
+# bench-rec connected 1 intree 2 setup_answered - - 63 37
+# bench-rec connected 1 intree 2 setup_time_p50 - - 63 700
+# bench-rec connected 1 ours 1 setup_answered - - 63 63
+# bench-rec connected 1 ours 1 setup_time_p50 - - 63 200
+# bench-rec connected 1 ours 1 setup_time_p90 - - 63 300
+# bench-rec connected 1 ours 1 setup_time - - 63 400
+# bench-rec connected 1 ours 2 setup_answered - - 63 63
+"""
+
 # the harness's loops on the host: stubs for what needs the VM, the cells print themselves
 PLAN_SH = r"""
 diag() { :; }; check() { :; }; skip() { :; }; not_ok() { :; }; fabric() { :; }
@@ -100,9 +114,41 @@ diag() { :; }; check() { :; }; skip() { :; }; not_ok() { :; }; fabric() { :; }
 eval "$(sed -n '/^BENCH_RUNS=/,/^dmesg_mark bench$/p' "$BENCH_SCENARIO" | grep -v '^\. /e2e/\|^dmesg_mark bench$')"
 BENCH_AA_CELLS=$CELLS BENCH_RUNS=$RUNS
 pair_cell() { echo "$RUN $MODE$SRQ $SLOT"; }
-setup_cell() { :; }; ceiling() { :; }
+setup_cell() { echo "setup $RUN $MODE$SRQ $SLOT $1"; }; ceiling() { :; }
 DRY=1; benchmark
+BENCH_OURS_PARAMS=cm_csum_free=1 BENCH_OURSB_PARAMS=cm_csum_free=0
+echo "params ours=$(params ours) oursb=$(params oursb) intree=$(params intree)"
 """
+
+
+# setup(), the setup-time cell, on the host: ping stubbed by canned first replies (TIMES: one
+# word per peer from FIRST on, "SEQ:RTT" or "-" for a peer that never answered)
+SETUP_SH = r"""
+diag() { echo "# $*"; }
+check() { b_cd=$1; shift; if "$@"; then echo "ok - $b_cd"; else echo "not ok - $b_cd"; return 1; fi; }
+. "$BENCH_LIB"
+ns_exec() { :; }
+setup_ping() {
+    b_pi=${1##*.}; b_pi=$((b_pi - 1))
+    b_pw=$(echo $TIMES | cut -d' ' -f$((b_pi - FIRST + 1)))
+    { echo "offset 0 1"; echo "PING $1 ($1) 56(84) bytes of data."
+      case $b_pw in -) echo "1 packets transmitted, 0 received, 100% packet loss" ;;
+      *) echo "64 bytes from $1: icmp_seq=${b_pw%%:*} ttl=64 time=${b_pw#*:} ms" ;; esac; } > "$2"
+}
+BENCH_SETUP_WINDOW=60 MODE=datagram SRQ=1 SLOT=ours RUN=1 MEM=0 PEERS_MAX=0
+setup $N $FIRST
+"""
+
+
+def setup_cell(times, first=1):
+    env = dict(os.environ, BENCH_LIB=benchlib, TIMES=times, N=str(len(times.split())), FIRST=str(first))
+    p = subprocess.run(["sh", "-c", SETUP_SH], capture_output=True, text=True, env=env)
+    recs = {}
+    for l in p.stdout.splitlines():
+        w = l.split()
+        if w[:2] == ["#", "bench-rec"]:
+            recs[w[6]] = float(w[10])
+    return p.returncode, recs, p.stdout
 
 
 def plan(cells, runs):
@@ -319,6 +365,45 @@ def main():
     rc, cells = plan("rotate", 1)
     check("harness, rotate, 1 run: the A/A slot in datagram only",
           rc == 0 and [l for l in cells if l.endswith(" aa")] == ["1 datagram1 aa"])
+    # the setup phases: defaults 73 hosts "1 8 63" in one bring-up, one SRQ run, two srq=0
+    setups = [l for l in cells if l.startswith("setup ")]
+    check("harness, setup phases: SRQ 1 run of datagram and connected (1,8,63 in one bring-up), srq=0 2 runs (1,8,15)",
+          sorted(setups) == sorted(["setup 1 datagram1 intree 1,8,63", "setup 1 datagram1 ours 1,8,63",
+                                    "setup 1 connected1 intree 1,8,63", "setup 1 connected1 ours 1,8,63",
+                                    "setup 1 connected0 intree 1,8,15", "setup 1 connected0 ours 1,8,15",
+                                    "setup 2 connected0 intree 1,8,15", "setup 2 connected0 ours 1,8,15"]))
+    check("harness: BENCH_OURSB_PARAMS are oursb's module parameters, BENCH_OURS_PARAMS ours', none for in-tree",
+          "params ours=cm_csum_free=1 oursb=cm_csum_free=0 intree=" in cells)
+
+    # the setup cell: per-peer first replies ((seq - 1) x 200 ms + RTT), nearest ranks over all N
+    rc, sr, out = setup_cell("1:5 2:10 1:20 3:1 1:30 1:40 2:50 1:60")
+    check("setup cell, 8 of 8 answered: answered 8, p50 the 4th (40), p90 and all the 8th (401 ms)",
+          sr == {"setup_answered": 8, "setup_time_p50": 40, "setup_time_p90": 401, "setup_time": 401}
+          and "ok - datagram srq=1 ours run 1: 8/8 peers" in out)
+    rc, sr, out = setup_cell("1:5 - 1:20 1:1 1:30 1:40 1:50 1:60 1:70 -", first=9)
+    check("setup cell, 8 of 10 answered: answered 8, p50 the 5th (40 ms), no p90 (its rank is a silent peer), no all-answered time",
+          sr == {"setup_answered": 8, "setup_time_p50": 40} and "ok - datagram srq=1 ours run 1: 8/10 peers (B9..)" in out)
+    check("setup cell: the silent peers named (B10, B18) with their ping's output",
+          "# bench-unanswered datagram 1 ours 1 10 2 within 60 s: B10 B18" in out and "# B18: " in out)
+    rc, sr, out = setup_cell("- -")
+    check("setup cell, 0 of 2 answered: the check fails, no figure",
+          sr == {} and "not ok - datagram srq=1 ours run 1: 0/2 peers" in out and "B1 B2" in out)
+
+    # the report: the setup figures, the runs where peers were missing
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, recs, md = run(tmp, tap_text=TAP_SETUP, meta=("setup_window_s=60",))
+        a = find(recs, "setup_answered", "connected", size=63)
+        check("report: setup_answered in peers, higher better, ours 63 in-tree 50 (median of 63 and 37)",
+              a is not None and a["unit"] == "peers" and a["better"] == "higher" and a["ours"] == 63 and a["intree"] == 50)
+        p9 = find(recs, "setup_time_p90", "connected", size=63)
+        check("report: setup_time_p90 only from the runs that had one (in-tree run 2 had none)",
+              p9 is not None and p9["runs"]["intree"] == [900.0] and p9["ours"] == 300)
+        al = [l for l in md.splitlines() if l.startswith("| setup_answered | connected")]
+        check("report: the answered row says of 63 within 60 s and which runs fell short",
+              len(al) == 1 and "of 63 within 60 s" in al[0] and "runs short: intree 37 of 63" in al[0])
+        tl = [l for l in md.splitlines() if l.startswith("| setup_time | connected")]
+        check("report: setup_time says it is until all answered, from the runs where all did",
+              len(tl) == 1 and "until all 63 answered" in tl[0])
     print("1..%d" % n)
     return 1 if fails else 0
 
