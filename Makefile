@@ -86,7 +86,8 @@ check: all
 	ctors=; grep -q '^CONFIG_KASAN=y' $(KDIR)/.config && ctors=--allow-ctors; \
 	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
-	$(CURDIR)/scripts/check-sizes.sh
+	$(CURDIR)/scripts/check-sizes.sh; \
+	$(CURDIR)/scripts/check-notes.sh
 
 neg-tests: deps
 	@KDIR=$(kdir-or-die) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh

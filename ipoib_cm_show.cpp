@@ -167,52 +167,50 @@ const char *CmTable::stat_name(u32 i)
 	return i < kCmMemStatCount ? g_mem_stat_names[i] : "";
 }
 
-u64 CmTable::stat_value(u32 i) const
+// One snapshot under lock_ (review9's note: this was one walk per value, each connection's
+// Counters copied under its lock once per counter): the connections are walked once, and
+// every per-connection sum (cm::Counters, the RC datapath's, the memory levels) is taken in
+// that walk, so a dump's values are consistent with each other (rc_pinned_kib is
+// rc_rx + rc_tx of the same instant). out has kCmTableStats entries, in stat_name() order.
+void CmTable::stat_values(u64 *out) const
 {
+	u64 *const ctr = out;
+	u64 *const rc = ctr + cm::kCtrCount;
+	u64 *const ifv = rc + kRcStatCount;
+	u64 *const rej_tx = ifv + kCmIfStatCount;
+	u64 *const rej_rx = rej_tx + cm::kRejCodeCount;
+	u64 *const mem = rej_rx + cm::kRejCodeCount;
+	static_assert(cm::kCtrCount + kRcStatCount + kCmIfStatCount + 2 * cm::kRejCodeCount + kCmMemStatCount ==
+		      kCmTableStats);
+	static_assert(kCmMemStatCount == 4);
 	auto &self = const_cast<CmTable &>(*this);
 	kstd::SpinIrqSaveGuard g(self.lock_);
-	if (i < cm::kCtrCount) {
-		u64 v = retired_[cm::Ctr(i)];
-		for (Connection &c : self.conns_)
-			v += c.counters()[cm::Ctr(i)];
-		return v;
-	}
-	i -= cm::kCtrCount;
-	if (i < kRcStatCount) {
-		u64 v = rc_stat(retired_st_, i) + rc_stat(srq_st_, i);
-		for (Connection &c : self.conns_)
-			v += rc_stat(c.stats(), i);
-		return v;
-	}
-	i -= kRcStatCount;
-	if (i < kCmIfStatCount)
-		return read_stat((&ifs_.cm_tx_queued)[i]);
-	i -= kCmIfStatCount;
-	if (i < cm::kRejCodeCount)
-		return read_stat(rej_tx_[i]);
-	i -= cm::kRejCodeCount;
-	if (i < cm::kRejCodeCount)
-		return read_stat(rej_rx_[i]);
-	i -= cm::kRejCodeCount;
-	// The memory levels (IPOIB_CM_MEM_STATS order): live connections only, a retired one
-	// holds nothing the table still counts.
+	cm::Counters sum = retired_;
+	for (u32 i = 0; i < kRcStatCount; i++)
+		rc[i] = rc_stat(retired_st_, i) + rc_stat(srq_st_, i);
+	// The memory levels: live connections only, a retired one holds nothing the table
+	// still counts.
 	u64 rx = 0, tx = 0;
 	for (Connection &c : self.conns_) {
+		sum.add(c.counters());
+		for (u32 i = 0; i < kRcStatCount; i++)
+			rc[i] += rc_stat(c.stats(), i);
 		rx += c.rx_bytes();
 		tx += c.tx_bytes();
 	}
-	switch (i) {
-	case 0:
-		return kib(rx);
-	case 1:
-		return kib(tx);
-	case 2:
-		return kib(rx + tx);
-	case 3:
-		return kib(srq_ring_.bytes());
-	default:
-		return 0;
+	for (u32 i = 0; i < cm::kCtrCount; i++)
+		ctr[i] = sum[cm::Ctr(i)];
+	for (u32 i = 0; i < kCmIfStatCount; i++)
+		ifv[i] = read_stat((&ifs_.cm_tx_queued)[i]);
+	for (u32 i = 0; i < cm::kRejCodeCount; i++) {
+		rej_tx[i] = read_stat(rej_tx_[i]);
+		rej_rx[i] = read_stat(rej_rx_[i]);
 	}
+	// IPOIB_CM_MEM_STATS order
+	mem[0] = kib(rx);
+	mem[1] = kib(tx);
+	mem[2] = kib(rx + tx);
+	mem[3] = kib(srq_ring_.bytes());
 }
 
 // rtnl held. Datagram: active connections close, passive ones stop sending (they keep

@@ -158,7 +158,7 @@ public:
 	int store_send_accepted(StrView v, usize total);
 	u32 stat_count() const { return kCmTableStats; }
 	static const char *stat_name(u32 i);
-	u64 stat_value(u32 i) const;
+	void stat_values(u64 *out) const;	// kCmTableStats values, one walk of the connections
 	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
 	// Interface::receive_rc): sends, their bytes, errors and drops (review-cm finding 8).
 	void add_stats64(kapi_stats64 &o) const;

@@ -117,10 +117,15 @@ extern "C" void ipoib_core_if_stats(kapi_ctx *c, kapi_stats64 *o) noexcept
 // ---- ethtool ----
 extern "C" int ipoib_core_if_stat_count(kapi_ctx *) noexcept { return int(kEthtoolStats); }
 extern "C" const char *ipoib_core_if_stat_name(kapi_ctx *, int i) noexcept { return stat_name(u32(i)); }
-extern "C" u64 ipoib_core_if_stat_value(kapi_ctx *c, int n) noexcept
+extern "C" void ipoib_core_if_stat_values(kapi_ctx *c, u64 *out, int n) noexcept
 {
 	Interface *i = ifc(c);
-	return i ? i->stat_value(u32(n)) : 0;
+	if (i && n == int(kEthtoolStats)) {	// n: ipoib_core_if_stat_count's, always
+		i->stat_values(*reinterpret_cast<u64(*)[kEthtoolStats]>(out));
+		return;
+	}
+	for (int k = 0; k < n; k++)
+		out[k] = 0;
 }
 extern "C" void ipoib_core_if_ring_sizes(kapi_ctx *c, u32 *tx, u32 *rx, u32 *max) noexcept
 {

@@ -178,7 +178,7 @@ public:
 	int store_umcast(StrView v);
 	int changelink(LinkArgs l);
 	void stats64(kapi_stats64 &out) const;
-	u64 stat_value(u32 i) const;
+	void stat_values(u64 (&out)[kEthtoolStats]) const;	// ethtool -S, in stat_name() order
 	const char *mode_name() const;
 	u16 mode() const;
 	int poll(int budget);

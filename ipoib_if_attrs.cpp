@@ -45,13 +45,13 @@ const char *stat_name(u32 i)
 	return i < kEthtoolStats ? CmTable::stat_name(i - kStatCount - kQpEventStats) : "";
 }
 
-u64 Interface::stat_value(u32 i) const
+void Interface::stat_values(u64 (&out)[kEthtoolStats]) const
 {
-	if (i < kStatCount)
-		return read_stat(reinterpret_cast<const u64 *>(&stats_)[i]);
-	if (i < kStatCount + kQpEventStats)
-		return qp_.events().get(kapi_qp_event_kind(i - kStatCount));
-	return i < kEthtoolStats ? cm_.stat_value(i - kStatCount - kQpEventStats) : 0;
+	for (u32 i = 0; i < kStatCount; i++)
+		out[i] = read_stat(reinterpret_cast<const u64 *>(&stats_)[i]);
+	for (u32 i = 0; i < kQpEventStats; i++)
+		out[kStatCount + i] = qp_.events().get(kapi_qp_event_kind(i));
+	cm_.stat_values(out + kStatCount + kQpEventStats);
 }
 
 void Interface::stats64(kapi_stats64 &o) const

@@ -402,11 +402,10 @@ void RecvRing::release()
 	streak_ = 0;
 	stopped_ = false;
 	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
-	queue_.clear();
 	// The tables go too, so that a released ring holds nothing (bytes() == 0); a ring is
 	// used again only after another alloc().
-	static_cast<void>(slots_.alloc(0));
-	static_cast<void>(queue_.alloc(0));
+	slots_.reset();
+	queue_.reset();
 	__atomic_store_n(&bytes_, u64(0), __ATOMIC_RELAXED);
 }
 

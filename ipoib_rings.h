@@ -19,15 +19,20 @@ using kstd::u64;
 inline constexpr u32 kPollBatch = 16;
 static_assert(kPollBatch <= KAPI_WR_BATCH_MAX);
 
-// Fixed-size array owner (new[] with a GFP, delete[] on destruction).
+// Fixed-size array owner (new[] with a GFP, delete[] on destruction or reset()).
 template <typename T> class Array : kstd::NonCopyable {
 public:
 	Array() = default;
 	~Array() { delete[] p_; }
-	Status alloc(u32 n, Gfp gfp = Gfp::Kernel)
+	// Frees the elements now (size() 0), for an owner that outlives what it holds.
+	void reset()
 	{
 		delete[] kstd::exchange(p_, static_cast<T *>(nullptr));
 		n_ = 0;
+	}
+	Status alloc(u32 n, Gfp gfp = Gfp::Kernel)
+	{
+		reset();
 		if (!n)
 			return Status::Ok;
 		p_ = new (gfp) T[n];
@@ -67,6 +72,11 @@ public:
 		n_ -= k;
 	}
 	void clear() { head_ = n_ = 0; }
+	void reset()	// empty, and the table freed (capacity() 0) until the next alloc()
+	{
+		clear();
+		q_.reset();
+	}
 
 private:
 	u32 wrap(u32 i) const { return i >= q_.size() ? i - q_.size() : i; }

@@ -58,7 +58,8 @@ void ipoib_core_if_stats(struct kapi_ctx *core, struct kapi_stats64 *out) KAPI_N
 /* ---- ethtool (kapi/ethtool.c) ---- */
 int ipoib_core_if_stat_count(struct kapi_ctx *core) KAPI_NOEXCEPT;
 const char *ipoib_core_if_stat_name(struct kapi_ctx *core, int i) KAPI_NOEXCEPT;
-kapi_u64 ipoib_core_if_stat_value(struct kapi_ctx *core, int i) KAPI_NOEXCEPT;
+/* out[0..n): every value at once (one snapshot of the connections); n is the count above */
+void ipoib_core_if_stat_values(struct kapi_ctx *core, kapi_u64 *out, int n) KAPI_NOEXCEPT;
 void ipoib_core_if_ring_sizes(struct kapi_ctx *core, kapi_u32 *tx, kapi_u32 *rx, kapi_u32 *max) KAPI_NOEXCEPT;
 kapi_u32 ipoib_core_if_speed(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* Mb/s, 0 = unknown */
 /* ethtool -c/-C (receive CQ moderation) */

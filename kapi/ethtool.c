@@ -61,10 +61,10 @@ static void kapi_et_strings(struct net_device *dev, u32 sset, u8 *data)
 
 static void kapi_et_stats(struct net_device *dev, struct ethtool_stats *st, u64 *data)
 {
-	int i, n = ipoib_core_if_stat_count(core_of(dev));
-
-	for (i = 0; i < n; i++)
-		data[i] = ipoib_core_if_stat_value(core_of(dev), i);
+	/* u64 and kapi_u64 are both 64-bit unsigned (long long vs long); the kernel is built
+	 * with -fno-strict-aliasing */
+	BUILD_BUG_ON(sizeof(*data) != sizeof(kapi_u64));
+	ipoib_core_if_stat_values(core_of(dev), (kapi_u64 *)data, ipoib_core_if_stat_count(core_of(dev)));
 }
 
 static int kapi_et_get_coalesce(struct net_device *dev, struct ethtool_coalesce *c,

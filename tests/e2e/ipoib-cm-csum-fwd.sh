@@ -43,7 +43,8 @@ up4() { has_carrier icm0 A && has_carrier icm1 B && has_carrier icm2 B && has_ca
 check "carrier on all four" wait_for 60 up4
 check "MTU 65520 on all four" sh -c '/sbin/ip -n A link set icm0 mtu 65520 && /sbin/ip -n B link set icm1 mtu 65520 &&
     /sbin/ip -n B link set icm2 mtu 65520 && /sbin/ip -n C link set ib2 mtu 65520'
-# static neighbours (an ARP reply is unicast too), routes through B, B forwards
+# static neighbours (no ARP exchange to wait for; ARP goes over UD in connected mode), routes
+# through B, B forwards
 check "neighbours, routes A <-> C through B, forwarding on B" sh -c "
     /sbin/ip -n A neigh replace 10.0.7.2 lladdr $mb nud permanent dev icm0 &&
     /sbin/ip -n B neigh replace 10.0.7.1 lladdr $ma nud permanent dev icm1 &&

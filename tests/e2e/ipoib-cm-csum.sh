@@ -60,7 +60,8 @@ ns_ip A -6 addr add fd07::1/64 dev icm0 nodad; ns_ip B -6 addr add fd07::2/64 de
 up3() { has_carrier icm0 A && has_carrier icm1 B && has_carrier ib2 C; }
 check "carrier on all three" wait_for 60 up3
 check "MTU 65520 on all three" sh -c '/sbin/ip -n A link set icm0 mtu 65520 && /sbin/ip -n B link set icm1 mtu 65520 && /sbin/ip -n C link set ib2 mtu 65520'
-# Static neighbours: every pair knows the other's address (an ARP reply is unicast too).
+# Static neighbours: every pair knows the other's address (no ARP exchange to wait for; ARP
+# goes over UD in connected mode).
 check "static neighbours" sh -c "/sbin/ip -n A neigh replace 10.0.7.2 lladdr $addr_b nud permanent dev icm0 &&
     /sbin/ip -n A neigh replace 10.0.7.3 lladdr $addr_c nud permanent dev icm0 &&
     /sbin/ip -n B neigh replace 10.0.7.1 lladdr $addr_a nud permanent dev icm1 &&

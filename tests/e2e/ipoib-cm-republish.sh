@@ -35,8 +35,8 @@ check "B down (its DREQ is lost)" ns_ip B link set icm1 down
 sleep 1
 check "B up" ns_ip B link set icm1 up
 check "carrier on B" wait_for 60 has_carrier icm1 B
-# no ARP from B: A's answer would go over the stale Ac and A could then reconnect on its own
-# before B's REQ arrives; with a static entry B's first packet to A is its REQ's trigger
+# a static entry: B's first packet to A is the ping whose REQ this is about (no ARP exchange
+# first; A's ARP reply would go over UD, not over the stale Ac, since session 9)
 check "static neighbour for A on B" ns_ip B neigh replace 10.0.7.1 lladdr "$addr_a" nud permanent dev icm1
 # B's REQ comes from a new QP: A accepts it next to its stale active connection
 two_on_a() { grep -q '^dir=passive .* state=established ' $ca; }

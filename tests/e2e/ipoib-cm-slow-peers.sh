@@ -40,8 +40,8 @@ done
 all_up() { has_carrier icm0 A && has_carrier icm1 B && has_carrier icm2 C && has_carrier icm3 D &&
     has_carrier icm4 F && has_carrier icm5 E; }
 check "carrier on all six" wait_for 60 all_up
-# static neighbours: A <-> each of the others (an ARP reply is unicast and would open a
-# connection of its own)
+# static neighbours: A <-> each of the others (no ARP exchange under the slow peers' load;
+# ARP goes over UD in connected mode)
 neigh_all() {
     i=1
     for n in B C D F E; do

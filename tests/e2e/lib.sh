@@ -265,8 +265,8 @@ cm_ours_pair() {
 _cm_both_up() { has_carrier icm0 A && has_carrier icm1 B; }
 # cm_intree_pair NET: ours on softib0 (icm0) in namespace A as NET.1, the in-tree ib_ipoib on
 # softib1 (ib1) in B as NET.2 (its ib0 on softib0 down), both in connected mode with MTU
-# 65520, carrier on both, static neighbours both ways (an ARP reply is unicast and would open
-# a connection of its own). Checked piece by piece.
+# 65520, carrier on both, static IPv4 neighbours both ways (no ARP exchange to wait for; both
+# drivers send ARP over UD). Checked piece by piece.
 cm_intree_pair() {
     check "icm0 (ours) and ib1 (in-tree) exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/ib1'
     ip link set ib0 down 2>/dev/null
