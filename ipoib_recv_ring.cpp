@@ -334,11 +334,8 @@ void RecvRing::post_sg()
 void RecvRing::adapt(u64 now_ms)
 {
 	const u32 consumed = kstd::exchange(consumed_, 0u);
-	// The buffers the window started with: complete() retired some of them during a
-	// shrink. Measured against what is left, the completion that retires the second-to-last
-	// buffer made a ring of one "low", and it grew back in the same pass (session 10: a ring
-	// that once grew idled at 2 buffers, never at its floor of 1).
-	const u32 had = active_ + kstd::exchange(retired_, 0u);
+	// Buffers complete() retired in this window (a shrink).
+	const u32 retired = kstd::exchange(retired_, 0u);
 	if (q_ != RecvQueue::RcQp || stopped_)
 		return;
 	if (!busy_ms_)
@@ -348,7 +345,14 @@ void RecvRing::adapt(u64 now_ms)
 	// kept coming). Only a completion can retire a buffer (a posted receive is never
 	// cancelled), so the shrink is decided at the first one after the silence.
 	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
-	const bool low = consumed && consumed * 4 >= had * 3;
+	// Low: the window took 3/4 of what is left, so a stream that drains a shrinking ring is
+	// demand and stops the shrink near 4/3 of its rate (review10 M1: measured against the
+	// buffers the window started with, a stream resuming after the idle period shrank its
+	// ring to about a third of its rate and met RNR NAKs). But a window whose completions
+	// were all retirements is no demand for the ring of one it leaves: counted as demand, the
+	// completion that retired the second-to-last buffer grew it back in the same pass, and
+	// a ring that once grew idled at 2 buffers, never at its floor of 1 (session 10).
+	const bool low = consumed && consumed * 4 >= active_ * 3 && (active_ > 1 || consumed > retired);
 	// A ring of one is low at every completion: it counts the low windows that follow each
 	// other within kRcGrowGapMs (a stream) and grows at the kRcGrowStreak1-th; a window
 	// after a longer gap starts a new run (a ping, an ARP probe).
@@ -358,7 +362,7 @@ void RecvRing::adapt(u64 now_ms)
 		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (low && (had > 1 || streak_ >= kRcGrowStreak1)) {
+	if (low && (active_ > 1 || retired || streak_ >= kRcGrowStreak1)) {
 		streak_ = 0;
 		grow();	// and a pending shrink is called off
 	} else if (goal_ > floor_ && was_idle) {

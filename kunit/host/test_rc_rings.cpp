@@ -523,6 +523,39 @@ KTEST(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle)
 	EXPECT_EQ(t.c.nomem, 0u);
 }
 
+// Review10 M1 (session 10): a grown ring whose stream resumes after the idle shrink period
+// keeps what the stream uses. Its goal drops to the floor at the first completion after the
+// silence and each completion then retires a buffer; a window of c completions must stop the
+// shrink near 4c/3, as the 3/4 rule does for any ring. Measured against the buffers the window
+// started with, the shrink went on until the ring had about c/3 left (2 for every c from 4 to
+// 16) and the stream met an empty queue (RNR NAKs: 2, 10, 26, 34 messages).
+KTEST(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring)
+{
+	static const u32 rates[] = {4u, 8u, 16u};
+	for (u32 c : rates) {
+		Grown4 t(32);
+		ASSERT_TRUE(t.grown);
+		u64 &now = t.now;
+		ASSERT_TRUE(t.ramp(32, now));
+		now += kRcShrinkIdleMs;
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1);	// the first completion after the silence: goal 1
+		ASSERT_EQ(t.r.goal(), 1u);
+		u32 least = t.r.active(), unposted = 0;
+		for (int w = 0; w < 40; w++) {	// c messages a millisecond, 40 ms
+			u32 k = 0;
+			for (; k < c && fake_rq_outstanding(&t.rq()); k++)
+				ASSERT_TRUE(t.consume(100));
+			unposted += c - k;	// each would have met an RNR NAK
+			t.poll(nullptr, true, now += 1);
+			least = t.r.active() < least ? t.r.active() : least;
+		}
+		EXPECT_EQ(unposted, 0u);
+		EXPECT_GE(least, c);
+		EXPECT_GE(t.r.posted(), 1u);
+	}
+}
+
 // A window in which the ring retired buffers is measured against the buffers it had at its
 // start: a burst that drains a shrinking ring is still demand (the retired ones included).
 KTEST(rc_recv_ring, a_shrinking_ring_drained_is_still_demand)
@@ -1114,6 +1147,7 @@ KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
 KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
+	    KTEST_CASE(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring),
 	    KTEST_CASE(rc_recv_ring, srq_posts_multi_sge_buffers),
 	    KTEST_CASE(rc_recv_ring, replacement_first_keeps_unused_pages),
 	    KTEST_CASE(rc_recv_ring, never_zero_under_random_allocation_failure),
