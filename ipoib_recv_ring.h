@@ -195,8 +195,8 @@ public:
 	// item re-schedules NAPI, which calls repost()). Never true once stopped.
 	bool needs_retry() const { return !stopped_ && posted_ == 0 && queue_.size(); }
 	// RcQp, NAPI, after a batch and before repost() (now_ms: the clock). Grow: when at
-	// least 3/4 of the buffers the ring had at the last call (active, plus any complete()
-	// retired since: a retired buffer is not demand on those left) completed since (the sender nearly ran
+	// least 3/4 of the buffers the ring has completed since the last call (a window whose
+	// completions were all retirements is no demand for a ring of one) (the sender nearly ran
 	// the queue dry between two polls: the count ignores reposts made in between, which the
 	// HCA may not have seen yet), doubles the active buffers (a ring of one: at the
 	// kRcGrowStreak1-th of such windows, each within kRcGrowGapMs of the one before), up to size() and at most
@@ -255,6 +255,7 @@ private:
 	kapi_skb *take(RxBuf &b, u32 len);
 	kapi_skb *retire(u32 idx, u32 len);
 	void grow();
+	kapi_skb *settle(u32 idx, RxBuf &b, const kapi_wc &wc);
 	void post_linear();	// repost()'s chains, one SGE per receive
 	void post_sg();		// and with pages
 	bool took(u32 n, int rc);

@@ -238,7 +238,7 @@ static int rq_take(struct fake_rq *q, int n)
 
 	q->post_calls++;
 	if (q->fail_next_post) {
-		q->fail_next_post = 0;
+		q->fail_next_post--;
 		take = 0;
 	} else if (q->partial_next > 0 && q->partial_next < n) {
 		take = q->partial_next;

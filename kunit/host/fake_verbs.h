@@ -34,7 +34,7 @@ struct fake_rq {
 	int nposted;		/* total posted (both kinds) */
 	int nposted_sg;
 	int post_calls;
-	int fail_next_post;	/* the next post fails at its first WR */
+	int fail_next_post;	/* the next this-many posts fail at their first WR */
 	int partial_next;	/* > 0: the next post takes only this many WRs, then fails (as mlx5) */
 	int max_chain;		/* longest chain posted in one call */
 	kapi_u64 wr[FAKE_POSTED_MAX];	/* outstanding wr_ids: a ring, [nconsumed, nposted) */

@@ -523,6 +523,36 @@ KTEST(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle)
 	EXPECT_EQ(t.c.nomem, 0u);
 }
 
+// The guarantee at its narrowest (session 10, make test's ipoib-cm-bidir read rx_posted=0 on
+// a ring of one): when a non-SRQ QP's last posted receive completes, complete() posts its
+// buffer again before it returns the skb to hand up, not at the end of the NAPI batch, so
+// the QP holds a receive while the packet is up the stack and the count never reads 0.
+// Before, after complete() the ring of one had 0 posted on the QP and in its count until
+// rx_batch()'s repost. Also through a copybreak, a full take and a failed replacement.
+KTEST(rc_recv_ring, last_receive_reposted_before_its_packet_goes_up)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	static const u32 lens[] = {100u, 3000u, 60000u};
+	for (u32 len : lens) {
+		kapi_wc wc{};
+		ASSERT_TRUE(t.next_wc(wc, len));
+		kapi_skb *skb = t.r.complete(wc);
+		ASSERT_TRUE(skb != nullptr);
+		EXPECT_EQ(t.r.posted(), 1u);
+		EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 1u);
+		kapi_skb_free(skb);
+	}
+	kapi_wc wc{};
+	ASSERT_TRUE(t.next_wc(wc, 60000));
+	ktest_alloc_fail_all(1);	// no replacement: dropped, the same buffer back
+	EXPECT_TRUE(t.r.complete(wc) == nullptr);
+	ktest_alloc_fail_all(0);
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 1u);
+	EXPECT_EQ(t.c.nomem, 1u);
+}
+
 // Review10 M1 (session 10): a grown ring whose stream resumes after the idle shrink period
 // keeps what the stream uses. Its goal drops to the floor at the first completion after the
 // silence and each completion then retires a buffer; a window of c completions must stop the
@@ -795,13 +825,13 @@ KTEST(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences)
 	EXPECT_FALSE(t.r.needs_retry());
 	EXPECT_FALSE(t.r.empty());
 	ASSERT_TRUE(t.consume(100));
-	t.rq().fail_next_post = 1;
+	t.rq().fail_next_post = 2;	// complete()'s repost of the last receive, then the batch's
 	EXPECT_EQ(t.poll(nullptr, true), 1);
 	EXPECT_EQ(t.r.posted(), 0u);
 	EXPECT_EQ(fake_rq_outstanding(&t.rq()), 0);
 	EXPECT_TRUE(t.r.needs_retry());
 	EXPECT_FALSE(t.r.empty());		// was true: read as RxEmpty on a live QP
-	EXPECT_EQ(t.c.post_errors, 1u);
+	EXPECT_EQ(t.c.post_errors, 2u);	// both refusals counted
 	t.r.repost();				// the owner's retry (its timer schedules NAPI)
 	EXPECT_FALSE(t.r.needs_retry());
 	EXPECT_EQ(t.r.posted(), t.r.active());
@@ -935,7 +965,7 @@ KTEST(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once)
 	RcOn t(8, 1);
 	ASSERT_TRUE(t.ok);
 	ASSERT_TRUE(t.consume(100));
-	t.rq().fail_next_post = 1;
+	t.rq().fail_next_post = 2;	// complete()'s repost of the last receive, then the batch's
 	EXPECT_EQ(t.poll(), 1);
 	EXPECT_TRUE(t.r.needs_retry());
 	EXPECT_FALSE(t.r.empty());
@@ -1148,6 +1178,7 @@ KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
 KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring),
+	    KTEST_CASE(rc_recv_ring, last_receive_reposted_before_its_packet_goes_up),
 	    KTEST_CASE(rc_recv_ring, srq_posts_multi_sge_buffers),
 	    KTEST_CASE(rc_recv_ring, replacement_first_keeps_unused_pages),
 	    KTEST_CASE(rc_recv_ring, never_zero_under_random_allocation_failure),
