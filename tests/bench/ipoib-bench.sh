@@ -13,7 +13,7 @@
 #   phase 2  softib hosts=2 srq=0: the connected-mode cells without SRQ
 #   phase 3  softib hosts=BENCH_HOSTS (SRQ): setup time to N peers (BENCH_PEERS), datagram
 #            and connected (each N on fresh peers; all of them in one bring-up when they fit),
-#            BENCH_SETUP_RUNS times (1 by default: a bring-up of 73 netdevs is over a minute)
+#            BENCH_SETUP_RUNS times (1 by default: a bring-up of 128 netdevs is about a minute)
 #   phase 4  softib hosts=BENCH_HOSTS0 srq=0: connected setup time to BENCH_PEERS0 + memory
 #            per idle connection (at most ~25 hosts: the in-tree driver pins ~17 MiB per
 #            non-SRQ connection, two per peer), BENCH_SETUP_RUNS0 times (2 by default)
@@ -29,7 +29,7 @@
 # load: softib_rctest stream_mb=16
 # load: ib_ipoib
 # load: ib_ipoib_cm ports=nonexistent0
-# mem: 3072
+# mem: 4096
 # timeout: 3000
 # tier: full
 . /e2e/lib.sh
@@ -40,8 +40,8 @@ BENCH_SETUP_WINDOW=60
 BENCH_TIME=4
 BENCH_METRICS=all
 BENCH_MODES="datagram connected"
-BENCH_HOSTS=73
-BENCH_PEERS="1 8 63"
+BENCH_HOSTS=128
+BENCH_PEERS="1 8 118"
 BENCH_HOSTS0=25
 BENCH_PEERS0="1 8 15"
 BENCH_UDP_RATE=200M

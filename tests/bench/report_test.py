@@ -365,11 +365,11 @@ def main():
     rc, cells = plan("rotate", 1)
     check("harness, rotate, 1 run: the A/A slot in datagram only",
           rc == 0 and [l for l in cells if l.endswith(" aa")] == ["1 datagram1 aa"])
-    # the setup phases: defaults 73 hosts "1 8 63" in one bring-up, one SRQ run, two srq=0
+    # the setup phases: defaults 128 hosts "1 8 118" in one bring-up, one SRQ run, two srq=0
     setups = [l for l in cells if l.startswith("setup ")]
-    check("harness, setup phases: SRQ 1 run of datagram and connected (1,8,63 in one bring-up), srq=0 2 runs (1,8,15)",
-          sorted(setups) == sorted(["setup 1 datagram1 intree 1,8,63", "setup 1 datagram1 ours 1,8,63",
-                                    "setup 1 connected1 intree 1,8,63", "setup 1 connected1 ours 1,8,63",
+    check("harness, setup phases: SRQ 1 run of datagram and connected (1,8,118 in one bring-up), srq=0 2 runs (1,8,15)",
+          sorted(setups) == sorted(["setup 1 datagram1 intree 1,8,118", "setup 1 datagram1 ours 1,8,118",
+                                    "setup 1 connected1 intree 1,8,118", "setup 1 connected1 ours 1,8,118",
                                     "setup 1 connected0 intree 1,8,15", "setup 1 connected0 ours 1,8,15",
                                     "setup 2 connected0 intree 1,8,15", "setup 2 connected0 ours 1,8,15"]))
     check("harness: BENCH_OURSB_PARAMS are oursb's module parameters, BENCH_OURS_PARAMS ours', none for in-tree",
