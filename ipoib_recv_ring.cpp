@@ -256,9 +256,8 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 
 // complete()'s verdict on a completed buffer (posted_ still counts it): queued for its
 // repost, retired, or the ring stopped; the skb to hand up, if any.
-kapi_skb *RecvRing::settle(u32 idx, RxBuf &rb, const kapi_wc &wc)
+kapi_skb *RecvRing::settle(u32 idx, RxBuf &b, const kapi_wc &wc)
 {
-	RxBuf *b = &rb;
 	if (wc.status != KAPI_WC_SUCCESS) {
 		const bool flush = wc.status == KAPI_WC_WR_FLUSH_ERR;
 		count_local(flush ? *c_.flushed : *c_.wc_errors);
@@ -278,12 +277,12 @@ kapi_skb *RecvRing::settle(u32 idx, RxBuf &rb, const kapi_wc &wc)
 	if (q_ == RecvQueue::RcQp && active_ > goal_)
 		return retire(idx, wc.byte_len);
 	if (wc.byte_len <= copybreak_) {
-		if (kapi_skb *small = copy_small(*b, wc.byte_len)) {
+		if (kapi_skb *small = copy_small(b, wc.byte_len)) {
 			queue(idx);
 			return small;
 		}
 	}
-	kapi_skb *skb = take(*b, wc.byte_len);
+	kapi_skb *skb = take(b, wc.byte_len);
 	if (!skb)
 		count_local(*c_.nomem);
 	queue(idx);
