@@ -371,7 +371,8 @@ void RecvRing::adapt(u64 now_ms)
 	// a ring that once grew idled at 2 buffers, never at its floor of 1 (session 10).
 	const bool low = consumed && consumed * 4 >= active_ * 3 && (active_ > 1 || consumed > retired);
 	// A ring of one is low at every completion: it counts the low windows that follow each
-	// other within kRcGrowGapMs (a stream) and grows at the kRcGrowStreak1-th; a window
+	// other within kRcGrowGapMs (a stream) and grows at the streak1_-th (kRcGrowStreak1, or
+	// the first when the peer's RNR retry is finite: rnr_retry_finite); a window
 	// after a longer gap starts a new run (a ping, an ARP probe).
 	if (low)
 		streak_ = (streak_ && now_ms - busy_ms_ <= kRcGrowGapMs ? streak_ : 0) + 1;
@@ -379,7 +380,7 @@ void RecvRing::adapt(u64 now_ms)
 		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (low && (active_ > 1 || retired || streak_ >= kRcGrowStreak1)) {
+	if (low && (active_ > 1 || retired || streak_ >= streak1_)) {
 		streak_ = 0;
 		grow();	// and a pending shrink is called off
 	} else if (goal_ > floor_ && was_idle) {
