@@ -9,8 +9,8 @@
 #     leaves it at 1, ipoib-cm-pinned)
 #   - iperf3 --bidir 10 s finishes (connections that die are set up again)
 #   - TODO (docs/connected.md §5, session 11): the same connection throughout, no RNR retry
-#     exceeded, no teardown. Not so: stock, one run each, 7 connections died of RNR retry
-#     exceeded with this rule and 3 with the old one (kRcGrowStreak1 for every ring): a
+#     exceeded, no teardown. Not so: stock, 7 and 3 connections died of RNR retry exceeded
+#     in two runs with this rule, 3 in one with the old (kRcGrowStreak1 for every ring): a
 #     message dies when the receiver's NAPI leaves its ring empty for 2 RNR delays (softib
 #     waits at least a jiffy), which a TCG guest under a stream does, at any ring size.
 #     Printed each run (RNR NAKs, rnr_retry_exceeded, QPN sets) as the evidence.
