@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_addr.cpp - see ipoib_addr.h. Pure: no kernel calls, no allocation, no logging.
 #include "ipoib_addr.h"
+#include "kstd/bits.h"
 
 namespace ipoib {
 
@@ -147,9 +148,7 @@ u32 clamp_queue_size(int requested, u32 min_size, bool &changed)
 	u32 v = requested < 1 ? 1u : u32(requested);
 	if (v > kMaxQueueSize)
 		v = kMaxQueueSize;
-	u32 p = 1;
-	while (p < v)
-		p <<= 1;
+	u32 p = u32(kstd::round_up_pow2(v));	// v <= kMaxQueueSize: no narrowing loss
 	if (p < min_size)
 		p = min_size;
 	changed = requested < 0 || u32(requested) != p;

@@ -265,6 +265,8 @@ Status Connection::create_qp()
 	KSTD_TRY(tx_.alloc(t_.send_ring_size(), t_.rc_send_sge()));
 	if (!srq_) {
 		KSTD_TRY(rx_.alloc(t_.params().nonsrq_max_recv, t_.buf_size()));
+		// The peer sends into this ring with our cm_rnr_retry (our REQ or REP sets it, §3)
+		rx_.rnr_retry_finite(t_.params().rnr_retry != cm::kRnrRetryInfinite);
 		KSTD_TRY(t_.cq_room());	// the CQ holds this QP's completions before it exists
 	}
 	kapi_qp_init init{};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_neigh_policy.cpp - pure logic of the neighbour table and path cache (see the header).
 #include "ipoib_neigh_policy.h"
+#include "kstd/bits.h"
 
 namespace ipoib {
 
@@ -10,10 +11,9 @@ u32 neigh_bucket_count(int expected)
 		return kNeighMinBuckets;
 	if (expected >= int(kNeighMaxBuckets))
 		return kNeighMaxBuckets;
-	u32 n = kNeighMinBuckets;
-	while (n < u32(expected))
-		n <<= 1;
-	return n;
+	// Between the bounds: the loop from kNeighMinBuckets this replaced, as that is a power of two.
+	static_assert(kstd::round_up_pow2(kNeighMinBuckets) == kNeighMinBuckets);
+	return u32(kstd::round_up_pow2(u32(expected)));
 }
 
 namespace {

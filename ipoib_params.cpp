@@ -2,6 +2,7 @@
 // ipoib_params.cpp - see ipoib_params.h. Every rejection names its reason and offset so the
 // one log line the loader prints is enough to fix the command line.
 #include "ipoib_params.h"
+#include "kstd/bits.h"
 
 namespace ipoib {
 
@@ -124,25 +125,14 @@ bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
 } // namespace
 
-namespace {
-
-// An array of n bytes as the allocator takes it: kmalloc's size classes and kmalloc_large's
-// page orders are powers of two (the small 96/192 classes do not matter at these sizes).
-kstd::u64 as_allocated(kstd::u64 n)
-{
-	kstd::u64 p = 1;
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-} // namespace
-
+// The WQE arrays count as the allocator takes them (kstd::round_up_pow2): kmalloc's size
+// classes and kmalloc_large's page orders are powers of two (the small 96/192 classes do not
+// matter at these sizes).
 u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size)
 {
-	const kstd::u64 b = kstd::u64(min_recv) * kRecvBufBytes + as_allocated(kstd::u64(max_recv) * kRecvWqeBytes) +
+	const kstd::u64 b = kstd::u64(min_recv) * kRecvBufBytes + kstd::round_up_pow2(kstd::u64(max_recv) * kRecvWqeBytes) +
 		      kstd::u64(max_recv + 1) * kCqeBytes +
-		      as_allocated(kstd::u64(rc_send_ring(send_queue_size) + 1) * kSendWqeBytes) + kConnFixedBytes;
+		      kstd::round_up_pow2(kstd::u64(rc_send_ring(send_queue_size) + 1) * kSendWqeBytes) + kConnFixedBytes;
 	return u32((b + 1023) / 1024);
 }
 

@@ -256,9 +256,8 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 
 // complete()'s verdict on a completed buffer (posted_ still counts it): queued for its
 // repost, retired, or the ring stopped; the skb to hand up, if any.
-kapi_skb *RecvRing::settle(u32 idx, RxBuf &rb, const kapi_wc &wc)
+kapi_skb *RecvRing::settle(u32 idx, RxBuf &b, const kapi_wc &wc)
 {
-	RxBuf *b = &rb;
 	if (wc.status != KAPI_WC_SUCCESS) {
 		const bool flush = wc.status == KAPI_WC_WR_FLUSH_ERR;
 		count_local(flush ? *c_.flushed : *c_.wc_errors);
@@ -278,12 +277,12 @@ kapi_skb *RecvRing::settle(u32 idx, RxBuf &rb, const kapi_wc &wc)
 	if (q_ == RecvQueue::RcQp && active_ > goal_)
 		return retire(idx, wc.byte_len);
 	if (wc.byte_len <= copybreak_) {
-		if (kapi_skb *small = copy_small(*b, wc.byte_len)) {
+		if (kapi_skb *small = copy_small(b, wc.byte_len)) {
 			queue(idx);
 			return small;
 		}
 	}
-	kapi_skb *skb = take(*b, wc.byte_len);
+	kapi_skb *skb = take(b, wc.byte_len);
 	if (!skb)
 		count_local(*c_.nomem);
 	queue(idx);
@@ -372,7 +371,8 @@ void RecvRing::adapt(u64 now_ms)
 	// a ring that once grew idled at 2 buffers, never at its floor of 1 (session 10).
 	const bool low = consumed && consumed * 4 >= active_ * 3 && (active_ > 1 || consumed > retired);
 	// A ring of one is low at every completion: it counts the low windows that follow each
-	// other within kRcGrowGapMs (a stream) and grows at the kRcGrowStreak1-th; a window
+	// other within kRcGrowGapMs (a stream) and grows at the streak1_-th (kRcGrowStreak1, or
+	// the first when the peer's RNR retry is finite: rnr_retry_finite); a window
 	// after a longer gap starts a new run (a ping, an ARP probe).
 	if (low)
 		streak_ = (streak_ && now_ms - busy_ms_ <= kRcGrowGapMs ? streak_ : 0) + 1;
@@ -380,7 +380,7 @@ void RecvRing::adapt(u64 now_ms)
 		streak_ = 0;
 	if (consumed)
 		busy_ms_ = now_ms;
-	if (low && (active_ > 1 || retired || streak_ >= kRcGrowStreak1)) {
+	if (low && (active_ > 1 || retired || streak_ >= streak1_)) {
 		streak_ = 0;
 		grow();	// and a pending shrink is called off
 	} else if (goal_ > floor_ && was_idle) {

@@ -131,7 +131,9 @@ inline constexpr u64 kRcShrinkIdleMs = 5000;
 // 7-9 grew at the first completion (1), so every connection that carried one packet pinned
 // two 69 KiB buffers per end. The price, two more NAK episodes per end at a stream's start,
 // is within ipoib-cm-bidir's ramp bound (64 + 1/100, stock and debug; session 9 found the
-// debug kernel's NAKs are mostly a full ring's backpressure, not the ramp).
+// debug kernel's NAKs are mostly a full ring's backpressure, not the ramp). For infinite RNR
+// retry only: with a finite cm_rnr_retry a NAK spends a retry, and the ring grows at its first
+// low window (RecvRing::rnr_retry_finite, review10 L7).
 inline constexpr u32 kRcGrowStreak1 = 3;
 inline constexpr u64 kRcGrowGapMs = 100;
 
@@ -211,6 +213,16 @@ public:
 	// that gets no completion at all after growing keeps its buffers (until traffic or the
 	// idle reap). Nothing on the UD ring or SRQ.
 	void adapt(u64 now_ms);
+	// RcQp, before post_initial(): whether the peer's sends into this ring give up after a
+	// finite number of RNR NAKs. The peer retries them as this end's cm_rnr_retry says (our
+	// REQ sets the passive peer's rnr_retry, our REP the active peer's: docs/connected.md §3),
+	// and below 7 (IBA 9.7.5.2.8: 7 = infinite) a message that meets more NAKs in a row than
+	// that completes in error and the connection dies. Each low window of a ring of one is a
+	// window whose messages may meet an empty queue, so with a finite count a ring of one
+	// grows at its first low window (review10 L7), as in sessions 7-9; kRcGrowStreak1's
+	// longer run (fewer buffers for a lone ping) is only for infinite retry, where a NAK
+	// costs time, not the connection.
+	void rnr_retry_finite(bool finite) { streak1_ = finite ? 1 : kRcGrowStreak1; }
 	// The owner's QpToErr (non-SRQ) or SRQ teardown: no post from now on (queued buffers
 	// stay the ring's until release()); empty() reports when the last posted one completed.
 	// When nothing was posted at stop() (refused posts), empty() is true at once and no
@@ -286,7 +298,8 @@ private:
 	u32 floor_ = 1;		// RcQp: what post_initial() posted, at least 1
 	u32 free_hint_ = 0;	// no slot below it is free
 	u64 busy_ms_ = 0;	// RcQp: the last adapt() that saw a completion (0: none yet)
-	u32 streak_ = 0;	// RcQp: low windows in the current run, each within kRcGrowGapMs (kRcGrowStreak1)
+	u32 streak_ = 0;	// RcQp: low windows in the current run, each within kRcGrowGapMs (streak1_)
+	u32 streak1_ = kRcGrowStreak1;	// RcQp: the run a ring of one grows at (rnr_retry_finite)
 	u64 grows_ = 0;
 	u64 shrinks_ = 0;
 	u64 refused_ = 0;

@@ -3,6 +3,7 @@
 // ring, refcount, Status/Result, Unique/Handle, allocation (incl. failure paths), strings,
 // lock guards. Every case also runs under the per-case allocation balance check.
 #include "ktest.h"
+#include "kstd/bits.h"
 #include "kstd/list.h"
 #include "kstd/lock.h"
 #include "kstd/refcount.h"
@@ -43,8 +44,35 @@ KTEST(kstd_base, ms_since_clamps_a_later_timestamp)
 	EXPECT_TRUE(ms_since(5000, 5003) < 1000);	// the idle check: not idle
 }
 
+// round_up_pow2 (kstd/bits.h): both ends are defined (0 -> 1; above 2^63 -> 0, the overflow
+// a caller can test for), every power of two maps to itself and its successor to the next.
+KTEST(kstd_base, round_up_pow2_edges)
+{
+	EXPECT_EQ(round_up_pow2(0), u64(1));
+	EXPECT_EQ(round_up_pow2(1), u64(1));
+	EXPECT_EQ(round_up_pow2(2), u64(2));
+	EXPECT_EQ(round_up_pow2(3), u64(4));
+	EXPECT_EQ(round_up_pow2(9216), u64(16384));	// a softib RC receive WQE array (session 10)
+	for (u32 k = 1; k < 64; k++) {
+		const u64 p = u64(1) << k;
+		EXPECT_EQ(round_up_pow2(p - 1), k == 1 ? u64(1) : p);
+		EXPECT_EQ(round_up_pow2(p), p);
+		EXPECT_EQ(round_up_pow2(p + 1), k == 63 ? u64(0) : p << 1);
+	}
+	// Around 2^31: a u32 caller narrowing the result must bound n itself.
+	EXPECT_EQ(round_up_pow2(0x7fffffffu), u64(0x80000000u));
+	EXPECT_EQ(round_up_pow2(0x80000000u), u64(0x80000000u));
+	EXPECT_EQ(round_up_pow2(0x80000001u), u64(1) << 32);
+	EXPECT_EQ(round_up_pow2(0xffffffffu), u64(1) << 32);
+	// Above 2^63 no u64 power of two holds n.
+	EXPECT_EQ(round_up_pow2(u64(1) << 63), u64(1) << 63);
+	EXPECT_EQ(round_up_pow2((u64(1) << 63) + 1), u64(0));
+	EXPECT_EQ(round_up_pow2(~u64(0)), u64(0));
+	static_assert(round_up_pow2(4096) == 4096 && round_up_pow2(4097) == 8192);	// constexpr
+}
+
 KTEST_SUITE(kstd_base, KTEST_CASE(kstd_base, warn_on_returns_condition),
-	    KTEST_CASE(kstd_base, ms_since_clamps_a_later_timestamp));
+	    KTEST_CASE(kstd_base, ms_since_clamps_a_later_timestamp), KTEST_CASE(kstd_base, round_up_pow2_edges));
 
 // ---------------------------------------------------------------- list
 struct Item : ListLink<> {

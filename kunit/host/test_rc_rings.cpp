@@ -620,6 +620,68 @@ KTEST(rc_recv_ring, a_setup_burst_leaves_a_ring_of_one)
 	EXPECT_GE(kRcGrowStreak1, 3u);		// a burst of two is below the rule's run
 }
 
+// review10 L7: the peer sends into a ring with this end's cm_rnr_retry; when that is finite a
+// message that meets too many RNR NAKs kills the connection, so a ring of one grows at its
+// first low window, not the kRcGrowStreak1-th. One completion is enough.
+KTEST(rc_recv_ring, finite_rnr_retry_grows_a_ring_of_one_at_once)
+{
+	for (int finite = 0; finite < 2; finite++) {
+		RcOn t(32, 0);	// nothing posted yet: the knob comes before post_initial(), as in create_qp
+		ASSERT_TRUE(t.ok);
+		t.r.rnr_retry_finite(finite);
+		ASSERT_TRUE(kstd::ok(t.r.post_initial(1)));
+		u64 now = 1000;
+		ASSERT_TRUE(t.consume(100));
+		t.poll(nullptr, true, now += 1);
+		EXPECT_EQ(t.r.active(), finite ? 2u : 1u);
+		EXPECT_EQ(t.c.grown, finite ? 1u : 0u);
+	}
+}
+
+// A stream's start at c messages a millisecond: the windows in which some message finds the
+// queue empty (each such message meets an RNR NAK and spends one of a finite retry count).
+// With finite retry only the doubling's log2(c) windows (sizes 1, 2, .., c/2); with infinite
+// retry kRcGrowStreak1 - 1 more at the ring of one (the L7 cost, where a NAK costs only time).
+static u32 exposed_windows(bool finite, u32 c, u32 &msgs)
+{
+	RcOn t(32, 0);
+	if (!t.ok)
+		return ~0u;
+	t.r.rnr_retry_finite(finite);
+	if (!kstd::ok(t.r.post_initial(1)))
+		return ~0u;
+	u64 now = 1000;
+	u32 windows = 0;
+	msgs = 0;
+	for (int w = 0; w < 20; w++) {
+		u32 k = 0;
+		for (; k < c && fake_rq_outstanding(&t.rq()); k++)
+			if (!t.consume(100))
+				return ~0u;
+		if (k < c) {
+			windows++;
+			msgs += c - k;
+		}
+		t.poll(nullptr, true, now += 1);
+	}
+	return windows;
+}
+
+KTEST(rc_recv_ring, finite_rnr_retry_shortens_the_exposed_start)
+{
+	static const u32 rates[] = {4u, 8u, 16u};
+	for (u32 c : rates) {
+		u32 log2c = 0;
+		while ((1u << log2c) < c)
+			log2c++;
+		u32 fm = 0, im = 0;
+		const u32 fw = exposed_windows(true, c, fm), iw = exposed_windows(false, c, im);
+		EXPECT_EQ(fw, log2c);
+		EXPECT_EQ(iw, log2c + kRcGrowStreak1 - 1);
+		EXPECT_LT(fm, im);
+	}
+}
+
 // Demand during a pending shrink calls it off: the buffers still there are kept, and the
 // ring grows again from where it is.
 KTEST(rc_recv_ring, demand_calls_off_a_pending_shrink)
@@ -1191,6 +1253,8 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
 	    KTEST_CASE(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle),
 	    KTEST_CASE(rc_recv_ring, a_shrinking_ring_drained_is_still_demand),
 	    KTEST_CASE(rc_recv_ring, a_setup_burst_leaves_a_ring_of_one),
+	    KTEST_CASE(rc_recv_ring, finite_rnr_retry_grows_a_ring_of_one_at_once),
+	    KTEST_CASE(rc_recv_ring, finite_rnr_retry_shortens_the_exposed_start),
 	    KTEST_CASE(rc_recv_ring, post_initial_fails_whole),
 	    KTEST_CASE(rc_recv_ring, grows_to_size_under_sustained_load),
 	    KTEST_CASE(rc_recv_ring, grows_on_three_quarters_consumed_only),

@@ -11,6 +11,8 @@
 #      B's in the qdisc.
 #   3. C's REP arrives: its StartSending finds the bound full and C's queue waits for it
 #      (the backlog, cm_tx_flush_held counts its packets).
+#   3b. The netdev watchdog fires on A's stopped queue (waited for: it must, 1 s after the
+#      stop) and each timeout's log line names the full RC bound (review10 L4).
 #   4. B's stall is lifted within the send watchdog's 10 s: B's sends complete, the backlog
 #      drains while B's flood goes on, and every ping of C is answered, in order.
 # A's pings are ICMP datagram ("ping") sockets (ping_group_range): the kernel hands each its
@@ -31,7 +33,7 @@
 # timeout: 240
 # kernels: stock
 . /e2e/lib.sh
-plan 20
+plan 21
 
 dmesg_mark cmbound
 check "icm0..icm2 exist" wait_for 30 sh -c 'for i in 0 1 2; do test -e /sys/class/net/icm$i || exit 1; done'
@@ -90,6 +92,21 @@ diag "max inflight $max; $(cat "$rcs"); A's qdisc: $(ns_exec A tc -s qdisc show 
 cm_show icm0
 check "the bound was full: $max of 32 in flight" test "$max" -ge 32
 check_delta "C's queue waited for the bound after its connection came up (cm_tx_flush_held)" m A:icm0 cm_tx_flush_held -ge 1
+# The netdev watchdog (dev_watchdog, kapi/netdev.c's watchdog_timeo = 1 s) fires when A's queue
+# has been stopped with no transmit for 1 s, and checks every ~1 s: the bound has held the
+# queue stopped since B's flood filled it, so a timeout fires within ~2 s of that (stock runs
+# logged the first at "timed out 1064 ms", then one a second). Waited for, not assumed
+# (review10 L4: "if any" passed when none fired), until 8.5 s after the flood started by the
+# clock, so B's stall stays inside the send watchdog's 10 s (wait_for counts tries, and each
+# ethtool read takes its time: with a planted driver that never counts, a 3 s wait_for ran
+# the stall into the watchdog).
+fired() {
+    while ! delta_ge m A:icm0 tx_timeouts 1; do
+        [ $(($(cs) - t0)) -lt 850 ] || return 1
+        sleep 0.2
+    done
+}
+check "the netdev watchdog fired while the bound held A's queue stopped (tx_timeouts, within 8.5 s of the flood)" fired
 check "rnr $qb 0 (the stall lifted before the watchdog)" sh -c "echo 'rnr $qb 0' > /sys/kernel/debug/softib/softib1/fault"
 wait $pc
 prc=$?
@@ -106,8 +123,16 @@ cm_show icm2
 for n in A C; do diag "$n snmp: $(ns_exec $n cat /proc/net/snmp | awk '/^(Ip|Icmp):/' | tr '\n' ' ')"; done
 diag "C's ping, whole: $(tr '\n' ' ' < /tmp/pc.out)"
 diag "rc_send after: $(cat "$rcs")"
-# B's stall holds the shared queue stopped: the netdev watchdog may fire, and its line names
-# the full RC bound (not the idle UD ring)
-check "a transmit timeout, if any, names the RC bound" sh -c '! dmesg | grep "transmit timeout" | grep -qv "RC sends in flight (bound 32)"'
-run sh -c 'dmesg | grep "transmit timeout" | tail -n 2'
+# Each timeout counted is logged once, and the line names the full RC bound (not the idle UD
+# ring): as many bound lines as tx_timeouts counted, at least one, and no other.
+tx_timeout_lines() {
+    _n=$(delta m A:icm0 tx_timeouts) || return 1
+    _ok=$(dmesg_since_mark | grep -c 'icm0: transmit timeout: .* RC sends in flight (bound 32)$')
+    _all=$(dmesg_since_mark | grep -c 'transmit timeout')
+    echo "tx_timeouts +$_n; $_ok lines name the bound, $_all transmit-timeout lines in all"
+    [ "$_n" -ge 1 ] && [ "$_ok" = "$_n" ] && [ "$_all" = "$_n" ]
+}
+diag "$(tx_timeout_lines)"
+check "each transmit timeout counted is logged once, naming the RC bound" tx_timeout_lines
+run sh -c 'dmesg | grep -E "transmit timeout|NETDEV WATCHDOG" | tail -n 4'
 check "kernel log clean" dmesg_clean

@@ -27,7 +27,7 @@
 # timeout: 300
 # kernels: stock debug
 . /e2e/lib.sh
-plan 29
+plan 30
 
 ca=$(cm_file icm0 connections)
 cb=$(cm_file icm1 connections)
@@ -110,7 +110,13 @@ cm_show icm0 icm1
 # 1 s, not 0.2: at 0.2 s on the debug kernel under load (host ≈ 10) both rings ended at 2
 # with rx_grown = rx_shrunk + 1 (not traced: likely NAPI late enough for two pings to
 # complete in one window, which drains a ring of 2 in one poll, demand by the 3/4 rule).
-sleep 2	# tx_back came >= 5 s after iperf3's last segment; 2 s more for the last ACK
+# The shrink needs kRcShrinkIdleMs (5 s) without a completion on each ring before the first
+# ping. Waited for on each end's connection line, not a guessed margin after iperf3's last
+# segment (review10 L3, was `sleep 2`): idle= is the seconds since the connection's last
+# delivered receive or post (rounded down), so 6 is more than 5 s since its ring's last
+# completion, with a second for the NAPI pass that dated it.
+both_idle() { _ia=$(field $ca idle) _ib=$(field $cb idle); [ "${_ia:-0}" -ge 6 ] && [ "${_ib:-0}" -ge 6 ]; }
+check "both connections idle >= 6 s before the pings (within 20 s)" wait_for 20 both_idle
 check "36 pings A->B 1 s apart after the idle period" ns_exec A ping -c 36 -i 1 -W 2 10.0.13.2
 cp $ca /tmp/l.A; cp $cb /tmp/l.B
 diag "A: $(cat /tmp/l.A)"
