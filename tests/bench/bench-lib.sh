@@ -215,15 +215,24 @@ setup() {
         b_pids="$b_pids $!"; b_si=$((b_si + 1))
     done
     for b_p in $b_pids; do wait "$b_p"; done
-    b_si=$2 b_all="" b_retried=0 b_lost=""
+    b_si=$2 b_all="" b_retried=0 b_lost="" b_peers=""
     while [ $b_si -lt $(($2 + $1)) ]; do
         b_off=$(sed -n '1s/^offset \([0-9]*\) .*/\1/p' /tmp/setup.$b_si)
         grep -q '^offset [1-9]' /tmp/setup.$b_si && b_retried=$((b_retried + 1))
-        b_t=$(sed -n 's/.*icmp_seq=\([0-9]*\) .* time=\([0-9.]*\) ms.*/\1 \2/p' /tmp/setup.$b_si |
-            awk -v off="${b_off:-0}" 'NR == 1 { print off + ($1 - 1) * 200 + $2 }')
+        b_sr=$(sed -n 's/.*icmp_seq=\([0-9]*\) .* time=\([0-9.]*\) ms.*/\1 \2/p' /tmp/setup.$b_si | head -n 1)
+        b_t=$(echo "$b_sr" | awk -v off="${b_off:-0}" 'NF == 2 { print off + ($1 - 1) * 200 + $2 }')
         if [ -n "$b_t" ]; then b_all="$b_all $b_t"; else b_lost="$b_lost B$b_si"; fi
+        b_peers="$b_peers B$b_si:$(echo "${b_sr:--}" | tr ' ' /)"
+        [ "${b_off:-0}" = 0 ] || b_peers="$b_peers@+$b_off"
         b_si=$((b_si + 1))
     done
+    # Kept for the diagnosis of a cell that disagrees (session 11: a one-run N=63 figure could
+    # not be explained afterwards): which echo each peer first answered and that reply's RTT
+    # (echo 1 late: its setup waited; a later echo: the first ones were dropped), and A's
+    # counters after the pings (path queries, back-off and queue drops: docs/datagram.md).
+    diag "bench-peers $MODE $SRQ $SLOT $RUN $1 (first answered echo/its RTT ms[@+retry start ms]):$b_peers"
+    diag "bench-counters $MODE $SRQ $SLOT $RUN $1 A/ib0: $(ns_exec A ethtool -S ib0 2>/dev/null |
+        awk -F': *' 'NR > 1 && $2 != 0 { sub(/^ */, "", $1); printf "%s=%s ", $1, $2 }')"
     # answered count, then p50 p90 max by nearest rank over all N (never answered: last)
     set -- "$1" "$2" $(echo $b_all | tr ' ' '\n' | grep . | sort -n | awk -v n="$1" '
         { t[NR] = $1 }

@@ -383,6 +383,9 @@ def main():
     rc, sr, out = setup_cell("1:5 - 1:20 1:1 1:30 1:40 1:50 1:60 1:70 -", first=9)
     check("setup cell, 8 of 10 answered: answered 8, p50 the 5th (40 ms), no p90 (its rank is a silent peer), no all-answered time",
           sr == {"setup_answered": 8, "setup_time_p50": 40} and "ok - datagram srq=1 ours run 1: 8/10 peers (B9..)" in out)
+    check("setup cell: each peer's first answered echo and its RTT listed (a silent one as -)",
+          "# bench-peers datagram 1 ours 1 10 (first answered echo/its RTT ms[@+retry start ms]): B9:1/5 B10:- B11:1/20 "
+          "B12:1/1 B13:1/30 B14:1/40 B15:1/50 B16:1/60 B17:1/70 B18:-" in out and "# bench-counters datagram 1 ours 1 10 A/ib0: " in out)
     check("setup cell: the silent peers named (B10, B18) with their ping's output",
           "# bench-unanswered datagram 1 ours 1 10 2 within 60 s: B10 B18" in out and "# B18: " in out)
     rc, sr, out = setup_cell("- -")
