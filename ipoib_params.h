@@ -101,8 +101,11 @@ inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendR
 // (session 10: 261 KiB per idle pair at N = 20, both ends; docs/connected.md §5.1): the
 // itemised parts are 103 KiB per end, so the fixed part is the other 27 KiB — the objects
 // (Connection, QP, cm_id, MADs, ring tables, send ring: ≈ 11 KiB) and what the measure holds
-// beyond them (partial slabs, kernel stacks). The estimate is 131 KiB per end at the defaults.
-inline constexpr u32 kRecvBufBytes = 16 * 4096 + 4352 + 512;	// 16 pages, the head skb's truesize on 6.1, RxBuf + page array (RecvRing::bytes: 70 KiB)
+// beyond them (partial slabs, kernel stacks). The estimate is 128 KiB per end at the defaults
+// (131 before session 11 cut the receive head from 3712 to 256 bytes).
+// 16 pages, the head skb's truesize on 6.1 (a 256-byte head: kmalloc-1k data + the sk_buff,
+// 1280; the 3712-byte head of sessions 6-10 was 4352), RxBuf + page array (RecvRing::bytes: 66 KiB)
+inline constexpr u32 kRecvBufBytes = 16 * 4096 + 1280 + 512;
 inline constexpr u32 kRecvWqeBytes = 16 + 17 * 16;	// a WQE with 17 SGEs
 inline constexpr u32 kSendWqeBytes = 72 + 18 * 16;	// a WQE with KAPI_RC_SEND_SGE_MAX (18) SGEs
 inline constexpr u32 kCqeBytes = 80;	// one receive-CQ entry (struct ib_wc in softib's ring)

@@ -7,9 +7,9 @@ namespace ipoib {
 
 u32 RecvRing::sges_for(u32 buf_size)
 {
-	if (buf_size <= kFragHeadSize)
+	if (buf_size <= kFragHeadMax)
 		return 1;
-	return 1 + (buf_size - kFragHeadSize + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
+	return 1 + (buf_size - kFragHeadMax + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
 }
 
 u32 RecvRing::receive_mtu(u32 buf_size, u32 max_sge)
@@ -21,16 +21,17 @@ u32 RecvRing::receive_mtu(u32 buf_size, u32 max_sge)
 		n = max_sge;
 	if (n > 1 + kFragPages)
 		n = 1 + kFragPages;
-	const u32 holds = kFragHeadSize + (n - 1) * KAPI_PAGE_SIZE;
+	const u32 holds = kFragHeadMax + (n - 1) * KAPI_PAGE_SIZE;
 	return buf_size < holds ? buf_size : holds;
 }
 
 // The buffer's layout for buf_size bytes: UD, one linear head (the UD QP has one receive
-// SGE); connected mode, a head of at most kFragHeadSize and pages for the rest.
+// SGE); connected mode, sges_for() SGEs: a head of what the pages do not hold, at least
+// kFragHeadMin (frag_head_len: 256 bytes for a 65524-byte buffer), and pages.
 void RecvRing::set_layout(u32 buf_size)
 {
 	const bool linear = q_ == RecvQueue::Ud;
-	head_len_ = linear || buf_size < kFragHeadSize ? buf_size : kFragHeadSize;
+	head_len_ = linear ? buf_size : frag_head_len(buf_size);
 	npages_ = linear ? 0 : sges_for(buf_size) - 1;
 	last_len_ = npages_ ? buf_size - head_len_ - (npages_ - 1) * KAPI_PAGE_SIZE : 0;
 	copybreak_ = linear ? 0 : kRcCopybreak;

@@ -24,9 +24,11 @@
 //
 // Buffers: a linear head (its skb's data is SGE 0) and, in connected mode, order-0 pages
 // (SGEs 1..), so no high-order allocation is needed for the 65524-byte Receive MTU (RFC 4755
-// §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB header; kMaxRecvMtu): the head is
-// kFragHeadSize (its skb fits one page: ipoib_frag.h) and 16 pages follow. A device with 16
-// SGEs gets 65152 bytes (receive_mtu). The UD ring's buffer is its head alone (one SGE of the
+// §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB header; kMaxRecvMtu): 17 SGEs, a head
+// of 256 bytes (what 16 pages leave over, at least kFragHeadMin: frag_head_len) and 16
+// pages. The SGE count is what a head of at most kFragHeadMax (its skb fits one page:
+// ipoib_frag.h) needs; a device with 16 SGEs gets 65152 bytes (receive_mtu): a 3712-byte
+// head and 15 pages. The UD ring's buffer is its head alone (one SGE of the
 // broadcast group's MTU + the GRH, RFC 4391 §6). A slot's buffer (RxBuf) is allocated when the
 // slot is first used, so an unused slot costs 8 bytes (an idle non-SRQ ring pins only its
 // active buffers, and no slot table needs a high-order kmalloc).
@@ -105,9 +107,12 @@ struct RxBuf {
 
 // Copybreak: a packet of at most this many bytes is copied into a small skb and the same
 // buffer reposted (no replacement allocation, and the stack is charged a small truesize
-// instead of the 4 KiB head). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
-// Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
+// instead of a fresh head and pages). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
+// Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy). The copy
+// is taken from the head alone, so a head that has pages after it holds at least this much
+// (as in-tree's BUILD_BUG_ON(IPOIB_CM_COPYBREAK > IPOIB_CM_HEAD_SIZE)).
 inline constexpr u32 kRcCopybreak = 256;
+static_assert(kRcCopybreak <= kFragHeadMin, "copybreak copies from the head");
 
 // A non-SRQ ring that saw no demand (no batch that consumed 3/4 of its buffers) for this long
 // shrinks back to what post_initial() posted (nonsrq_min_recv): long enough that a flow with
