@@ -16,7 +16,10 @@
 #            BENCH_SETUP_RUNS times (1 by default: a bring-up of 73 netdevs is over a minute)
 #   phase 4  softib hosts=BENCH_HOSTS0 srq=0: connected setup time to BENCH_PEERS0 + memory
 #            per idle connection (at most ~25 hosts: the in-tree driver pins ~17 MiB per
-#            non-SRQ connection, two per peer), BENCH_SETUP_RUNS0 times (2 by default)
+#            non-SRQ connection, two per peer), BENCH_SETUP_RUNS0 times (2 by default); the
+#            memory figure at the largest N: after the setup Ns the peers are paired with
+#            each other too (BENCH_MESH=1: all pairs for ours, 300 connections on 25 hosts;
+#            as many as its memory allows for in-tree), bench-lib.sh mem_largest
 #   (each peer answers within BENCH_SETUP_WINDOW s or is reported as never answering)
 # A driver gets connected cells only if it accepts `echo connected > mode` (probed once at
 # the start, and again by every connected bring-up); the others are reported not measured.
@@ -44,6 +47,7 @@ BENCH_HOSTS=73
 BENCH_PEERS="1 8 63"
 BENCH_HOSTS0=25
 BENCH_PEERS0="1 8 15"
+BENCH_MESH=1
 BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
@@ -224,8 +228,12 @@ sockperf_server_b() {
 setup_cell() { # N,N...: one bring-up, each N on peers no earlier N of it touched
     b_d=$(slot_driver $SLOT)
     cell_up "$b_d" "$HOSTS" || return 0
-    b_first=1 MEM_AFTER=""
+    b_first=1 MEM_AFTER="" MEM_BASE=""
     for b_sn in $(echo "$1" | tr ',' ' '); do setup "$b_sn" $b_first; b_first=$((b_first + b_sn)); done
+    # the memory at the largest N: on the bring-up that holds the largest N (bench-lib.sh)
+    if [ $MEM = 1 ] && [ "$BENCH_MESH" = 1 ]; then
+        case ",$1," in *",$PEERS_MAX,"*) mem_largest $((b_first - 1)) ;; esac
+    fi
     cell_down "$b_d"
 }
 # setup_groups HOSTS: the phase's PEERS packed into bring-ups, ascending, as many per bring-up
@@ -241,6 +249,8 @@ setup_phase() { # HOSTS "PEERS" SRQ MODE...
     HOSTS=$1 PEERS=$2 SRQ=$3; shift 3
     [ $# -gt 0 ] || return 0
     want setup_time mem_per_idle_conn conns_per_gib || return 0
+    # memory is measured in the srq=0 phase only: with the memory metrics alone, no SRQ phase
+    [ "$SRQ" = 1 ] && ! want setup_time && return 0
     PEERS_MAX=$(echo $PEERS | tr ' ' '\n' | sort -n | tail -n1)
     fabric "$HOSTS" "$SRQ"
     namespaces "$HOSTS"

@@ -140,6 +140,38 @@ setup $N $FIRST
 """
 
 
+# mem_largest(), the memory cell at the largest N, on the host: the VM's readings stubbed
+# (free memory at the bring-up's first reading, after the hub's N, after the mesh; RC QPs),
+# every ping answers and is logged as "SOURCE-NS ADDR"
+MESH_SH = r"""
+diag() { echo "# $*"; }
+check() { b_cd=$1; shift; if "$@"; then echo "ok - $b_cd"; else echo "not ok - $b_cd"; return 1; fi; }
+not_ok() { echo "not ok - $*"; }
+. "$BENCH_LIB"
+ns_exec() { b_ns=$1; shift; [ "$1" = ping ] && eval "echo $b_ns \${$#}" >> "$PINGS"; return 0; }
+settle() { :; }; sleep() { :; }; slab_save() { : > "$1"; }; meminfo() { echo 0; }
+free_kib() { echo "$FREE_AFTER"; }; rc_qps() { echo "$QPS_AFTER"; }
+MODE=connected SRQ=0 SLOT=ours RUN=1 BENCH_SETUP_WINDOW=60 DRY=0
+MEM_BASE="$BASE 0 0 0" MEM_AFTER="$HUB 0 $HUB_QPS 0"
+mem_largest $HUB_PEERS
+"""
+
+
+def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after):
+    with tempfile.TemporaryDirectory() as tmp:
+        pings = os.path.join(tmp, "pings")
+        env = dict(os.environ, BENCH_LIB=benchlib, HOSTS=str(hosts), HUB_PEERS=str(hub_peers), BASE=str(base),
+                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings)
+        p = subprocess.run(["sh", "-c", MESH_SH], capture_output=True, text=True, env=env)
+        got = open(pings).read().split("\n") if os.path.exists(pings) else []
+    recs = {}
+    for l in p.stdout.splitlines():
+        w = l.split()
+        if w[:2] == ["#", "bench-rec"]:
+            recs[w[6]] = (w[9], float(w[10]))
+    return recs, [l for l in got if l], p.stdout
+
+
 def setup_cell(times, first=1):
     env = dict(os.environ, BENCH_LIB=benchlib, TIMES=times, N=str(len(times.split())), FIRST=str(first))
     p = subprocess.run(["sh", "-c", SETUP_SH], capture_output=True, text=True, env=env)
@@ -202,7 +234,7 @@ def main():
         rc, recs, md = run(tmp)
         check("bench-report exits 0", rc == 0)
         extra_ok = lambda r: {"metric", "aa_of", "run_ratios"} if r["name"] == "aa_ratio" else (
-            {"measure"} if r["name"] in ("mem_per_idle_conn", "conns_per_gib") else set())
+            {"measure", "conns"} if r["name"] in ("mem_per_idle_conn", "conns_per_gib") else set())
         check("every record has only the issue's fields (+ metric, aa_of, run_ratios on aa_ratio; measure on memory)",
               all(set(r) - FIELDS <= extra_ok(r) for r in recs))
         t = find(recs, "tcp_throughput", "datagram", streams=1, direction="A->B")
@@ -388,6 +420,52 @@ def main():
     rc, sr, out = setup_cell("- -")
     check("setup cell, 0 of 2 answered: the check fails, no figure",
           sr == {} and "not ok - datagram srq=1 ours run 1: 0/2 peers" in out and "B1 B2" in out)
+
+    # the memory cell at the largest N: 6 hosts, the hub pinged its 5 peers (10 RC QPs). Ours
+    # (300 KiB a peer): every one of the 10 pairs of B1..B5 once, i < j, nearest first; the
+    # figure over all 15 connections from the bring-up's first reading
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 30)
+    pairs = sorted(tuple(sorted((int(ns[1:]), int(a.split(".")[3]) - 1))) for ns, a in (l.split() for l in pings))
+    check("mesh, ours: the 10 pairs of B1..B5, each once, from the lower peer",
+          pairs == [(i, j) for i in range(1, 6) for j in range(i + 1, 6)] and
+          all(int(l.split()[0][1:]) < int(l.split()[1].split(".")[3]) - 1 for l in pings))
+    check("mesh, ours: mem_per_idle_conn (2000000 - 1995500) / 15 = 300 KiB, mem_n 15 connections, no N",
+          recs.get("mem_per_idle_conn") == ("-", 300) and recs.get("mem_n") == ("-", 15) and
+          recs.get("mem_total") == ("15", 4500) and "ok - ours run 1: largest N: 15 idle RC connections" in out)
+    # in-tree (36000 KiB a peer): memory for 2 pairs above the 640 MiB kept free -> the
+    # nearest two, (1,2) and (2,3)
+    hub = 655360 + 2 * 45000 + 100
+    recs, pings, out = mesh_cell(6, 5, hub + 180000, hub, 20, 600000, 28)
+    check("mesh, in-tree: as many pairs as memory allows (2: free - 640 MiB over 5/4 of a peer's 36000 KiB), nearest first",
+          sorted(pings) == ["B1 10.0.0.3", "B2 10.0.0.4"] and "mesh: 2 of 10 pairs (memory allows 2" in out)
+    check("mesh, in-tree: the figure over its 14 connections (10 hub + 4)",
+          recs.get("mem_n") == ("-", 14) and recs.get("mem_per_idle_conn") == ("-", (hub + 180000 - 600000) // 14))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10)
+    check("mesh: no connection beyond the hub's -> the check fails, no figure",
+          "mem_per_idle_conn" not in recs and "not ok - ours run 1: largest N: 5 idle" in out)
+
+    # the report: the figure at the largest N, each driver's N
+    with tempfile.TemporaryDirectory() as tmp:
+        tap_l = TAP.replace("# bench-rec connected 0 intree 1 mem_per_idle_conn - - 15 16384\n",
+                            "# bench-rec connected 0 intree 1 mem_per_idle_conn - - - 16384\n"
+                            "# bench-rec connected 0 intree 1 mem_n - - - 72\n"
+                            "# bench-rec connected 0 ours 1 mem_per_idle_conn - - - 256\n"
+                            "# bench-rec connected 0 ours 1 mem_n - - - 300\n")
+        rc, recs_l, md_l = run(tmp, tap_text=tap_l)
+        m = find(recs_l, "mem_per_idle_conn", "connected", srq=0)
+        cg = find(recs_l, "conns_per_gib", "connected", srq=0)
+        check("largest N: no size, conns per driver (in-tree 72, ours 300), ratio 256/16384, 4096 per GiB",
+              m and "size" not in m and m["conns"] == {"ours": [300], "intree": [72]} and
+              abs(m["ratio"] - 256 / 16384) < 1e-9 and cg and cg["ours"] == 4096 and cg["conns"] == m["conns"])
+        check("largest N: the table names each driver's N",
+              "| mem_per_idle_conn | connected | 0 | largest N: in-tree 72, ours 300 connections | KiB | 16384 | 256 |" in md_l)
+        prev_l = os.path.join(tmp, "prev-l.json")
+        with open(prev_l, "w") as f:
+            json.dump(recs_m, f)   # N=15 peers, the same measure
+        rc, _, md_l2 = run(tmp, prev_l, tap_text=tap_l)
+        ll = [l for l in md_l2.splitlines() if l.startswith("| mem_per_idle_conn") and "not comparable" in l]
+        check("largest N against a hub's N=15: not comparable, said so (not left out, not judged)",
+              len(ll) == 1 and "N=15 peers before, the largest N now" in ll[0] and "REGRESSION" not in md_l2)
 
     # the report: the setup figures, the runs where peers were missing
     with tempfile.TemporaryDirectory() as tmp:
