@@ -441,8 +441,13 @@ def main():
     check("mesh, in-tree: the figure over its 14 connections (10 hub + 4)",
           recs.get("mem_n") == ("-", 14) and recs.get("mem_per_idle_conn") == ("-", (hub + 180000 - 600000) // 14))
     recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10)
-    check("mesh: no connection beyond the hub's -> the check fails, no figure",
-          "mem_per_idle_conn" not in recs and "not ok - ours run 1: largest N: 5 idle" in out)
+    check("mesh: 10 pairs asked, no connection beyond the hub's -> that check fails (the figure over the hub's 5)",
+          "not ok - ours run 1: the mesh's 10 pairs opened connections (0)" in out and
+          recs.get("mem_n") == ("-", 5))
+    recs, pings, out = mesh_cell(6, 5, hub + 180000, 655360 + 1000, 20, 655000, 20)
+    check("mesh, in-tree, no pair fits above the 640 MiB: no ping, the figure over the hub's 10 connections",
+          pings == [] and "ok - ours run 1: the mesh's 0 pairs" in out and recs.get("mem_n") == ("-", 10) and
+          "ok - ours run 1: largest N: 10 idle RC connections (10 hub + 0 mesh)" in out)
 
     # the report: the figure at the largest N, each driver's N
     with tempfile.TemporaryDirectory() as tmp:
