@@ -105,14 +105,16 @@ struct RxBuf {
 	bool posted = false;		// the HCA holds it: its one completion is still to come
 };
 
-// Copybreak: a packet of at most this many bytes is copied into a small skb and the same
-// buffer reposted (no replacement allocation, and the stack is charged a small truesize
-// instead of a fresh head and pages). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
-// Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy). The copy
-// is taken from the head alone, so a head that has pages after it holds at least this much
-// (as in-tree's BUILD_BUG_ON(IPOIB_CM_COPYBREAK > IPOIB_CM_HEAD_SIZE)).
-inline constexpr u32 kRcCopybreak = 256;
-static_assert(kRcCopybreak <= kFragHeadMin, "copybreak copies from the head");
+// Copybreak: a packet of at most this many bytes is copied into an skb of its size (from the
+// head, then the pages it reached) and the same buffer reposted: no replacement allocation
+// or mapping, and the stack is charged the copy's truesize instead of a head and pages. The
+// in-tree IPOIB_CM_COPYBREAK is 256 (ARP, TCP ACKs), copied from its 4084-byte head; ours is
+// kFragHeadMax (session 11): every packet that sessions 6-10's 3712-byte head held alone
+// (a 1400-byte datagram, say) still goes up as one linear skb, now that the head is 256
+// bytes (ipoib_frag.h) and such a packet reaches the first page: copying at most 3712 bytes
+// costs less than a fresh page, its mapping and a second allocation per packet.
+// Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
+inline constexpr u32 kRcCopybreak = kFragHeadMax;
 
 // A non-SRQ ring that saw no demand (no batch that consumed 3/4 of its buffers) for this long
 // shrinks back to what post_initial() posted (nonsrq_min_recv): long enough that a flow with
@@ -256,6 +258,7 @@ private:
 	Status alloc_head(SkbHandle &head, DmaMap &map, Gfp gfp);
 	void queue(u32 idx);
 	void refuse();
+	void copy_out(u64 dma, const kstd::u8 *from, u32 n, kstd::u8 *to);
 	kapi_skb *copy_small(RxBuf &b, u32 len);
 	kapi_skb *take(RxBuf &b, u32 len);
 	kapi_skb *retire(u32 idx, u32 len);
