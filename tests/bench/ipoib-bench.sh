@@ -114,8 +114,11 @@ down() {
         ip -n "$(nsname $b_ui)" link set ib$b_ui down 2>/dev/null
         b_ui=$((b_ui + 1))
     done
-    wait_for 15 sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" = 0 ]' ||
-        diag "RC QPs still there 15 s after the links went down: $(rc_qps)"
+    # 15 s, and 1 s more per 8 RC QPs (the memory cell's mesh leaves up to 600; in-tree's
+    # teardown of ~100 connections of 17 MiB each is slow under TCG)
+    b_dw=$((15 + $(rc_qps) / 8))
+    wait_for $b_dw sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" = 0 ]' ||
+        diag "RC QPs still there $b_dw s after the links went down: $(rc_qps)"
     rmmod "$(modname $1)" && wait_for 10 sh -c '! /sbin/ip -n A link show ib0 >/dev/null 2>&1'
 }
 # Does DRIVER accept connected mode? Probed once per driver on the loaded softib (SRQ).
