@@ -257,7 +257,7 @@ setup() {
         rec mem_conns - - "$1" "$b_conns"
         # without the mesh (BENCH_MESH=0) the figure is the hub's largest N, from the previous
         # N's reading (sessions 7-10); mem_n: the connections it divides by
-        if [ "$1" = "$PEERS_MAX" ] && [ "$BENCH_MESH" != 1 ]; then
+        if [ "$1" = "$PEERS_MAX" ] && [ "$BENCH_MESH" = 0 ]; then
             rec mem_per_idle_conn - - - "$(( (b_m0 - b_m1) / b_conns ))"
             rec mem_n - - - "$b_conns"
         fi
@@ -265,14 +265,16 @@ setup() {
     return 0
 }
 
-# mem_largest HUB_PEERS: the memory cell at the largest N (issue 13: per-connection memory
+# mem_largest HUB_PEERS [MAX_PAIRS]: the memory cell at the largest N (issue 13: per-connection memory
 # is "taken at the largest N, where noise matters least"; session 11). After the bring-up's
 # setup Ns (A pinged B1..B<HUB_PEERS>), the peers B1..B<HOSTS-1> are paired with each other
 # too, one ping per pair (Bi -> Bj, i < j: one direction, no crossing REQs), pairs in order
 # of j - i (so a partial mesh spreads over every peer), as many as the driver's memory
 # allows: the free memory now less MESH_RESERVE_MIB, over 5/4 of what a peer cost the hub
 # (its connections per peer included: ours ~0.25 MiB and one per pair; in-tree ~17 MiB and
-# two), at most all (HOSTS-1)(HOSTS-2)/2 of them. Each source peer pings its targets one
+# two), at most all (HOSTS-1)(HOSTS-2)/2 of them and at most MAX_PAIRS (a number, or `all`,
+# the default; setup_cell passes 0 for in-tree with BENCH_MESH=1: its figure is then the
+# bring-up's whole hub, 48 connections on 25 hosts). Each source peer pings its targets one
 # after the other, all sources at once. Then idle (2 s, caches dropped) and the figure:
 # the free-memory drop since the bring-up's first reading over EVERY RC connection then
 # open (the hub's and the mesh's: all idle, each opened by one ping), recorded as
@@ -298,6 +300,7 @@ mem_largest() {
     b_allow=$(( (b_mh - MESH_RESERVE_MIB * 1024) / (b_kpp + b_kpp / 4) ))
     [ "$b_allow" -ge 0 ] || b_allow=0
     b_pairs=$b_allow; [ "$b_pairs" -le "$b_all" ] || b_pairs=$b_all
+    case ${2:-all} in all) ;; *) [ "$b_pairs" -le "$2" ] || b_pairs=$2 ;; esac
     awk -v n=$b_np 'BEGIN { for (d = 1; d < n; d++) for (i = 1; i + d <= n; i++) print i, i + d }' |
         head -n "$b_pairs" > /tmp/mesh.pairs
     rm -f /tmp/mesh.lost

@@ -157,6 +157,25 @@ mem_largest $HUB_PEERS
 """
 
 
+# which srq=0 bring-ups run mem_largest, and with what pair cap: the harness's loops with
+# the cells' insides stubbed (BENCH_MESH 1: the last run, in-tree capped at 0; 2: every run)
+MESH_PLAN_SH = r"""
+diag() { :; }; check() { :; }; skip() { :; }; not_ok() { :; }; fabric() { :; }
+. "$BENCH_LIB"
+eval "$(sed -n '/^BENCH_RUNS=/,/^dmesg_mark bench$/p' "$BENCH_SCENARIO" | grep -v '^\. /e2e/\|^dmesg_mark bench$')"
+BENCH_METRICS=mem_per_idle_conn BENCH_MODES=connected BENCH_SETUP_RUNS0=2 BENCH_MESH=$MESH
+namespaces() { :; }; cell_up() { return 0; }; cell_down() { :; }; setup() { :; }
+mem_largest() { echo "mem_largest run $RUN $SLOT peers $1 cap $2"; }
+DRY=0; benchmark
+"""
+
+
+def mesh_plan(mesh):
+    env = dict(os.environ, BENCH_LIB=benchlib, BENCH_SCENARIO=scenario, MESH=str(mesh))
+    p = subprocess.run(["sh", "-c", MESH_PLAN_SH], capture_output=True, text=True, env=env)
+    return [l for l in p.stdout.splitlines() if l.startswith("mem_largest")]
+
+
 def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after):
     with tempfile.TemporaryDirectory() as tmp:
         pings = os.path.join(tmp, "pings")
@@ -421,6 +440,12 @@ def main():
     check("setup cell, 0 of 2 answered: the check fails, no figure",
           sr == {} and "not ok - datagram srq=1 ours run 1: 0/2 peers" in out and "B1 B2" in out)
 
+    check("harness, BENCH_MESH=1 (default), 2 srq=0 runs: mem_largest in run 2 only, ours all pairs, in-tree none (its hub)",
+          sorted(mesh_plan(1)) == ["mem_largest run 2 intree peers 24 cap 0", "mem_largest run 2 ours peers 24 cap all"])
+    check("harness, BENCH_MESH=2: both runs, both drivers, every pair memory allows",
+          sorted(mesh_plan(2)) == sorted("mem_largest run %d %s peers 24 cap all" % (r, d)
+                                         for r in (1, 2) for d in ("intree", "ours")))
+    check("harness, BENCH_MESH=0: no mem_largest (the hub's largest N, in setup())", mesh_plan(0) == [])
     # the memory cell at the largest N: 6 hosts, the hub pinged its 5 peers (10 RC QPs). Ours
     # (300 KiB a peer): every one of the 10 pairs of B1..B5 once, i < j, nearest first; the
     # figure over all 15 connections from the bring-up's first reading
