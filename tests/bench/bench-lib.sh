@@ -288,6 +288,7 @@ MESH_RESERVE_MIB=640
 MEM_BASE=""
 mem_largest() {
     step $((8 + HOSTS * HOSTS / 40)) "mem_largest $MODE srq=$SRQ ($HOSTS hosts)" || return 0
+    b_cap=${2:-all}	# before the set -- below
     if [ -z "$MEM_BASE" ] || [ -z "$MEM_AFTER" ] || [ "$1" -lt 1 ]; then
         not_ok "$SLOT run $RUN: mem_largest has the hub's readings"; return 0
     fi
@@ -300,7 +301,7 @@ mem_largest() {
     b_allow=$(( (b_mh - MESH_RESERVE_MIB * 1024) / (b_kpp + b_kpp / 4) ))
     [ "$b_allow" -ge 0 ] || b_allow=0
     b_pairs=$b_allow; [ "$b_pairs" -le "$b_all" ] || b_pairs=$b_all
-    case ${2:-all} in all) ;; *) [ "$b_pairs" -le "$2" ] || b_pairs=$2 ;; esac
+    case $b_cap in all) ;; *) [ "$b_pairs" -le "$b_cap" ] || b_pairs=$b_cap ;; esac
     awk -v n=$b_np 'BEGIN { for (d = 1; d < n; d++) for (i = 1; i + d <= n; i++) print i, i + d }' |
         head -n "$b_pairs" > /tmp/mesh.pairs
     rm -f /tmp/mesh.lost

@@ -153,7 +153,7 @@ settle() { :; }; sleep() { :; }; slab_save() { : > "$1"; }; meminfo() { echo 0; 
 free_kib() { echo "$FREE_AFTER"; }; rc_qps() { echo "$QPS_AFTER"; }
 MODE=connected SRQ=0 SLOT=ours RUN=1 BENCH_SETUP_WINDOW=60 DRY=0
 MEM_BASE="$BASE 0 0 0" MEM_AFTER="$HUB 0 $HUB_QPS 0"
-mem_largest $HUB_PEERS
+mem_largest $HUB_PEERS $CAP
 """
 
 
@@ -176,11 +176,11 @@ def mesh_plan(mesh):
     return [l for l in p.stdout.splitlines() if l.startswith("mem_largest")]
 
 
-def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after):
+def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after, cap=""):
     with tempfile.TemporaryDirectory() as tmp:
         pings = os.path.join(tmp, "pings")
         env = dict(os.environ, BENCH_LIB=benchlib, HOSTS=str(hosts), HUB_PEERS=str(hub_peers), BASE=str(base),
-                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings)
+                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings, CAP=cap)
         p = subprocess.run(["sh", "-c", MESH_SH], capture_output=True, text=True, env=env)
         got = open(pings).read().split("\n") if os.path.exists(pings) else []
     recs = {}
@@ -465,6 +465,11 @@ def main():
           sorted(pings) == ["B1 10.0.0.3", "B2 10.0.0.4"] and "mesh: 2 of 10 pairs (memory allows 2" in out)
     check("mesh, in-tree: the figure over its 14 connections (10 hub + 4)",
           recs.get("mem_n") == ("-", 14) and recs.get("mem_per_idle_conn") == ("-", (hub + 180000 - 600000) // 14))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10, cap="0")
+    check("mesh, capped at 0 pairs (in-tree with BENCH_MESH=1): no ping, the figure over the hub's 5",
+          pings == [] and "mesh: 0 of 10 pairs" in out and recs.get("mem_n") == ("-", 5))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 20, cap="3")
+    check("mesh, capped at 3 pairs: the nearest three", len(pings) == 3 and "mesh: 3 of 10 pairs" in out)
     recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10)
     check("mesh: 10 pairs asked, no connection beyond the hub's -> that check fails (the figure over the hub's 5)",
           "not ok - ours run 1: the mesh's 10 pairs opened connections (0)" in out and
