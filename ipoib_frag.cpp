@@ -17,6 +17,16 @@ FragLayout frag_layout(u32 len, u32 head_size, u32 npages)
 	return l;
 }
 
+u32 frag_head_len(u32 buf_size)
+{
+	if (buf_size <= kFragHeadMax)
+		return buf_size;
+	const u32 pages = (buf_size - kFragHeadMax + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
+	const u32 in_pages = pages * KAPI_PAGE_SIZE;
+	const u32 rest = buf_size > in_pages ? buf_size - in_pages : 0;	// <= kFragHeadMax by the page count
+	return rest > kFragHeadMin ? rest : kFragHeadMin;
+}
+
 u32 frag_attach(kapi_skb *skb, const FragLayout &l, kapi_page *const *pages)
 {
 	kapi_skb_put(skb, l.head);

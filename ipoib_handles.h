@@ -155,6 +155,8 @@ public:
 			kapi_page_put(pg);
 	}
 	kstd::u64 addr() const { return addr_; }
+	// The page, still held and mapped (the CPU reads it only between DMA syncs: copybreak).
+	kapi_page *get() const { return pg_; }
 
 private:
 	kapi_ib_device *ib_ = nullptr;

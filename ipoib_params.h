@@ -97,16 +97,21 @@ inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendR
 // not: an RQ cannot grow, §5) and its send queue at rc_send_ring() + 1 WQEs of
 // KAPI_RC_SEND_SGE_MAX SGEs (a real HCA pins the same WQE arrays; the sizes are softib's,
 // close to an mlx5 WQE), each array as the allocator takes it (a power of two: 9 and 11.6
-// KiB are 16 KiB each, kmalloc_large), and its fixed part. Fitted to the measured figure
-// (session 10: 261 KiB per idle pair at N = 20, both ends; docs/connected.md §5.1): the
-// itemised parts are 103 KiB per end, so the fixed part is the other 27 KiB — the objects
-// (Connection, QP, cm_id, MADs, ring tables, send ring: ≈ 11 KiB) and what the measure holds
-// beyond them (partial slabs, kernel stacks). The estimate is 131 KiB per end at the defaults.
-inline constexpr u32 kRecvBufBytes = 16 * 4096 + 4352 + 512;	// 16 pages, the head skb's truesize on 6.1, RxBuf + page array (RecvRing::bytes: 70 KiB)
+// KiB are 16 KiB each, kmalloc_large), and its fixed part. Fitted to the measured figure at
+// the largest N (session 11: 219, 221, 219 KiB per idle pair over 300 connections, both
+// ends; docs/connected.md §5.1): the itemised parts are 100.3 KiB per end, so the fixed
+// part is the other ≈ 10 KiB — the objects (Connection, QP, cm_id, ring tables, send ring:
+// the bench's slab lines read ≈ 11 KiB per end). The estimate is 111 KiB per end at the
+// defaults (session 10 fitted 27 KiB of fixed part to a figure at N = 20, 261 per pair,
+// where the ping processes' partial slabs and the measure's noise weighed ≈ 20 KiB per
+// pair: 131 KiB, with the 3712-byte receive head of sessions 6-10).
+// 16 pages, the head skb's truesize on 6.1 (a 256-byte head: kmalloc-1k data + the sk_buff,
+// 1280; the 3712-byte head of sessions 6-10 was 4352), RxBuf + page array (RecvRing::bytes: 66 KiB)
+inline constexpr u32 kRecvBufBytes = 16 * 4096 + 1280 + 512;
 inline constexpr u32 kRecvWqeBytes = 16 + 17 * 16;	// a WQE with 17 SGEs
 inline constexpr u32 kSendWqeBytes = 72 + 18 * 16;	// a WQE with KAPI_RC_SEND_SGE_MAX (18) SGEs
 inline constexpr u32 kCqeBytes = 80;	// one receive-CQ entry (struct ib_wc in softib's ring)
-inline constexpr u32 kConnFixedBytes = 27 * 1024;	// objects + the measure's unitemised rest
+inline constexpr u32 kConnFixedBytes = 10 * 1024;	// the objects (the rest of the measure at N = 300)
 u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size);
 // Connections a budget of mem_mb MiB holds at kib KiB each, within [1, kMaxNonSrqConnQp].
 u32 nonsrq_conns_for_budget(u32 mem_mb, u32 kib);

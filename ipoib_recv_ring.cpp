@@ -7,9 +7,9 @@ namespace ipoib {
 
 u32 RecvRing::sges_for(u32 buf_size)
 {
-	if (buf_size <= kFragHeadSize)
+	if (buf_size <= kFragHeadMax)
 		return 1;
-	return 1 + (buf_size - kFragHeadSize + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
+	return 1 + (buf_size - kFragHeadMax + KAPI_PAGE_SIZE - 1) / KAPI_PAGE_SIZE;
 }
 
 u32 RecvRing::receive_mtu(u32 buf_size, u32 max_sge)
@@ -21,16 +21,17 @@ u32 RecvRing::receive_mtu(u32 buf_size, u32 max_sge)
 		n = max_sge;
 	if (n > 1 + kFragPages)
 		n = 1 + kFragPages;
-	const u32 holds = kFragHeadSize + (n - 1) * KAPI_PAGE_SIZE;
+	const u32 holds = kFragHeadMax + (n - 1) * KAPI_PAGE_SIZE;
 	return buf_size < holds ? buf_size : holds;
 }
 
 // The buffer's layout for buf_size bytes: UD, one linear head (the UD QP has one receive
-// SGE); connected mode, a head of at most kFragHeadSize and pages for the rest.
+// SGE); connected mode, sges_for() SGEs: a head of what the pages do not hold, at least
+// kFragHeadMin (frag_head_len: 256 bytes for a 65524-byte buffer), and pages.
 void RecvRing::set_layout(u32 buf_size)
 {
 	const bool linear = q_ == RecvQueue::Ud;
-	head_len_ = linear || buf_size < kFragHeadSize ? buf_size : kFragHeadSize;
+	head_len_ = linear ? buf_size : frag_head_len(buf_size);
 	npages_ = linear ? 0 : sges_for(buf_size) - 1;
 	last_len_ = npages_ ? buf_size - head_len_ - (npages_ - 1) * KAPI_PAGE_SIZE : 0;
 	copybreak_ = linear ? 0 : kRcCopybreak;
@@ -159,16 +160,32 @@ void RecvRing::refuse()
 	}
 }
 
-// Copybreak: len bytes of the head into a fresh small skb; the head stays mapped and goes
-// back to the device. nullptr when no small skb could be had (the caller falls back).
+// n bytes the device wrote at dma (the CPU's view: from) into to; the buffer stays mapped
+// and goes back to the device.
+void RecvRing::copy_out(u64 dma, const kstd::u8 *from, u32 n, kstd::u8 *to)
+{
+	kapi_dma_sync_for_cpu(ib_, dma, n, KAPI_DMA_FROM_DEVICE);
+	__builtin_memcpy(to, from, n);
+	kapi_dma_sync_for_device(ib_, dma, n, KAPI_DMA_FROM_DEVICE);
+}
+
+// Copybreak: the packet's len bytes (the head's, then the pages' it reached, in order) into
+// a fresh skb; the buffer goes back to the device whole. nullptr when no skb could be had
+// (the caller falls back to the replacement).
 kapi_skb *RecvRing::copy_small(RxBuf &b, u32 len)
 {
 	kapi_skb *skb = kapi_skb_alloc(nd_, len, 0, unsigned(Gfp::Atomic));
 	if (!skb)
 		return nullptr;
-	kapi_dma_sync_for_cpu(ib_, b.head_map.addr(), len, KAPI_DMA_FROM_DEVICE);
-	__builtin_memcpy(kapi_skb_put(skb, len), kapi_skb_data(b.head.get()), len);
-	kapi_dma_sync_for_device(ib_, b.head_map.addr(), len, KAPI_DMA_FROM_DEVICE);
+	const FragLayout l = frag_layout(len, head_len_, npages_);
+	kstd::u8 *to = kapi_skb_put(skb, len);
+	copy_out(b.head_map.addr(), kapi_skb_data(b.head.get()), l.head, to);
+	to += l.head;
+	for (u32 i = 0; i < l.pages; i++) {
+		const u32 n = i + 1 == l.pages ? l.last : u32(KAPI_PAGE_SIZE);
+		copy_out(b.pages[i].addr(), kapi_page_address(b.pages[i].get()), n, to);
+		to += n;
+	}
 	count_local(copied_);
 	return skb;
 }

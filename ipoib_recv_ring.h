@@ -24,9 +24,11 @@
 //
 // Buffers: a linear head (its skb's data is SGE 0) and, in connected mode, order-0 pages
 // (SGEs 1..), so no high-order allocation is needed for the 65524-byte Receive MTU (RFC 4755
-// §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB header; kMaxRecvMtu): the head is
-// kFragHeadSize (its skb fits one page: ipoib_frag.h) and 16 pages follow. A device with 16
-// SGEs gets 65152 bytes (receive_mtu). The UD ring's buffer is its head alone (one SGE of the
+// §4: at most 2^16 - 4 octets incl. the 4-octet IPoIB header; kMaxRecvMtu): 17 SGEs, a head
+// of 256 bytes (what 16 pages leave over, at least kFragHeadMin: frag_head_len) and 16
+// pages. The SGE count is what a head of at most kFragHeadMax (its skb fits one page:
+// ipoib_frag.h) needs; a device with 16 SGEs gets 65152 bytes (receive_mtu): a 3712-byte
+// head and 15 pages. The UD ring's buffer is its head alone (one SGE of the
 // broadcast group's MTU + the GRH, RFC 4391 §6). A slot's buffer (RxBuf) is allocated when the
 // slot is first used, so an unused slot costs 8 bytes (an idle non-SRQ ring pins only its
 // active buffers, and no slot table needs a high-order kmalloc).
@@ -103,11 +105,16 @@ struct RxBuf {
 	bool posted = false;		// the HCA holds it: its one completion is still to come
 };
 
-// Copybreak: a packet of at most this many bytes is copied into a small skb and the same
-// buffer reposted (no replacement allocation, and the stack is charged a small truesize
-// instead of the 4 KiB head). 256 as the in-tree IPOIB_CM_COPYBREAK idea: ARP, TCP ACKs.
+// Copybreak: a packet of at most this many bytes is copied into an skb of its size (from the
+// head, then the pages it reached) and the same buffer reposted: no replacement allocation
+// or mapping, and the stack is charged the copy's truesize instead of a head and pages. The
+// in-tree IPOIB_CM_COPYBREAK is 256 (ARP, TCP ACKs), copied from its 4084-byte head; ours is
+// kFragHeadMax (session 11): every packet that sessions 6-10's 3712-byte head held alone
+// (a 1400-byte datagram, say) still goes up as one linear skb, now that the head is 256
+// bytes (ipoib_frag.h) and such a packet reaches the first page: copying at most 3712 bytes
+// costs less than a fresh page, its mapping and a second allocation per packet.
 // Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
-inline constexpr u32 kRcCopybreak = 256;
+inline constexpr u32 kRcCopybreak = kFragHeadMax;
 
 // A non-SRQ ring that saw no demand (no batch that consumed 3/4 of its buffers) for this long
 // shrinks back to what post_initial() posted (nonsrq_min_recv): long enough that a flow with
@@ -263,6 +270,7 @@ private:
 	Status alloc_head(SkbHandle &head, DmaMap &map, Gfp gfp);
 	void queue(u32 idx);
 	void refuse();
+	void copy_out(u64 dma, const kstd::u8 *from, u32 n, kstd::u8 *to);
 	kapi_skb *copy_small(RxBuf &b, u32 len);
 	kapi_skb *take(RxBuf &b, u32 len);
 	kapi_skb *retire(u32 idx, u32 len);

@@ -14,11 +14,11 @@ using kstd::u8;
 
 // Builds an skb of len bytes from a head and pages filled with a running byte pattern,
 // checks its shape, and (for short enough packets) its contents after linearizing.
-void check_assembly(ktest_ctx *kt, u32 len, bool linearize)
+void check_assembly(ktest_ctx *kt, u32 len, bool linearize, u32 head_size = kFragHeadMax)
 {
-	const FragLayout l = frag_layout(len, kFragHeadSize, kFragPages);
+	const FragLayout l = frag_layout(len, head_size, kFragPages);
 	ASSERT_TRUE(l.fits);
-	kapi_skb *skb = kapi_skb_alloc(nullptr, kFragHeadSize, 0, KAPI_GFP_KERNEL);
+	kapi_skb *skb = kapi_skb_alloc(nullptr, head_size, 0, KAPI_GFP_KERNEL);
 	ASSERT_NOT_NULL(skb);
 	kapi_page *pages[kFragPages] = {};
 	u32 n = 0;
@@ -60,13 +60,13 @@ void check_assembly(ktest_ctx *kt, u32 len, bool linearize)
 KTEST(frag_shim, head_only)
 {
 	check_assembly(kt, 60, true);
-	check_assembly(kt, kFragHeadSize, true);
+	check_assembly(kt, kFragHeadMax, true);
 }
 
 KTEST(frag_shim, head_and_pages)
 {
-	check_assembly(kt, kFragHeadSize + 1, true);
-	check_assembly(kt, kFragHeadSize + 2 * KAPI_PAGE_SIZE + 100, true);
+	check_assembly(kt, kFragHeadMax + 1, true);
+	check_assembly(kt, kFragHeadMax + 2 * KAPI_PAGE_SIZE + 100, true);
 }
 
 // The largest RFC 4755 packet we receive (65520 + the 4-octet header), every page used.
@@ -75,7 +75,18 @@ KTEST(frag_shim, a_64k_receive)
 	check_assembly(kt, 65524, false);
 }
 
+// The head a ring posts for that size (frag_head_len: 256 bytes, a kmalloc-1k skb, session
+// 11): headers in the head, the rest in 16 pages, and the bytes in order once linearized.
+KTEST(frag_shim, small_head)
+{
+	const u32 head = frag_head_len(65524);
+	EXPECT_EQ(head, kFragHeadMin);
+	check_assembly(kt, 60, true, head);
+	check_assembly(kt, head + 2 * KAPI_PAGE_SIZE + 100, true, head);
+	check_assembly(kt, 65524, false, head);
+}
+
 KTEST_SUITE(frag_shim, KTEST_CASE(frag_shim, head_only), KTEST_CASE(frag_shim, head_and_pages),
-	    KTEST_CASE(frag_shim, a_64k_receive));
+	    KTEST_CASE(frag_shim, a_64k_receive), KTEST_CASE(frag_shim, small_head));
 
 } // namespace ktest_frag

@@ -275,11 +275,12 @@ KTEST(params_cm, defaults)
 	EXPECT_EQ(out.nonsrq_min_recv, 1u);
 	EXPECT_EQ(out.nonsrq_max_recv, 32u);
 	EXPECT_TRUE(out.limit_from_budget);
-	// 70400 B buffer + 32 x 288 B RQ (9216 -> 16384 as allocated) + 33 x 80 B CQ + 33 x
-	// 360 B SQ (the ring is kRcSendRingMax, not send_queue_size 256; 11880 -> 16384) +
-	// 27 KiB = 133456 B -> 131 KiB (session 10's measured 261 per pair); 128 MiB / 131 KiB
-	EXPECT_EQ(out.nonsrq_conn_kib, 131u);
-	EXPECT_EQ(out.max_nonsrq_conn_qp, 1000u);
+	// 67328 B buffer (a 256-byte head since session 11; 70400 with the page-sized one) + 32 x
+	// 288 B RQ (9216 -> 16384 as allocated) + 33 x 80 B CQ + 33 x 360 B SQ (the ring is
+	// kRcSendRingMax, not send_queue_size 256; 11880 -> 16384) + 10 KiB = 112976 B -> 111 KiB
+	// (session 11's measured 219-221 per pair at N = 300); 128 MiB / 111 KiB
+	EXPECT_EQ(out.nonsrq_conn_kib, 111u);
+	EXPECT_EQ(out.max_nonsrq_conn_qp, 1180u);
 	EXPECT_EQ(ipoib::rc_send_ring(256), 32u);
 	EXPECT_EQ(ipoib::rc_send_ring(16), 16u);
 	EXPECT_TRUE(out.bidir);
@@ -373,19 +374,19 @@ KTEST(params_cm, budget_sets_the_default_limit)
 	c.r.nonsrq_mem_mb = 1024;
 	EXPECT_OK(c.run());
 	EXPECT_TRUE(c.out.limit_from_budget);
-	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 131 = 8004, capped
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 4096u);	// 1048576 / 111 = 9446, capped
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 256), 4096u);	// the 256 KiB goal
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1024, 257), 4080u);
 	EXPECT_EQ(ipoib::nonsrq_conns_for_budget(1, 2000), 1u);	// never 0
 	c.r.nonsrq_mem_mb = 1;
 	EXPECT_OK(c.run());
-	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 7u);	// 1024 / 131
+	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 9u);	// 1024 / 111
 	// the old defaults (4 buffers, a 256-entry RQ) cost more per connection
-	// (4 x 70400 + 256 x 288 (73728 -> 131072) + 257 x 80 + 33 x 360 (-> 16384) + 27648) B
-	// = 477264 B -> 467 KiB
-	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 467u);
+	// (4 x 67328 + 256 x 288 (73728 -> 131072) + 257 x 80 + 33 x 360 (-> 16384) + 10240) B
+	// = 447568 B -> 438 KiB
+	EXPECT_EQ(ipoib::nonsrq_conn_kib(4, 256, 256), 438u);
 	// nonsrq_max_recv = 28: the RQ array, 28 x 288 = 8064 B, fits the 8 KiB class
-	EXPECT_EQ(ipoib::nonsrq_conn_kib(1, 28, 256), (70400u + 8192 + 29 * 80 + 16384 + 27648 + 1023) / 1024);
+	EXPECT_EQ(ipoib::nonsrq_conn_kib(1, 28, 256), (67328u + 8192 + 29 * 80 + 16384 + 10240 + 1023) / 1024);
 	c.r.max_nonsrq_conn_qp = 128;	// set: overrides the budget
 	EXPECT_OK(c.run());
 	EXPECT_FALSE(c.out.limit_from_budget);

@@ -162,14 +162,14 @@ KTEST(wrid, round_trip)
 KTEST(rc_recv_ring, sges_and_receive_mtu)
 {
 	EXPECT_EQ(RecvRing::sges_for(kMaxRecvMtu), 17u);	// an order-0 head + 16 pages
-	EXPECT_LE(kFragHeadSize, u32(KAPI_RECV_HEAD_MAX));	// was 4096: a kmalloc-8k head
-	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize), 1u);
-	EXPECT_EQ(RecvRing::sges_for(kFragHeadSize + 1), 2u);
+	EXPECT_LE(kFragHeadMax, u32(KAPI_RECV_HEAD_MAX));	// was 4096: a kmalloc-8k head
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadMax), 1u);
+	EXPECT_EQ(RecvRing::sges_for(kFragHeadMax + 1), 2u);
 	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 17), kMaxRecvMtu);
-	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadSize + 15 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 16), kFragHeadMax + 15 * u32(KAPI_PAGE_SIZE));
 	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 30), kMaxRecvMtu);	// more SGEs than needed
-	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadSize + 3 * u32(KAPI_PAGE_SIZE));
-	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadSize);
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 4), kFragHeadMax + 3 * u32(KAPI_PAGE_SIZE));
+	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 1), kFragHeadMax);
 	EXPECT_EQ(RecvRing::receive_mtu(kMaxRecvMtu, 0), 0u);
 	EXPECT_EQ(RecvRing::receive_mtu(2000, 1), 2000u);
 	// whatever the device offers, the result fits its SGEs and a ring takes it
@@ -183,7 +183,42 @@ KTEST(rc_recv_ring, sges_and_receive_mtu)
 	RcCounters c;
 	RecvRing r{nullptr, RecvQueue::RcQp, c.refs()};
 	EXPECT_EQ(r.alloc(2, 0), Status::Invalid);
-	EXPECT_EQ(r.alloc(2, kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
+	EXPECT_EQ(r.alloc(2, kFragHeadMax + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
+}
+
+// The head (session 11, issue 13 item 1): within the SGEs a kFragHeadMax head needs, the head
+// is only what the pages leave over, at least kFragHeadMin (the headers); a 65524-byte buffer is a 256-byte head and 16 pages, not 3712 and 16 pages (3 KiB
+// more per posted buffer: the kmalloc-1k skb against a page). Literal figures, then the rule
+// for every size: the SGEs hold the buffer, no SGE is empty, no head is bigger than one page's
+// skb allows or smaller than kFragHeadMin.
+KTEST(rc_recv_ring, head_is_what_the_pages_leave)
+{
+	EXPECT_EQ(frag_head_len(kMaxRecvMtu), 256u);
+	EXPECT_EQ(frag_head_len(kFragBufSize), 256u);	// 65536: 16 full pages and the minimum head
+	EXPECT_EQ(frag_head_len(65152), 3712u);		// what 16 SGEs hold: 15 full pages + the largest head
+	EXPECT_EQ(frag_head_len(65152 + 1), 256u);	// one more page
+	EXPECT_EQ(frag_head_len(2000), 2000u);		// fits a head: one SGE, no page
+	EXPECT_EQ(frag_head_len(kFragHeadMax), kFragHeadMax);
+	EXPECT_EQ(frag_head_len(kFragHeadMax + 1), 256u);	// a head and one page of 3457
+	EXPECT_EQ(frag_head_len(kFragHeadMax + KAPI_PAGE_SIZE), kFragHeadMax);	// two SGEs, the page full
+	u32 bad = 0;
+	for (u32 buf = 1; buf <= kFragHeadMax + kFragPages * u32(KAPI_PAGE_SIZE); buf += buf < 9000 ? 1 : 7) {
+		const u32 head = frag_head_len(buf);
+		const u32 pages = RecvRing::sges_for(buf) - 1;
+		const bool ok = head <= kFragHeadMax && head >= (buf < kFragHeadMin ? buf : kFragHeadMin) &&
+				(pages ? head + pages * u32(KAPI_PAGE_SIZE) >= buf &&
+						 head + (pages - 1) * u32(KAPI_PAGE_SIZE) < buf	// the last page holds a byte
+				       : head == buf);
+		bad += !ok;
+		if (!ok && bad < 4)
+			EXPECT_EQ(buf, 0u);	// names the first sizes that break the rule
+	}
+	EXPECT_EQ(bad, 0u);
+	// whatever the device offers: the ring's posted head is that rule's
+	for (u32 m = 1; m <= 17; m++) {
+		const u32 mtu = RecvRing::receive_mtu(kMaxRecvMtu, m);
+		EXPECT_EQ(frag_head_len(mtu), m == 17 ? kFragHeadMin : kFragHeadMax);
+	}
 }
 
 KTEST(rc_recv_ring, srq_posts_multi_sge_buffers)
@@ -203,7 +238,10 @@ KTEST(rc_recv_ring, srq_posts_multi_sge_buffers)
 		for (u32 j = 0; j < p.nsge; j++)
 			sum += p.len[j];
 		EXPECT_EQ(sum, kMaxRecvMtu);
-		EXPECT_EQ(p.len[0], kFragHeadSize);
+		EXPECT_EQ(p.len[0], kFragHeadMin);	// the head: what 16 pages leave over, at least 256
+		for (u32 j = 1; j + 1 < p.nsge; j++)
+			EXPECT_EQ(p.len[j], u32(KAPI_PAGE_SIZE));
+		EXPECT_EQ(p.len[16], kMaxRecvMtu - kFragHeadMin - 15 * u32(KAPI_PAGE_SIZE));	// 3828
 	}
 	EXPECT_EQ(fake_skbs_live(), 8);
 	EXPECT_EQ(fake_dma_live(), 8 * 17);
@@ -217,7 +255,7 @@ KTEST(rc_recv_ring, replacement_first_keeps_unused_pages)
 	RcOn t(4, 4);
 	ASSERT_TRUE(t.ok);
 	const kapi_recv_sg before = t.rq().posted_sg[0];
-	const u32 len = kFragHeadSize + 5000;	// the head and two pages
+	const u32 len = kFragHeadMin + 5000;	// the head and two pages
 	ASSERT_TRUE(t.consume(len));
 	kapi_wc wc;
 	ASSERT_EQ(kapi_cq_poll(t.cq, &wc, 1), 1);
@@ -470,7 +508,7 @@ KTEST(rc_recv_ring, shrink_stops_at_one_and_needs_no_memory)
 	u64 bytes = 0;
 	{
 		ktest::AllocFailAll fail;
-		ASSERT_TRUE(t.consume(3000));	// head only: retired (no copy: 3000 > copybreak)
+		ASSERT_TRUE(t.consume(3000));	// retired: the copy fails (no memory), the buffer goes up
 		EXPECT_EQ(t.poll(&bytes, false), 1);
 	}
 	EXPECT_EQ(bytes, 3000u);
@@ -968,17 +1006,26 @@ KTEST(rc_recv_ring, never_zero_with_refused_posts_and_errors)
 	(void)retries;
 }
 
-// Copybreak: a packet of at most kRcCopybreak bytes goes up as a small copy (synced for the
-// CPU, then back to the device), and the same buffer is reposted; one byte more takes the
-// head. No small skb: falls back to the replacement path, nothing lost.
+// Copybreak: a packet of at most kRcCopybreak bytes goes up as a copy of its size (each part
+// synced for the CPU, then back to the device), from the head and, past its 256 bytes, the
+// pages it reached (session 11: up to the 3712 bytes the old head held alone), and the same
+// buffer is reposted; one byte more takes the head and pages. No skb for the copy: falls
+// back to the replacement path, nothing lost.
 KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
 {
 	RcOn t(4, 4);
 	ASSERT_TRUE(t.ok);
 	const kapi_recv_sg first = t.rq().posted_sg[0];
-	u8 *head = reinterpret_cast<u8 *>(static_cast<unsigned long>(first.addr[0]));
+	// what the HCA wrote: byte i of the packet, over the head and then the pages
+	auto at = [&](const kapi_recv_sg &p, u32 i) {
+		u32 j = 0;
+		while (i >= p.len[j])
+			i -= p.len[j++];
+		return reinterpret_cast<u8 *>(static_cast<unsigned long>(p.addr[j])) + i;
+	};
 	for (u32 i = 0; i < kRcCopybreak; i++)
-		head[i] = u8(i * 7 + 1);		// what the HCA wrote
+		*at(first, i) = u8(i * 7 + 1);
+	EXPECT_EQ(first.len[0], 256u);
 	const long cpu = fake_dma_syncs_cpu(), dev = fake_dma_syncs_dev();
 	kapi_wc wc;
 	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak));
@@ -986,14 +1033,13 @@ KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
 	ASSERT_NOT_NULL(skb);
 	EXPECT_EQ(kapi_skb_len(skb), kRcCopybreak);
 	EXPECT_EQ(kapi_skb_nr_frags(skb), 0u);
-	EXPECT_NE(static_cast<void *>(kapi_skb_data(skb)), static_cast<void *>(head));
+	EXPECT_NE(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), first.addr[0]);
 	u32 same = 0;
 	for (u32 i = 0; i < kRcCopybreak; i++)
 		same += kapi_skb_data(skb)[i] == u8(i * 7 + 1);
 	EXPECT_EQ(same, kRcCopybreak);
-	EXPECT_LT(fake_skb_truesize(skb), 1024u);	// not the 4 KiB head
-	EXPECT_EQ(fake_dma_syncs_cpu(), cpu + 1);
-	EXPECT_EQ(fake_dma_syncs_dev(), dev + 1);
+	EXPECT_EQ(fake_dma_syncs_cpu(), cpu + 2);	// the head and the one page it reached
+	EXPECT_EQ(fake_dma_syncs_dev(), dev + 2);
 	EXPECT_EQ(t.r.copied(), 1u);
 	kapi_skb_free(skb);
 	t.r.repost();
@@ -1001,20 +1047,32 @@ KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
 	EXPECT_EQ(wrid_slot(again.wr_id), 0u);
 	for (u32 j = 0; j < again.nsge; j++)		// the very same buffer
 		EXPECT_EQ(again.addr[j], first.addr[j]);
-	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak + 1));	// slot 1: over the copybreak
+	ASSERT_TRUE(t.next_wc(wc, 100));		// slot 1: the head alone, a small skb
 	skb = t.r.complete(wc);
 	ASSERT_NOT_NULL(skb);
-	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[1].addr[0]);
+	EXPECT_EQ(kapi_skb_len(skb), 100u);
+	EXPECT_LT(fake_skb_truesize(skb), 1024u);
+	EXPECT_EQ(fake_dma_syncs_cpu(), cpu + 3);
+	EXPECT_EQ(t.r.copied(), 2u);
 	kapi_skb_free(skb);
-	ASSERT_TRUE(t.next_wc(wc, 60));			// slot 2, no memory for the copy
+	t.r.repost();
+	for (u32 j = 0; j < t.rq().posted_sg[5].nsge; j++)
+		EXPECT_EQ(t.rq().posted_sg[5].addr[j], t.rq().posted_sg[1].addr[j]);
+	ASSERT_TRUE(t.next_wc(wc, kRcCopybreak + 1));	// slot 2: over the copybreak, the head and pages go up
+	skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[2].addr[0]);
+	EXPECT_EQ(kapi_skb_nr_frags(skb), 1u);	// 256 in the head, 3457 in a page
+	kapi_skb_free(skb);
+	ASSERT_TRUE(t.next_wc(wc, 60));			// slot 3, no memory for the copy
 	ktest_alloc_fail_nth(0);
 	skb = t.r.complete(wc);
 	ktest_alloc_fail_nth(-1);
 	ASSERT_NOT_NULL(skb);
-	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[2].addr[0]);
+	EXPECT_EQ(u64(reinterpret_cast<unsigned long>(kapi_skb_data(skb))), t.rq().posted_sg[3].addr[0]);
 	EXPECT_EQ(kapi_skb_len(skb), 60u);
 	kapi_skb_free(skb);
-	EXPECT_EQ(t.r.copied(), 1u);
+	EXPECT_EQ(t.r.copied(), 2u);
 	t.r.repost();
 	EXPECT_EQ(t.r.posted(), 4u);
 	EXPECT_EQ(fake_skbs_live(), 4);
@@ -1238,7 +1296,7 @@ KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 }
 
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
-KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu),
+KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu), KTEST_CASE(rc_recv_ring, head_is_what_the_pages_leave),
 	    KTEST_CASE(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring),
 	    KTEST_CASE(rc_recv_ring, last_receive_reposted_before_its_packet_goes_up),
 	    KTEST_CASE(rc_recv_ring, srq_posts_multi_sge_buffers),

@@ -450,22 +450,22 @@ KTEST(work_rule, requests_only_bring_the_work_forward)
 // ---- frag_skb ----
 KTEST(frag_skb, layout)
 {
-	FragLayout l = frag_layout(100, kFragHeadSize, kFragPages);
+	FragLayout l = frag_layout(100, kFragHeadMax, kFragPages);
 	EXPECT_TRUE(l.fits);
 	EXPECT_EQ(l.head, 100u);
 	EXPECT_EQ(l.pages, 0u);
-	l = frag_layout(kFragHeadSize + 1, kFragHeadSize, kFragPages);
-	EXPECT_EQ(l.head, kFragHeadSize);
+	l = frag_layout(kFragHeadMax + 1, kFragHeadMax, kFragPages);
+	EXPECT_EQ(l.head, kFragHeadMax);
 	EXPECT_EQ(l.pages, 1u);
 	EXPECT_EQ(l.last, 1u);
-	l = frag_layout(kFragBufSize, kFragHeadSize, kFragPages);
+	l = frag_layout(kFragBufSize, kFragHeadMax, kFragPages);
 	EXPECT_TRUE(l.fits);
 	EXPECT_EQ(l.pages, kFragPages);
-	EXPECT_EQ(l.last, kFragBufSize - kFragHeadSize - (kFragPages - 1) * u32(KAPI_PAGE_SIZE));
-	l = frag_layout(kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE), kFragHeadSize, kFragPages);
+	EXPECT_EQ(l.last, kFragBufSize - kFragHeadMax - (kFragPages - 1) * u32(KAPI_PAGE_SIZE));
+	l = frag_layout(kFragHeadMax + kFragPages * u32(KAPI_PAGE_SIZE), kFragHeadMax, kFragPages);
 	EXPECT_TRUE(l.fits);
 	EXPECT_EQ(l.last, u32(KAPI_PAGE_SIZE));
-	EXPECT_FALSE(frag_layout(kFragHeadSize + kFragPages * u32(KAPI_PAGE_SIZE) + 1, kFragHeadSize, kFragPages).fits);
+	EXPECT_FALSE(frag_layout(kFragHeadMax + kFragPages * u32(KAPI_PAGE_SIZE) + 1, kFragHeadMax, kFragPages).fits);
 }
 
 KTEST(frag_skb, a_64k_receive_from_order0_pages)
@@ -475,10 +475,10 @@ KTEST(frag_skb, a_64k_receive_from_order0_pages)
 		pages[i] = kapi_page_alloc(KAPI_GFP_KERNEL);
 		ASSERT_NOT_NULL(pages[i]);
 	}
-	kapi_skb *skb = kapi_skb_alloc(nullptr, kFragHeadSize, 0, KAPI_GFP_KERNEL);
+	kapi_skb *skb = kapi_skb_alloc(nullptr, kFragHeadMax, 0, KAPI_GFP_KERNEL);
 	ASSERT_NOT_NULL(skb);
 	const u32 len = 65520 - 4;	// RFC 4755 connected-mode MTU + the encapsulation header
-	FragLayout l = frag_layout(len, kFragHeadSize, kFragPages);
+	FragLayout l = frag_layout(len, kFragHeadMax, kFragPages);
 	ASSERT_TRUE(l.fits);
 	EXPECT_EQ(frag_attach(skb, l, pages), kFragPages);
 	EXPECT_EQ(kapi_skb_len(skb), len);
@@ -486,8 +486,8 @@ KTEST(frag_skb, a_64k_receive_from_order0_pages)
 	u32 sum = 0;
 	for (u32 i = 0; i < kFragPages; i++)
 		sum += fake_skb_frag_len(skb, int(i));
-	EXPECT_EQ(sum, len - kFragHeadSize);
-	EXPECT_EQ(fake_skb_frag_len(skb, int(kFragPages - 1)), len - kFragHeadSize - (kFragPages - 1) * KAPI_PAGE_SIZE);
+	EXPECT_EQ(sum, len - kFragHeadMax);
+	EXPECT_EQ(fake_skb_frag_len(skb, int(kFragPages - 1)), len - kFragHeadMax - (kFragPages - 1) * KAPI_PAGE_SIZE);
 	kapi_skb_free(skb);	// frees the pages it took over
 }
 

@@ -204,6 +204,8 @@ setup() {
     elif [ $MEM = 1 ]; then
         settle; b_m0=$(free_kib); b_a0=$(meminfo MemAvailable); b_s0=$(meminfo Slab); b_q0=$(rc_qps)
         slab_save /tmp/slab.after
+        cp /tmp/slab.after /tmp/slab.base
+        MEM_BASE="$b_m0 $b_s0 $b_q0 $b_a0"	# the bring-up's first reading (mem_largest)
     fi
     if [ $MEM = 1 ]; then mv /tmp/slab.after /tmp/slab.before; fi
     rm -f /tmp/setup.*
@@ -262,7 +264,79 @@ setup() {
     if check "$SLOT run $RUN N=$1: the pings opened RC connections ($b_conns)" test "$b_conns" -gt 0; then
         rec mem_total - - "$1" "$((b_m0 - b_m1))"
         rec mem_conns - - "$1" "$b_conns"
-        [ "$1" = "$PEERS_MAX" ] && rec mem_per_idle_conn - - "$1" "$(( (b_m0 - b_m1) / b_conns ))"
+        # without the mesh (BENCH_MESH=0) the figure is the hub's largest N, from the previous
+        # N's reading (sessions 7-10); mem_n: the connections it divides by
+        if [ "$1" = "$PEERS_MAX" ] && [ "$BENCH_MESH" = 0 ]; then
+            rec mem_per_idle_conn - - - "$(( (b_m0 - b_m1) / b_conns ))"
+            rec mem_n - - - "$b_conns"
+        fi
     fi
     return 0
+}
+
+# mem_largest HUB_PEERS [MAX_PAIRS]: the memory cell at the largest N (issue 13: per-connection memory
+# is "taken at the largest N, where noise matters least"; session 11). After the bring-up's
+# setup Ns (A pinged B1..B<HUB_PEERS>), the peers B1..B<HOSTS-1> are paired with each other
+# too, one ping per pair (Bi -> Bj, i < j: one direction, no crossing REQs), pairs in order
+# of j - i (so a partial mesh spreads over every peer), as many as the driver's memory
+# allows: the free memory now less MESH_RESERVE_MIB, over 5/4 of what a peer cost the hub
+# (its connections per peer included: ours ~0.25 MiB and one per pair; in-tree ~17 MiB and
+# two), at most all (HOSTS-1)(HOSTS-2)/2 of them and at most MAX_PAIRS (a number, or `all`,
+# the default; setup_cell passes 0 for in-tree with BENCH_MESH=1: its figure is then the
+# bring-up's whole hub, 48 connections on 25 hosts). Each source peer pings its targets one
+# after the other, all sources at once. Then idle (2 s, caches dropped) and the figure:
+# the free-memory drop since the bring-up's first reading over EVERY RC connection then
+# open (the hub's and the mesh's: all idle, each opened by one ping), recorded as
+# mem_per_idle_conn with mem_n = that connection count (the report shows each driver's).
+# A connection is a QP pair whatever its two ends are; per end the same objects (a
+# neighbour, a path, an AH, a ring, a QP), and each peer's CQ grows past the 16
+# connections it starts with as the hub's does. When memory allows no pair, the figure is
+# the hub's connections alone (from the same first reading). BENCH_MESH=0: not run (setup() records
+# the hub's largest N instead). Only on the bring-up that holds PEERS_MAX (setup_cell).
+MESH_RESERVE_MIB=640
+MEM_BASE=""
+mem_largest() {
+    step $((8 + HOSTS * HOSTS / 40)) "mem_largest $MODE srq=$SRQ ($HOSTS hosts)" || return 0
+    b_cap=${2:-all}	# before the set -- below
+    if [ -z "$MEM_BASE" ] || [ -z "$MEM_AFTER" ] || [ "$1" -lt 1 ]; then
+        not_ok "$SLOT run $RUN: mem_largest has the hub's readings"; return 0
+    fi
+    set -- "$1" $MEM_BASE; b_m0=$2 b_s0=$3 b_q0=$4 b_a0=$5
+    set -- "$1" $MEM_AFTER; b_mh=$2 b_qh=$4
+    b_hc=$(( (b_qh - b_q0) / 2 )) b_np=$((HOSTS - 1))
+    b_kpp=$(( (b_m0 - b_mh) / $1 ))
+    [ "$b_kpp" -ge 1 ] || b_kpp=1
+    b_all=$(( b_np * (b_np - 1) / 2 ))
+    b_allow=$(( (b_mh - MESH_RESERVE_MIB * 1024) / (b_kpp + b_kpp / 4) ))
+    [ "$b_allow" -ge 0 ] || b_allow=0
+    b_pairs=$b_allow; [ "$b_pairs" -le "$b_all" ] || b_pairs=$b_all
+    case $b_cap in all) ;; *) [ "$b_pairs" -le "$b_cap" ] || b_pairs=$b_cap ;; esac
+    awk -v n=$b_np 'BEGIN { for (d = 1; d < n; d++) for (i = 1; i + d <= n; i++) print i, i + d }' |
+        head -n "$b_pairs" > /tmp/mesh.pairs
+    rm -f /tmp/mesh.lost
+    b_pids=""
+    for b_i in $(cut -d' ' -f1 /tmp/mesh.pairs | sort -un); do
+        ns_exec B$b_i sh -c "echo $((BENCH_SETUP_WINDOW + 2)) > /proc/sys/net/ipv4/neigh/ib$b_i/mcast_solicit"
+        ( for b_j in $(awk -v i=$b_i '$1 == i { print $2 }' /tmp/mesh.pairs); do
+              ns_exec B$b_i ping -n -c 1 -w "$BENCH_SETUP_WINDOW" -i 0.2 10.0.0.$((b_j + 1)) >/dev/null 2>&1 ||
+                  echo "B$b_i-B$b_j" >> /tmp/mesh.lost
+          done ) &
+        b_pids="$b_pids $!"
+    done
+    for b_p in $b_pids; do wait "$b_p"; done
+    b_lost=$(cat /tmp/mesh.lost 2>/dev/null | wc -l)
+    sleep 2
+    settle; b_m1=$(free_kib); b_a1=$(meminfo MemAvailable); b_s1=$(meminfo Slab); b_q1=$(rc_qps)
+    slab_save /tmp/slab.after
+    b_conns=$(( (b_q1 - b_q0) / 2 ))
+    diag "bench mem-largest $MODE srq=$SRQ $SLOT run $RUN: $HOSTS hosts; hub: $1 peers, $b_hc RC connections, $b_kpp KiB per peer; mesh: $b_pairs of $b_all pairs (memory allows $b_allow above $MESH_RESERVE_MIB MiB), $b_lost unanswered$([ "$b_lost" -gt 0 ] && echo ": $(head -n 8 /tmp/mesh.lost | tr '\n' ' ')"); $b_conns RC connections in all: free (with the per-CPU lists) -$((b_m0 - b_m1)) KiB, MemAvailable -$((b_a0 - b_a1)) KiB, Slab +$((b_s1 - b_s0)) KiB since the bring-up's first reading"
+    [ "$b_conns" -gt 0 ] && diag "bench slab $MODE srq=$SRQ $SLOT run $RUN largest N=$b_conns connections, KiB per connection: $(slab_diff /tmp/slab.base /tmp/slab.after $b_conns)"
+    # no pair allowed (a VM too small for one more in-tree pair): the figure is the hub's
+    check "$SLOT run $RUN: the mesh's $b_pairs pairs opened connections ($((b_conns - b_hc)))" test "$b_pairs" = 0 -o "$b_conns" -gt "$b_hc"
+    if check "$SLOT run $RUN: largest N: $b_conns idle RC connections ($b_hc hub + $((b_conns - b_hc)) mesh)" test "$b_conns" -gt 0; then
+        rec mem_total - - "$b_conns" "$((b_m0 - b_m1))"
+        rec mem_conns - - "$b_conns" "$b_conns"
+        rec mem_per_idle_conn - - - "$(( (b_m0 - b_m1) / b_conns ))"
+        rec mem_n - - - "$b_conns"
+    fi
 }

@@ -16,7 +16,11 @@
 #            BENCH_SETUP_RUNS times (1 by default: a bring-up of 128 netdevs is about a minute)
 #   phase 4  softib hosts=BENCH_HOSTS0 srq=0: connected setup time to BENCH_PEERS0 + memory
 #            per idle connection (at most ~25 hosts: the in-tree driver pins ~17 MiB per
-#            non-SRQ connection, two per peer), BENCH_SETUP_RUNS0 times (2 by default)
+#            non-SRQ connection, two per peer), BENCH_SETUP_RUNS0 times (2 by default); the
+#            memory figure at the largest N: after the setup Ns the peers are paired with
+#            each other too (BENCH_MESH=1, in the phase's last run: all pairs for ours, 300
+#            connections on 25 hosts, in-tree its whole hub, 48; BENCH_MESH=2, every run:
+#            in-tree's mesh too, as many pairs as its memory allows), bench-lib.sh mem_largest
 #   (each peer answers within BENCH_SETUP_WINDOW s or is reported as never answering)
 # A driver gets connected cells only if it accepts `echo connected > mode` (probed once at
 # the start, and again by every connected bring-up); the others are reported not measured.
@@ -44,6 +48,7 @@ BENCH_HOSTS=128
 BENCH_PEERS="1 8 118"
 BENCH_HOSTS0=25
 BENCH_PEERS0="1 8 15"
+BENCH_MESH=1
 BENCH_UDP_RATE=200M
 BENCH_STREAM_MB=512
 BENCH_OURS=ours
@@ -110,8 +115,11 @@ down() {
         ip -n "$(nsname $b_ui)" link set ib$b_ui down 2>/dev/null
         b_ui=$((b_ui + 1))
     done
-    wait_for 15 sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" = 0 ]' ||
-        diag "RC QPs still there 15 s after the links went down: $(rc_qps)"
+    # 15 s, and 1 s more per 8 RC QPs (the memory cell's mesh leaves up to 600; in-tree's
+    # teardown of ~100 connections of 17 MiB each is slow under TCG)
+    b_dw=$((15 + $(rc_qps) / 8))
+    wait_for $b_dw sh -c '[ "$(rdma resource show qp 2>/dev/null | grep -c "type RC")" = 0 ]' ||
+        diag "RC QPs still there $b_dw s after the links went down: $(rc_qps)"
     rmmod "$(modname $1)" && wait_for 10 sh -c '! /sbin/ip -n A link show ib0 >/dev/null 2>&1'
 }
 # Does DRIVER accept connected mode? Probed once per driver on the loaded softib (SRQ).
@@ -224,8 +232,19 @@ sockperf_server_b() {
 setup_cell() { # N,N...: one bring-up, each N on peers no earlier N of it touched
     b_d=$(slot_driver $SLOT)
     cell_up "$b_d" "$HOSTS" || return 0
-    b_first=1 MEM_AFTER=""
+    b_first=1 MEM_AFTER="" MEM_BASE=""
     for b_sn in $(echo "$1" | tr ',' ' '); do setup "$b_sn" $b_first; b_first=$((b_first + b_sn)); done
+    # the memory at the largest N, on the bring-up that holds the largest N (bench-lib.sh
+    # mem_largest). BENCH_MESH=1: in the phase's last run only, ours' mesh and in-tree's
+    # whole hub (the mesh costs ~25 guest s quiet, ~70 at load 10: once fits the 30-minute
+    # run); 2: every run, in-tree's mesh too (as many pairs as its memory allows)
+    if [ $MEM = 1 ] && [ "$BENCH_MESH" != 0 ]; then
+        case ",$1," in *",$PEERS_MAX,"*)
+            if [ "$BENCH_MESH" = 2 ]; then mem_largest $((b_first - 1)) all
+            elif [ "$RUN" = "$PHASE_RUNS" ]; then mem_largest $((b_first - 1)) "$([ "$b_d" = intree ] && echo 0 || echo all)"
+            fi ;;
+        esac
+    fi
     cell_down "$b_d"
 }
 # setup_groups HOSTS: the phase's PEERS packed into bring-ups, ascending, as many per bring-up
@@ -241,6 +260,8 @@ setup_phase() { # HOSTS "PEERS" SRQ MODE...
     HOSTS=$1 PEERS=$2 SRQ=$3; shift 3
     [ $# -gt 0 ] || return 0
     want setup_time mem_per_idle_conn conns_per_gib || return 0
+    # memory is measured in the srq=0 phase only: with the memory metrics alone, no SRQ phase
+    [ "$SRQ" = 1 ] && ! want setup_time && return 0
     PEERS_MAX=$(echo $PEERS | tr ' ' '\n' | sort -n | tail -n1)
     fabric "$HOSTS" "$SRQ"
     namespaces "$HOSTS"

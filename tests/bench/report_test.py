@@ -140,6 +140,57 @@ setup $N $FIRST
 """
 
 
+# mem_largest(), the memory cell at the largest N, on the host: the VM's readings stubbed
+# (free memory at the bring-up's first reading, after the hub's N, after the mesh; RC QPs),
+# every ping answers and is logged as "SOURCE-NS ADDR"
+MESH_SH = r"""
+diag() { echo "# $*"; }
+check() { b_cd=$1; shift; if "$@"; then echo "ok - $b_cd"; else echo "not ok - $b_cd"; return 1; fi; }
+not_ok() { echo "not ok - $*"; }
+. "$BENCH_LIB"
+ns_exec() { b_ns=$1; shift; [ "$1" = ping ] && eval "echo $b_ns \${$#}" >> "$PINGS"; return 0; }
+settle() { :; }; sleep() { :; }; slab_save() { : > "$1"; }; meminfo() { echo 0; }
+free_kib() { echo "$FREE_AFTER"; }; rc_qps() { echo "$QPS_AFTER"; }
+MODE=connected SRQ=0 SLOT=ours RUN=1 BENCH_SETUP_WINDOW=60 DRY=0
+MEM_BASE="$BASE 0 0 0" MEM_AFTER="$HUB 0 $HUB_QPS 0"
+mem_largest $HUB_PEERS $CAP
+"""
+
+
+# which srq=0 bring-ups run mem_largest, and with what pair cap: the harness's loops with
+# the cells' insides stubbed (BENCH_MESH 1: the last run, in-tree capped at 0; 2: every run)
+MESH_PLAN_SH = r"""
+diag() { :; }; check() { :; }; skip() { :; }; not_ok() { :; }; fabric() { :; }
+. "$BENCH_LIB"
+eval "$(sed -n '/^BENCH_RUNS=/,/^dmesg_mark bench$/p' "$BENCH_SCENARIO" | grep -v '^\. /e2e/\|^dmesg_mark bench$')"
+BENCH_METRICS=mem_per_idle_conn BENCH_MODES=connected BENCH_SETUP_RUNS0=2 BENCH_MESH=$MESH
+namespaces() { :; }; cell_up() { return 0; }; cell_down() { :; }; setup() { :; }
+mem_largest() { echo "mem_largest run $RUN $SLOT peers $1 cap $2"; }
+DRY=0; benchmark
+"""
+
+
+def mesh_plan(mesh):
+    env = dict(os.environ, BENCH_LIB=benchlib, BENCH_SCENARIO=scenario, MESH=str(mesh))
+    p = subprocess.run(["sh", "-c", MESH_PLAN_SH], capture_output=True, text=True, env=env)
+    return [l for l in p.stdout.splitlines() if l.startswith("mem_largest")]
+
+
+def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after, cap=""):
+    with tempfile.TemporaryDirectory() as tmp:
+        pings = os.path.join(tmp, "pings")
+        env = dict(os.environ, BENCH_LIB=benchlib, HOSTS=str(hosts), HUB_PEERS=str(hub_peers), BASE=str(base),
+                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings, CAP=cap)
+        p = subprocess.run(["sh", "-c", MESH_SH], capture_output=True, text=True, env=env)
+        got = open(pings).read().split("\n") if os.path.exists(pings) else []
+    recs = {}
+    for l in p.stdout.splitlines():
+        w = l.split()
+        if w[:2] == ["#", "bench-rec"]:
+            recs[w[6]] = (w[9], float(w[10]))
+    return recs, [l for l in got if l], p.stdout
+
+
 def setup_cell(times, first=1):
     env = dict(os.environ, BENCH_LIB=benchlib, TIMES=times, N=str(len(times.split())), FIRST=str(first))
     p = subprocess.run(["sh", "-c", SETUP_SH], capture_output=True, text=True, env=env)
@@ -202,7 +253,7 @@ def main():
         rc, recs, md = run(tmp)
         check("bench-report exits 0", rc == 0)
         extra_ok = lambda r: {"metric", "aa_of", "run_ratios"} if r["name"] == "aa_ratio" else (
-            {"measure"} if r["name"] in ("mem_per_idle_conn", "conns_per_gib") else set())
+            {"measure", "conns"} if r["name"] in ("mem_per_idle_conn", "conns_per_gib") else set())
         check("every record has only the issue's fields (+ metric, aa_of, run_ratios on aa_ratio; measure on memory)",
               all(set(r) - FIELDS <= extra_ok(r) for r in recs))
         t = find(recs, "tcp_throughput", "datagram", streams=1, direction="A->B")
@@ -391,6 +442,68 @@ def main():
     rc, sr, out = setup_cell("- -")
     check("setup cell, 0 of 2 answered: the check fails, no figure",
           sr == {} and "not ok - datagram srq=1 ours run 1: 0/2 peers" in out and "B1 B2" in out)
+
+    check("harness, BENCH_MESH=1 (default), 2 srq=0 runs: mem_largest in run 2 only, ours all pairs, in-tree none (its hub)",
+          sorted(mesh_plan(1)) == ["mem_largest run 2 intree peers 24 cap 0", "mem_largest run 2 ours peers 24 cap all"])
+    check("harness, BENCH_MESH=2: both runs, both drivers, every pair memory allows",
+          sorted(mesh_plan(2)) == sorted("mem_largest run %d %s peers 24 cap all" % (r, d)
+                                         for r in (1, 2) for d in ("intree", "ours")))
+    check("harness, BENCH_MESH=0: no mem_largest (the hub's largest N, in setup())", mesh_plan(0) == [])
+    # the memory cell at the largest N: 6 hosts, the hub pinged its 5 peers (10 RC QPs). Ours
+    # (300 KiB a peer): every one of the 10 pairs of B1..B5 once, i < j, nearest first; the
+    # figure over all 15 connections from the bring-up's first reading
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 30)
+    pairs = sorted(tuple(sorted((int(ns[1:]), int(a.split(".")[3]) - 1))) for ns, a in (l.split() for l in pings))
+    check("mesh, ours: the 10 pairs of B1..B5, each once, from the lower peer",
+          pairs == [(i, j) for i in range(1, 6) for j in range(i + 1, 6)] and
+          all(int(l.split()[0][1:]) < int(l.split()[1].split(".")[3]) - 1 for l in pings))
+    check("mesh, ours: mem_per_idle_conn (2000000 - 1995500) / 15 = 300 KiB, mem_n 15 connections, no N",
+          recs.get("mem_per_idle_conn") == ("-", 300) and recs.get("mem_n") == ("-", 15) and
+          recs.get("mem_total") == ("15", 4500) and "ok - ours run 1: largest N: 15 idle RC connections" in out)
+    # in-tree (36000 KiB a peer): memory for 2 pairs above the 640 MiB kept free -> the
+    # nearest two, (1,2) and (2,3)
+    hub = 655360 + 2 * 45000 + 100
+    recs, pings, out = mesh_cell(6, 5, hub + 180000, hub, 20, 600000, 28)
+    check("mesh, in-tree: as many pairs as memory allows (2: free - 640 MiB over 5/4 of a peer's 36000 KiB), nearest first",
+          sorted(pings) == ["B1 10.0.0.3", "B2 10.0.0.4"] and "mesh: 2 of 10 pairs (memory allows 2" in out)
+    check("mesh, in-tree: the figure over its 14 connections (10 hub + 4)",
+          recs.get("mem_n") == ("-", 14) and recs.get("mem_per_idle_conn") == ("-", (hub + 180000 - 600000) // 14))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10, cap="0")
+    check("mesh, capped at 0 pairs (in-tree with BENCH_MESH=1): no ping, the figure over the hub's 5",
+          pings == [] and "mesh: 0 of 10 pairs" in out and recs.get("mem_n") == ("-", 5))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 20, cap="3")
+    check("mesh, capped at 3 pairs: the nearest three", len(pings) == 3 and "mesh: 3 of 10 pairs" in out)
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10)
+    check("mesh: 10 pairs asked, no connection beyond the hub's -> that check fails (the figure over the hub's 5)",
+          "not ok - ours run 1: the mesh's 10 pairs opened connections (0)" in out and
+          recs.get("mem_n") == ("-", 5))
+    recs, pings, out = mesh_cell(6, 5, hub + 180000, 655360 + 1000, 20, 655000, 20)
+    check("mesh, in-tree, no pair fits above the 640 MiB: no ping, the figure over the hub's 10 connections",
+          pings == [] and "ok - ours run 1: the mesh's 0 pairs" in out and recs.get("mem_n") == ("-", 10) and
+          "ok - ours run 1: largest N: 10 idle RC connections (10 hub + 0 mesh)" in out)
+
+    # the report: the figure at the largest N, each driver's N
+    with tempfile.TemporaryDirectory() as tmp:
+        tap_l = TAP.replace("# bench-rec connected 0 intree 1 mem_per_idle_conn - - 15 16384\n",
+                            "# bench-rec connected 0 intree 1 mem_per_idle_conn - - - 16384\n"
+                            "# bench-rec connected 0 intree 1 mem_n - - - 72\n"
+                            "# bench-rec connected 0 ours 1 mem_per_idle_conn - - - 256\n"
+                            "# bench-rec connected 0 ours 1 mem_n - - - 300\n")
+        rc, recs_l, md_l = run(tmp, tap_text=tap_l)
+        m = find(recs_l, "mem_per_idle_conn", "connected", srq=0)
+        cg = find(recs_l, "conns_per_gib", "connected", srq=0)
+        check("largest N: no size, conns per driver (in-tree 72, ours 300), ratio 256/16384, 4096 per GiB",
+              m and "size" not in m and m["conns"] == {"ours": [300], "intree": [72]} and
+              abs(m["ratio"] - 256 / 16384) < 1e-9 and cg and cg["ours"] == 4096 and cg["conns"] == m["conns"])
+        check("largest N: the table names each driver's N",
+              "| mem_per_idle_conn | connected | 0 | largest N: in-tree 72, ours 300 connections | KiB | 16384 | 256 |" in md_l)
+        prev_l = os.path.join(tmp, "prev-l.json")
+        with open(prev_l, "w") as f:
+            json.dump(recs_m, f)   # N=15 peers, the same measure
+        rc, _, md_l2 = run(tmp, prev_l, tap_text=tap_l)
+        ll = [l for l in md_l2.splitlines() if l.startswith("| mem_per_idle_conn") and "not comparable" in l]
+        check("largest N against a hub's N=15: not comparable, said so (not left out, not judged)",
+              len(ll) == 1 and "N=15 peers before, the largest N now" in ll[0] and "REGRESSION" not in md_l2)
 
     # the report: the setup figures, the runs where peers were missing
     with tempfile.TemporaryDirectory() as tmp:

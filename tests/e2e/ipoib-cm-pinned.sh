@@ -4,7 +4,8 @@
 # one bidirectional connection.
 #   - before any connection: the levels (ethtool rc_rx/tx/srq_pinned_kib, rc_pinned_kib) are 0
 #   - one 60000-byte ping each way, then idle: each end's line shows rx_kib= for the buffers
-#     it holds (rx_size= of them, ~69 KiB each: a head skb of one page plus 16 pages, §5.1)
+#     it holds (rx_size= of them, ~66 KiB each: a 256-byte head skb plus 16 pages, §5.1;
+#     69-70 KiB with the 3712-byte head of sessions 6-10, which this bound fails)
 #     and, once 5 s passed without a fragmented send (a 60000-byte echo was sent as head +
 #     page fragments: the first run saw tx_kib=4, one gather chunk, on both ends), tx_kib= for the send ring's slots and chunk table alone (2 KiB);
 #     the interface's rc_pinned_kib is the sum of its lines
@@ -64,14 +65,16 @@ check "... and rc_tx_gather_freed counted it" freed_some
 saves
 diag "A: $(cat /tmp/l.A) $(levels A)"
 diag "B: $(cat /tmp/l.B) $(levels B)"
-# rx_kib= against rx_size=: one buffer is a head skb (its truesize: one page + the sk_buff,
-# ~4.3 KiB) + 16 pages + ~0.4 KiB of RxBuf/page array; the ring's tables are 0.4 KiB
+# rx_kib= against rx_size=: one buffer is a head skb of 256 bytes (its truesize: a kmalloc-1k
+# data area + the sk_buff, 1.25 KiB on 6.1; ~0.9 KiB on 6.12's small-head cache) + 16 pages
+# + ~0.4 KiB of RxBuf/page array; the ring's tables are 0.4 KiB. The page-sized head of
+# sessions 6-10 (truesize 4.25 KiB) made it 69-70 KiB a buffer, over this bound.
 rx_matches() {
     _n=$(field "$1" rx_size) _k=$(field "$1" rx_kib)
     diag "$1: rx_size=$_n rx_kib=$_k"
-    [ -n "$_n" ] && [ "$_n" -ge 1 ] && [ "$_n" -le 2 ] && [ "$_k" -ge $((_n * 68)) ] && [ "$_k" -le $((_n * 71 + 1)) ]
+    [ -n "$_n" ] && [ "$_n" -ge 1 ] && [ "$_n" -le 2 ] && [ "$_k" -ge $((_n * 65)) ] && [ "$_k" -le $((_n * 67 + 1)) ]
 }
-check "A: rx_kib= is rx_size= (1 or 2) buffers of 68-71 KiB" rx_matches /tmp/l.A
+check "A: rx_kib= is rx_size= (1 or 2) buffers of 65-67 KiB" rx_matches /tmp/l.A
 check "B: the same" rx_matches /tmp/l.B
 # two completions per end (the echo request and the other ping's reply) are no stream
 at_floor() { [ "$(field /tmp/l.A rx_size)" = 1 ] && [ "$(field /tmp/l.B rx_size)" = 1 ] && [ "$(field /tmp/l.A rx_grown)" = 0 ] && [ "$(field /tmp/l.B rx_grown)" = 0 ]; }
