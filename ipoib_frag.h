@@ -20,9 +20,10 @@ using kstd::u32;
 inline constexpr u32 kFragBufSize = 64 * 1024;	// one RC receive buffer
 inline constexpr u32 kFragHeadMax = KAPI_RECV_HEAD_MAX;	// the largest head (sizes the SGE count)
 // The smallest head of a buffer that has pages: the headers the stack reads linearly (the
-// 4-octet IPoIB header, IPv4/IPv6 and TCP/UDP with options: at most 4 + 40 + 60 = 104 bytes
+// 4-octet IPoIB header, IPv4/IPv6 and TCP/UDP with options: at most 4 + 60 + 60 = 124 bytes
 // before extension headers, which pskb_may_pull pulls from the fragments like anything past
-// the linear part) and a copybreak packet (kRcCopybreak, copied from the head alone). The
+// the linear part). A copybreak packet is copied from the head and then the pages it reached
+// (RecvRing::copy_small, up to kRcCopybreak = kFragHeadMax bytes). The
 // in-tree driver's head is 65524 % 4096 = 4084 bytes (IPOIB_CM_HEAD_SIZE) only so that 15
 // full pages follow (16 SGEs); the stack needs no more than this. A 256-byte head is a
 // kmalloc-1k skb (truesize 1280 on 6.1), not a page (4352).

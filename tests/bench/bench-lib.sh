@@ -267,7 +267,8 @@ setup() {
         # without the mesh (BENCH_MESH=0) the figure is the hub's largest N, from the previous
         # N's reading (sessions 7-10); mem_n: the connections it divides by
         if [ "$1" = "$PEERS_MAX" ] && [ "$BENCH_MESH" = 0 ]; then
-            rec mem_per_idle_conn - - - "$(( (b_m0 - b_m1) / b_conns ))"
+            # size N: the hub's figure is another quantity than the largest N's (review11 L1)
+            rec mem_per_idle_conn - - "$1" "$(( (b_m0 - b_m1) / b_conns ))"
             rec mem_n - - - "$b_conns"
         fi
     fi
@@ -315,10 +316,15 @@ mem_largest() {
         head -n "$b_pairs" > /tmp/mesh.pairs
     rm -f /tmp/mesh.lost
     b_pids=""
+    # one window for the whole mesh (review11 M1): a source's pings run one after the other,
+    # so a window per ping would let each unanswered pair add a minute to its source's chain;
+    # a ping left without time is counted unanswered, not run
+    b_end=$(( $(ms_now) / 1000 + BENCH_SETUP_WINDOW ))
     for b_i in $(cut -d' ' -f1 /tmp/mesh.pairs | sort -un); do
         ns_exec B$b_i sh -c "echo $((BENCH_SETUP_WINDOW + 2)) > /proc/sys/net/ipv4/neigh/ib$b_i/mcast_solicit"
         ( for b_j in $(awk -v i=$b_i '$1 == i { print $2 }' /tmp/mesh.pairs); do
-              ns_exec B$b_i ping -n -c 1 -w "$BENCH_SETUP_WINDOW" -i 0.2 10.0.0.$((b_j + 1)) >/dev/null 2>&1 ||
+              b_w=$(( b_end - $(ms_now) / 1000 ))
+              [ "$b_w" -ge 1 ] && ns_exec B$b_i ping -n -c 1 -w "$b_w" -i 0.2 10.0.0.$((b_j + 1)) >/dev/null 2>&1 ||
                   echo "B$b_i-B$b_j" >> /tmp/mesh.lost
           done ) &
         b_pids="$b_pids $!"
@@ -332,7 +338,11 @@ mem_largest() {
     diag "bench mem-largest $MODE srq=$SRQ $SLOT run $RUN: $HOSTS hosts; hub: $1 peers, $b_hc RC connections, $b_kpp KiB per peer; mesh: $b_pairs of $b_all pairs (memory allows $b_allow above $MESH_RESERVE_MIB MiB), $b_lost unanswered$([ "$b_lost" -gt 0 ] && echo ": $(head -n 8 /tmp/mesh.lost | tr '\n' ' ')"); $b_conns RC connections in all: free (with the per-CPU lists) -$((b_m0 - b_m1)) KiB, MemAvailable -$((b_a0 - b_a1)) KiB, Slab +$((b_s1 - b_s0)) KiB since the bring-up's first reading"
     [ "$b_conns" -gt 0 ] && diag "bench slab $MODE srq=$SRQ $SLOT run $RUN largest N=$b_conns connections, KiB per connection: $(slab_diff /tmp/slab.base /tmp/slab.after $b_conns)"
     # no pair allowed (a VM too small for one more in-tree pair): the figure is the hub's
-    check "$SLOT run $RUN: the mesh's $b_pairs pairs opened connections ($((b_conns - b_hc)))" test "$b_pairs" = 0 -o "$b_conns" -gt "$b_hc"
+    # every answered pair holds at least one connection of its own (ours one, in-tree two), and
+    # at most a tenth of the pairs went unanswered within the window (review11 L2: one
+    # connection out of hundreds of pairs passed the old check)
+    check "$SLOT run $RUN: the mesh's $b_pairs pairs: $((b_pairs - b_lost)) answered, $((b_conns - b_hc)) connections" \
+        test "$((b_conns - b_hc))" -ge "$((b_pairs - b_lost))" -a "$((b_lost * 10))" -le "$b_pairs"
     if check "$SLOT run $RUN: largest N: $b_conns idle RC connections ($b_hc hub + $((b_conns - b_hc)) mesh)" test "$b_conns" -gt 0; then
         rec mem_total - - "$b_conns" "$((b_m0 - b_m1))"
         rec mem_conns - - "$b_conns" "$b_conns"

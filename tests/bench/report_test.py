@@ -148,7 +148,11 @@ diag() { echo "# $*"; }
 check() { b_cd=$1; shift; if "$@"; then echo "ok - $b_cd"; else echo "not ok - $b_cd"; return 1; fi; }
 not_ok() { echo "not ok - $*"; }
 . "$BENCH_LIB"
-ns_exec() { b_ns=$1; shift; [ "$1" = ping ] && eval "echo $b_ns \${$#}" >> "$PINGS"; return 0; }
+ns_exec() { b_ns=$1; shift; [ "$1" = ping ] || return 0; eval "b_to=\${$#}"; echo "$b_ns $b_to" >> "$PINGS"
+    case " $FAIL " in *" $b_to "*) return 1 ;; esac; return 0; }
+# CLOCK=late: the clock reads 0 at its first reading (the mesh's window opens) and 90 s at
+# every later one (the sources', in subshells: a file says which), past the 60 s window
+[ "${CLOCK:-}" = late ] && ms_now() { if [ -e "$PINGS.clock" ]; then echo 90000; else : > "$PINGS.clock"; echo 0; fi; }
 settle() { :; }; sleep() { :; }; slab_save() { : > "$1"; }; meminfo() { echo 0; }
 free_kib() { echo "$FREE_AFTER"; }; rc_qps() { echo "$QPS_AFTER"; }
 MODE=connected SRQ=0 SLOT=ours RUN=1 BENCH_SETUP_WINDOW=60 DRY=0
@@ -176,11 +180,12 @@ def mesh_plan(mesh):
     return [l for l in p.stdout.splitlines() if l.startswith("mem_largest")]
 
 
-def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after, cap=""):
+def mesh_cell(hosts, hub_peers, base, hub, hub_qps, free_after, qps_after, cap="", fail="", clock=""):
     with tempfile.TemporaryDirectory() as tmp:
         pings = os.path.join(tmp, "pings")
         env = dict(os.environ, BENCH_LIB=benchlib, HOSTS=str(hosts), HUB_PEERS=str(hub_peers), BASE=str(base),
-                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings, CAP=cap)
+                   HUB=str(hub), HUB_QPS=str(hub_qps), FREE_AFTER=str(free_after), QPS_AFTER=str(qps_after), PINGS=pings, CAP=cap,
+                   FAIL=fail, CLOCK=clock)
         p = subprocess.run(["sh", "-c", MESH_SH], capture_output=True, text=True, env=env)
         got = open(pings).read().split("\n") if os.path.exists(pings) else []
     recs = {}
@@ -475,8 +480,17 @@ def main():
     check("mesh, capped at 3 pairs: the nearest three", len(pings) == 3 and "mesh: 3 of 10 pairs" in out)
     recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10)
     check("mesh: 10 pairs asked, no connection beyond the hub's -> that check fails (the figure over the hub's 5)",
-          "not ok - ours run 1: the mesh's 10 pairs opened connections (0)" in out and
+          "not ok - ours run 1: the mesh's 10 pairs: 10 answered, 0 connections" in out and
           recs.get("mem_n") == ("-", 5))
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 26, fail="10.0.0.4")
+    check("mesh: 2 of 10 pairs unanswered (more than a tenth) -> the mesh check fails, though every answered pair connected",
+          "not ok - ours run 1: the mesh's 10 pairs: 8 answered, 8 connections" in out)
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 28, fail="10.0.0.3")
+    check("mesh: 1 of 10 pairs unanswered (a tenth) and 9 connections -> ok",
+          "ok - ours run 1: the mesh's 10 pairs: 9 answered, 9 connections" in out and "not ok - ours run 1: the mesh" not in out)
+    recs, pings, out = mesh_cell(6, 5, 2000000, 1998500, 10, 1995500, 10, clock="late")
+    check("mesh: one window for the whole mesh: with it spent no ping runs, all 10 count unanswered, the mesh check fails",
+          pings == [] and "10 unanswered" in out and "not ok - ours run 1: the mesh's 10 pairs: 0 answered" in out)
     recs, pings, out = mesh_cell(6, 5, hub + 180000, 655360 + 1000, 20, 655000, 20)
     check("mesh, in-tree, no pair fits above the 640 MiB: no ping, the figure over the hub's 10 connections",
           pings == [] and "ok - ours run 1: the mesh's 0 pairs" in out and recs.get("mem_n") == ("-", 10) and
