@@ -7,7 +7,9 @@
 # together), then back to connected. Each round: every peer gets all its replies within the
 # bound, the hub holds one established bidirectional connection per peer, then its table
 # empties, and its counters balance (accepted + opened = closed, no REJ sent, no drain
-# timeout, nothing force-destroyed). The kernel log stays clean.
+# timeout, nothing force-destroyed). The kernel log stays clean. With srq=0, round 1 also
+# measures the idle connections' memory (free pages and the driver's rc_pinned_kib per
+# connection, bounded: 2 checks more; issue 13, session 11).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -21,7 +23,9 @@
 # debug kernel: 64 hosts of ours with KASAN and slub_debug exceed its time.)
 . /e2e/lib.sh
 ROUNDS=3
-plan $((4 + 7 * ROUNDS + 1))
+SRQ=$(cat /sys/module/softib/parameters/srq)
+# srq=0: round 1 also measures what the idle connections pin (2 checks more)
+plan $((4 + 7 * ROUNDS + 1 + (SRQ == 0 ? 2 : 0)))
 
 N=$(cat /sys/module/softib/parameters/hosts)
 L=$((N - 1))
@@ -69,17 +73,35 @@ peers_mode() {
     done
     wait
 }
+# srq=0: memory of the idle connections (issue 13: a hub with every peer pinging it at once,
+# then idle). Free pages counting the per-CPU lists (free_kib) after dropping caches, and
+# what the driver counts it pins (rc_pinned_kib, every netdev of ours: both ends are here)
+mem_free() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; free_kib; }
+pinned_all() { _t=0; for i in $(seq 0 $L); do
+    _t=$((_t + $(ns_exec h$i ethtool -S $(ifn $i) | sed -n 's/^ *rc_pinned_kib: //p'))); done; echo $_t; }
 hub_est() { [ "$(hubc | grep -c '^dir=passive .* state=established .* bidir=1 ')" -eq $L ] && [ "$(hubc | wc -l)" -eq $L ]; }
 hub_empty() { [ -z "$(hubc)" ]; }
 
 r=1
 while [ $r -le $ROUNDS ]; do
     save a$r
+    [ $r = 1 ] && [ "$SRQ" = 0 ] && M0=$(mem_free)
     t0=$(cut -d. -f1 /proc/uptime)
     check "round $r: all $L peers ping the hub at once, 3 replies each" storm_ping
     diag "round $r: pings done in $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
     check "round $r: the hub holds one established bidirectional connection per peer ($L)" wait_for 20 hub_est
     [ "$(hubc | wc -l)" -eq $L ] || diag "hub: $(hubc)"
+    if [ $r = 1 ] && [ "$SRQ" = 0 ]; then
+        # idle: every connection carried its three echoes; per connection = per QP pair.
+        # Bounds: the driver's count, two receive buffers (~67 KiB) per end at most (a ring
+        # of one that grew once) plus the send rings; the free pages, 512 KiB per pair (the
+        # bench reads ~220 at N = 300; in-tree's non-SRQ connection pins ~17 MiB): a ring
+        # that never shrank, or buffers kept past their connection's need, fail them
+        M1=$(mem_free) P=$(pinned_all)
+        diag "round 1, $L idle connections: free -$((M0 - M1)) KiB ($(( (M0 - M1) / L )) KiB per connection), the driver counts $P KiB pinned ($((P / L)) per connection, both ends); rx_size: $(hubc | sed -n 's/.* rx_size=\([0-9]*\).*/\1/p' | sort -n | uniq -c | tr -s ' \n' ' ')"
+        check "round 1: the driver pins at most 2 receive buffers per end per idle connection ($((P / L)) KiB <= 280)" test $((P / L)) -le 280
+        check "round 1: free memory per idle connection <= 512 KiB ($(( (M0 - M1) / L )))" test $(( (M0 - M1) / L )) -le 512
+    fi
     check "round $r: every peer to datagram at once" peers_mode datagram
     check "round $r: the hub's table empties" wait_for 60 hub_empty
     hub_empty || diag "hub: $(hubc)"
