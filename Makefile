@@ -48,13 +48,16 @@ KMAKE = $(MAKE) -C $(kdir-or-die) M=$(CURDIR) $(if $(KCC),CC=$(KCC)) $(pahole-ar
 
 STRICT_LOG := build/strict.log
 
-.PHONY: all modules clean clean-stock strict check neg-tests deps help test test-full kunit e2e demo bench install install-test
+# The one version string: MODULE_VERSION (Kbuild), dkms.conf's PACKAGE_VERSION, make install.
+VERSION := $(shell cat $(CURDIR)/VERSION)
+
+.PHONY: all modules clean clean-stock strict check check-version check-history neg-tests deps help test test-full kunit e2e demo bench install install-test
 
 all modules: deps
 	+$(KMAKE) modules
 
 # Install missing Debian packages (headers, g++ matching gcc) only when something is absent.
-# Must not expand $(KDIR): that would fix it before the headers exist (issue 8).
+# Must not expand $(KDIR): that would fix it before the headers exist.
 deps:
 	@KDIR='$(KDIR_GIVEN)' $(CURDIR)/scripts/kdir --deps $(KSERIES) >/dev/null
 
@@ -87,7 +90,21 @@ check: all
 	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
 	$(CURDIR)/scripts/check-sizes.sh; \
-	$(CURDIR)/scripts/check-notes.sh
+	$(CURDIR)/scripts/check-notes.sh; \
+	$(MAKE) --no-print-directory check-version check-history
+
+# MODULE_VERSION of the built .ko and dkms.conf's PACKAGE_VERSION both equal VERSION.
+check-version:
+	@set -e; mod=$$(modinfo -F version ib_ipoib_cm.ko); \
+	dkms=$$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf); \
+	if [ "$$mod" != "$(VERSION)" ] || [ "$$dkms" != "$(VERSION)" ]; then \
+		echo "check-version: VERSION $(VERSION), ib_ipoib_cm.ko $$mod, dkms.conf $$dkms"; exit 1; fi; \
+	echo "check-version: $(VERSION) (VERSION, ib_ipoib_cm.ko, dkms.conf)"
+
+# No process references in tracked files (scripts/check-history.sh; report-only unless
+# CHECK_HISTORY_STRICT=1).
+check-history:
+	@$(CURDIR)/scripts/check-history.sh
 
 neg-tests: deps
 	@KDIR=$(kdir-or-die) KCC=$(KCC) $(CURDIR)/scripts/neg-tests.sh
@@ -120,7 +137,9 @@ INSTALL_MOD_DIR ?= updates
 install: all
 	@set -e; kver=$$(modinfo -F vermagic ib_ipoib_cm.ko | cut -d' ' -f1); \
 	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
-	install -D -m 0644 ib_ipoib_cm.ko "$$dir/ib_ipoib_cm.ko"; echo "  INSTALL $$dir/ib_ipoib_cm.ko"; \
+	ver=$$(modinfo -F version ib_ipoib_cm.ko); [ "$$ver" = "$(VERSION)" ] || \
+		{ echo "install: ib_ipoib_cm.ko is version '$$ver', VERSION says $(VERSION): rebuild"; exit 1; }; \
+	install -D -m 0644 ib_ipoib_cm.ko "$$dir/ib_ipoib_cm.ko"; echo "  INSTALL $$dir/ib_ipoib_cm.ko ($(VERSION))"; \
 	if [ "$(INSTALL_BLACKLIST)" = 1 ]; then \
 		install -D -m 0644 scripts/modprobe/ib_ipoib_cm.conf "$(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; \
 		echo "  INSTALL $(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; fi; \

@@ -97,4 +97,5 @@ module_exit(kapi_module_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("ib_ipoib_cm developers");
+MODULE_VERSION(IB_IPOIB_CM_VERSION);
 MODULE_DESCRIPTION("IP over InfiniBand with connected mode (RFC 4391/4392/4755), restricted C++");
