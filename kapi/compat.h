@@ -28,13 +28,6 @@
 	__builtin_choose_expr(__builtin_types_compatible_p(type, typeof(&(fn_a))), (fn_a), (fn_b))
 
 /*
- * header_ops.parse gained "const struct net_device *dev" between its skb and haddr
- * arguments (6.12.y: there in 6.12.95; Debian's 6.1.192 still has the two-argument form).
- */
-#define kapi_hdr_parse_pick(fn_dev, fn_nodev) \
-	kapi_pick(typeof(((struct header_ops *)0)->parse), fn_dev, fn_nodev)
-
-/*
  * ib_sa_path_rec_get()'s completion callback takes "unsigned int num_prs" (6.12; "int
  * num_prs" in 6.1). The callback is a parameter, whose type C cannot name directly, so the
  * test compares the whole prototype with the 6.12 one declared here (only its type is used;

@@ -124,23 +124,13 @@ static int kapi_hdr_create(struct sk_buff *skb, struct net_device *dev, unsigned
 	return ipoib_core_if_header_create(core_of(dev), (struct kapi_skb *)skb, type, daddr);
 }
 
-/* The source hw address the receive path left in the pseudo header (zeros when unknown). */
-static int kapi_hdr_parse(const struct sk_buff *skb, unsigned char *haddr)
-{
-	memcpy(haddr, skb_mac_header(skb), INFINIBAND_ALEN);
-	return INFINIBAND_ALEN;
-}
-
-/* 6.12.y: header_ops.parse also gets the device (compat.h). */
-static int kapi_hdr_parse_dev(const struct sk_buff *skb, const struct net_device *dev,
-			      unsigned char *haddr)
-{
-	return kapi_hdr_parse(skb, haddr);
-}
-
+/*
+ * No .parse: dev_parse_header()'s callers give it 8 bytes (nfnetlink_log's and nfnetlink_queue's
+ * hw_addr[8], AF_PACKET's sockaddr_ll.sll_addr[8]) and our address is 20 (RFC 4391 §9.1.1);
+ * raw captures still see the source in the pseudo header.
+ */
 static const struct header_ops kapi_hdr_ops = {
 	.create = kapi_hdr_create,
-	.parse = kapi_hdr_parse_pick(kapi_hdr_parse_dev, kapi_hdr_parse),
 };
 
 /* ---- NAPI and work ---- */
