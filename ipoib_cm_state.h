@@ -26,6 +26,43 @@ inline constexpr u8 kCmResponseTimeout = 18;
 // 5 * 1.152 s = 5.8 s. The REP we send as passive side is retried as the peer's REQ asks
 // (ib_cm copies its Local CM Response Timeout and Max CM Retries): Linux's 20/15.
 inline constexpr u8 kMaxCmRetries = 4;
+// ---- What a REQ may ask of us (its timers, which ib_cm copies into our cm_id before we see
+// the REQ; IBA 12.6.5 REQ fields). Anyone on the partition writes them, and ib_cm then waits
+// them out: the REP we send is resent every Local CM Response Timeout, Max CM Retries times,
+// and ib_destroy_cm_id (rmmod, ifdown) waits for that REP MAD when the id entered TIMEWAIT
+// from REP_SENT (core/cm.c cm_send_rej_locked does not cancel it); TIMEWAIT itself lasts the
+// local ACK timeout (core/cm.c cm_enter_timewait: av.timeout = packet lifetime + 1), and the
+// passive QP retries sends for that long. A REQ asking for more than these bounds is rejected
+// (REJ 5 "Unsupported Request", our private data; counted cm_rej_tx_req_bounds).
+//
+// CM response timeouts (remote and local, 5 bits): at most 20 = 4.096 us * 2^20 = 4.3 s, what
+// the in-tree Linux driver, the largest value any known implementation sends, asks for.
+inline constexpr u8 kReqMaxCmResponseTimeout = 20;
+// Max CM Retries (4 bits) is not in ib_cm's REQ event, so the bound assumes its largest value,
+// 15 (Linux's): the REP's whole retry budget, 16 * cm_time_ms(local), is then at most Linux's own
+// 16 * 4096 ms = 65.5 s.
+inline constexpr u32 kReqMaxRepRetryMs = 16 * 4096;
+static_assert(16 * (1u << (kReqMaxCmResponseTimeout - 8)) <= kReqMaxRepRetryMs);
+// The primary path's local ACK timeout (5 bits, 4.096 us * 2^n): at most 21 (8.6 s; ib_cm
+// 8192 ms of TIMEWAIT). ib_cm's own REQs send packet lifetime + 1 or the CA's ACK delay, the
+// larger (core/cm.c cm_ack_timeout); OpenSM's default subnet lifetime 18 gives 19, and a
+// fabric that needs more than 8 s per hop is not one connected mode can serve.
+inline constexpr u8 kReqMaxLocalAckTimeout = 21;
+struct ReqTimers {
+	u8 remote_response = 0;	// Remote CM Response Timeout
+	u8 local_response = 0;	// Local CM Response Timeout: ib_cm's REP resend interval
+	u8 local_ack = 0;	// Primary Local ACK Timeout: TIMEWAIT, the passive QP's timeout
+};
+enum class ReqBound : u8 { Ok, CmResponseTimeout, LocalAckTimeout };
+ReqBound req_timers_check(const ReqTimers &t);
+// What ib_cm copies from a REQ/REP into our RC QP at RTS (IBA 9.7.6.1.3 timeout and
+// retry_cnt), bounded before ib_modify_qp: a timeout of 31 (2.4 h per retry) with 7 retries
+// would hold a send to a dead peer for most of a day, past the send watchdog's reach (the
+// watchdog tears down, but the QP's flush still waits for the retries). The peer's RNR retry
+// count is left as it asks (the RNR behaviour is its own policy).
+inline constexpr u8 kQpMaxLocalAckTimeout = kReqMaxLocalAckTimeout;
+inline constexpr u8 kQpMaxRetryCount = 3;
+
 // Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
 // a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
 // timeout comes from the path (ib_cm: packet lifetime + 1, raised to the CA's ACK delay,
@@ -164,6 +201,7 @@ u8 rej_reason_for(PrivDataResult bad_private_data);
 inline constexpr u8 kRejCrossing = rej::kConsumer;
 inline constexpr u8 kRejLimit = rej::kNoQp;		// max_nonsrq_conn_qp reached (as Linux)
 inline constexpr u8 kRejNoResources = rej::kNoResources;	// setup failed, or closing
+inline constexpr u8 kRejReqBounds = rej::kUnsupported;	// timers beyond ReqBound's bounds
 inline constexpr u8 kRejTooLate = rej::kTimeout;	// a REP after we gave up (as ib_cm would)
 // IBA 12.6.7.2: a Timeout REJ carries the rejecting CA's GUID as ARI, and the peer's ib_cm finds
 // the connection by it (core/cm.c cm_acquire_rejected_id); without it the REJ is dropped and the
@@ -247,6 +285,7 @@ struct Event {
 	PrivDataResult priv = PrivDataResult::Ok;	// ReqReceived / RepReceived
 	bool peer_bidir = false;	// Req/Rep/RejReceived: the peer's block announces kCapBidir
 	Crossing crossing = Crossing::None;	// ReqReceived: our REQ to this peer is outstanding
+	ReqBound req_bound = ReqBound::Ok;	// ReqReceived: req_timers_check of its timers
 	bool over_limit = false;	// ReqReceived / Connect: max_nonsrq_conn_qp reached
 	u8 rej_reason = 0;		// RejReceived
 	WcCause wc = WcCause::Other;	// WcError
@@ -401,6 +440,7 @@ enum class Ctr : u8 {
 	Reaped,			// idle timeout
 	WatchdogTeardowns,
 	RejSentCrossing, RejSentPrivData, RejSentLimit, RejSentNoResources, RejSentTooLate,
+	RejSentReqBounds,	// a REQ whose timers exceed the ReqBound bounds
 	RejRxRetryRfc, RejRxCrossing, RejRxStale, RejRxFallBack, RejRxPeer,	// Peer: after RTU/REP
 	CrossingsWon,		// we rejected the peer's crossing REQ; ours survives
 	CrossingsLost,		// we accepted the peer's crossing REQ; ours is rejected
@@ -423,7 +463,7 @@ enum class Ctr : u8 {
 	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 50;
+inline constexpr usize kCtrCount = 51;
 const char *ctr_name(Ctr c);
 
 struct Counters {

@@ -582,7 +582,9 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	cm::Crossing x = cm::Crossing::None;
 	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
 		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
-	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg), notes);
+	cm::Event e = cm::Event::req(res, peer_bidir, x, over, neg);
+	e.req_bound = cm::req_timers_check({ev.req_remote_response, ev.req_local_response, ev.req_local_ack});
+	const cm::Step st = c->feed(e, notes);
 	const bool accepted = st.has(cm::Action::SendRep);
 	if (p && accepted) {
 		p->passive = c;
