@@ -384,6 +384,12 @@ Step Conn::on_accepting(const Event &e)
 		ctr_.inc(Ctr::RepTimeouts);
 		teardown(st, false);
 		return st;
+	case Ev::AcceptTimeout:
+		// no REJ here: from REP_SENT it would leave ib_cm's REP outstanding in TIMEWAIT;
+		// the Destroy's ib_destroy_cm_id cancels it and rejects
+		ctr_.inc(Ctr::AcceptTimeouts);
+		teardown(st, false);
+		return st;
 	case Ev::RejReceived:
 		ctr_.inc(Ctr::RejRxPeer);
 		ctr_.inc(Ctr::PeerClosed);

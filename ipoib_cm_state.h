@@ -103,6 +103,14 @@ u64 iba_time_ns(u8 n);
 // RNR NAK under infinite RNR retry.
 inline constexpr u64 kSendWatchdogMs = 10000;
 bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// A passive connection stays accepting (our REP sent, no RTU, no receive) at most this long:
+// an RTU follows a REP within milliseconds, and a lost REP is resent after the REQ's Local CM
+// Response Timeout (at most 4.3 s, kReqMaxCmResponseTimeout). ib_cm itself would wait the
+// REQ's whole retry budget (up to 65.5 s) while the slot, its QP and ring stay ours and a
+// REQ nobody answers could hold them; past the deadline the housekeeping work tears it down
+// (cm_accept_timeouts) and ib_cm's destroy cancels the REP.
+inline constexpr u64 kAcceptDeadlineMs = 10000;
+bool accept_overdue(u64 now_ms, u64 since_ms);
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once.
 struct SendClock {
@@ -230,6 +238,7 @@ enum class Ev : u8 {
 	Close,		// interface down, rmmod, neighbour gone, redundant connection
 	IdleTimeout,	// unused for cm_idle_timeout: reap
 	SendWatchdog,	// sends outstanding and none completed for kSendWatchdogMs
+	AcceptTimeout,	// passive: no RTU (nor a first receive) kAcceptDeadlineMs after the REQ
 	ModeDatagram,	// admin mode set to datagram: active ones close, passive ones stop sending
 	ModeConnected,	// admin mode set to connected: passive bidirectional ones may send again
 	CrossingLost,	// active: we accepted the peer's crossing REQ (§3.3), it will reject ours
@@ -259,7 +268,7 @@ enum class Ev : u8 {
 	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
 	DrainTimeout,	// the fence did not complete in time
 };
-inline constexpr usize kEvCount = 29;
+inline constexpr usize kEvCount = 30;
 // Where each event comes from: QP events, completions and timers arrive in atomic context
 // (QP event handler, NAPI, timer); local intents and CM events in process context.
 bool from_atomic(Ev e);
@@ -441,6 +450,7 @@ enum class Ctr : u8 {
 	WatchdogTeardowns,
 	RejSentCrossing, RejSentPrivData, RejSentLimit, RejSentNoResources, RejSentTooLate,
 	RejSentReqBounds,	// a REQ whose timers exceed the ReqBound bounds
+	AcceptTimeouts,		// accepting past kAcceptDeadlineMs: torn down
 	RejRxRetryRfc, RejRxCrossing, RejRxStale, RejRxFallBack, RejRxPeer,	// Peer: after RTU/REP
 	CrossingsWon,		// we rejected the peer's crossing REQ; ours survives
 	CrossingsLost,		// we accepted the peer's crossing REQ; ours is rejected
@@ -463,7 +473,7 @@ enum class Ctr : u8 {
 	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 51;
+inline constexpr usize kCtrCount = 52;
 const char *ctr_name(Ctr c);
 
 struct Counters {

@@ -700,6 +700,29 @@ KTEST(cm_state_passive, req_bounds)
 	EXPECT_EQ(ok.counters()[Ctr::RejSentReqBounds], 0u);
 }
 
+KTEST(cm_state_passive, accept_deadline)
+{
+	// seconds: past a few of a peer's REP retries' worth of delay (our REP is resent every
+	// CM response timeout, at most 4.3 s by the REQ bounds), far past an RTU's milliseconds
+	EXPECT_GE(kAcceptDeadlineMs, 2 * u64(cm_time_ms(kCmResponseTimeout)));
+	EXPECT_LE(kAcceptDeadlineMs, 15000u);
+	EXPECT_FALSE(accept_overdue(1000 + kAcceptDeadlineMs - 1, 1000));
+	EXPECT_TRUE(accept_overdue(1000 + kAcceptDeadlineMs, 1000));
+	EXPECT_FALSE(accept_overdue(500, 1000));	// a clock read before the REQ's: not overdue
+	// an unanswered REP: the deadline tears the connection down without a REJ of ours (ib_cm's
+	// destroy in REP_SENT cancels the REP, then rejects), counted
+	Conn a = passive_accepting(cfg(false));	// non-SRQ: the drain WR fences
+	Step st = a.on(ev(Ev::AcceptTimeout));
+	EXPECT_ACTIONS(st, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(a.counters()[Ctr::AcceptTimeouts], 1u);
+	EXPECT_EQ(a.state(), State::Draining);
+	EXPECT_FALSE(a.sending());
+	// once established it means nothing (ignored, counted as such)
+	Conn e = passive_established(cfg(true), true);
+	EXPECT_TRUE(e.on(ev(Ev::AcceptTimeout)).ignored);
+	EXPECT_EQ(e.state(), State::Established);
+}
+
 KTEST(cm_state_passive, teardown_paths)
 {
 	Conn t = passive_accepting(cfg(false));
@@ -1025,6 +1048,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::Close,		"xxx.xxx."},
 	{Ev::IdleTimeout,	"xxx.xxx."},
 	{Ev::SendWatchdog,	"..x...x."},
+	{Ev::AcceptTimeout,	".....x.."},
 	{Ev::ModeDatagram,	"xxx.xxx."},
 	{Ev::ModeConnected,	"x.x.xxx."},
 	{Ev::CrossingLost,	".x......"},
@@ -1934,6 +1958,7 @@ KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
 KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
 	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
 	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, req_bounds),
+	    KTEST_CASE(cm_state_passive, accept_deadline),
 	    KTEST_CASE(cm_state_passive, teardown_paths),
 	    KTEST_CASE(cm_state_passive, close_while_accepting), KTEST_CASE(cm_state_passive, established_teardown),
 	    KTEST_CASE(cm_state_passive, one_way_has_no_watchdog));

@@ -7,6 +7,9 @@
 # - Linux's values (CM response timeout 20, OpenSM's lifetime 18 -> Local ACK Timeout 19) -> REP;
 # - a CM response timeout above 20 (21, 31) or a Local ACK Timeout above 21 (22, 31) -> REJ 5
 #   (Unsupported Request) with our private data, counted cm_rej_tx_req_bounds, no connection;
+# - a REQ within the bounds whose peer never answers our REP (Linux's timers: ib_cm alone would
+#   resend the REP for 65 s) is torn down by our own accepting deadline (10 s,
+#   cm_accept_timeouts);
 # - the REQ that held rmmod for hours (timeouts 31, lifetime 30, no answer to a REP) is
 #   refused, and rmmod ib_ipoib_cm right after it takes seconds.
 # Bounds: docs/connected.md §3.
@@ -21,7 +24,7 @@
 # kernels: stock debug
 # tier: long
 . /e2e/lib.sh
-plan 20
+plan 25
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 PAR=/sys/module/ipoib_cmreq_test/parameters
@@ -57,6 +60,15 @@ check_delta "three accepted" b -:icm1 cm_accepted -eq 3
 check_delta "four refused for their timers" b -:icm1 cm_rej_tx_req_bounds -eq 4
 check_delta "... as REJ 5 (Unsupported Request)" b -:icm1 cm_rej_tx_5_unsupported -eq 4
 check "nothing left in the table" wait_for 10 table_empty
+
+snap a -:icm1
+expect "Linux's timers, peer silent after our REP" "result=rep " 20 18 vanish
+check "its connection shows as accepting" grep -q 'dir=passive.*state=accepting' $CONNS
+t0=$(cut -d. -f1 /proc/uptime)
+check "... and is gone within 15 s, before ib_cm's REP retries end" wait_for 15 table_empty
+diag "accepting slot gone after about $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
+check_delta "counted as an accept timeout" a -:icm1 cm_accept_timeouts -eq 1
+check_delta "... not as a REP timeout" a -:icm1 cm_rep_timeouts -eq 0
 
 expect "timeouts 31, lifetime 30, peer silent after a REP -> refused" "result=rej reason=5 " 31 30 vanish
 check "no connection kept for it" table_empty
