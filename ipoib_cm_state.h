@@ -310,9 +310,10 @@ struct Event {
 		return e;
 	}
 	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false,
-			 const Negotiated &n = {})
+			 const Negotiated &n = {}, ReqBound b = ReqBound::Ok)
 	{
 		Event e = of(Ev::ReqReceived);
+		e.req_bound = b;
 		e.priv = p;
 		e.peer_bidir = bidir;
 		e.crossing = c;
