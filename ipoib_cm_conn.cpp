@@ -82,6 +82,7 @@ void Connection::adopt(kapi_cm_id *id, u32 remote_qpn, u32 peer_recv_mtu)
 	id_ = id;
 	__atomic_store_n(&remote_qpn_, remote_qpn, __ATOMIC_RELAXED);
 	peer_recv_mtu_ = peer_recv_mtu;
+	req_ms_ = kapi_now_ms();	// accepting's deadline runs from here (cm::kAcceptDeadlineMs)
 	__atomic_store_n(&mtu_, cm::connection_mtu(t_.recv_mtu(), peer_recv_mtu), __ATOMIC_RELAXED);
 }
 

@@ -141,6 +141,8 @@ public:
 	// 0 when xmit/NAPI touched it after the caller read now (kstd::ms_since; no wrap).
 	u64 idle_ms(u64 now) const { return kstd::ms_since(now, __atomic_load_n(&used_ms_, __ATOMIC_RELAXED)); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
+	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
+	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
 	// item, which resumes the step. The housekeeping work and stop's wait loop call it.
 	void resume_if_due(u64 now);
@@ -204,6 +206,7 @@ private:
 	u32 peer_recv_mtu_ = 0;
 	u32 mtu_ = 0;			// RFC 4755 §5.1: min of both Receive MTUs - 4
 	u64 used_ms_ = 0;
+	u64 req_ms_ = 0;		// passive: when its REQ arrived (adopt)
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;

@@ -182,15 +182,16 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::QpToInit:
 		if (dir_ == cm::Dir::Active)	// its cm_id is idle until the REQ: ib_cm cannot help
 			return kstd::from_errno(kapi_rc_qp_to_init(qp_, t_.port(), t_.pkey_index()));
-		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0, 0, 0));
 	case Action::PostRecv:
 		if (srq_)	// the SRQ holds the receives; it must hold some
 			return t_.srq_ring().posted() ? Status::Ok : Status::NoMem;
 		return rx_.post_initial(t_.params().nonsrq_min_recv);
 	case Action::QpToRtr:
-		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer)));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer), 0, 0));
 	case Action::QpToRts: {
-		const int rc = kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0);
+		const int rc = kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0, cm::kQpMaxLocalAckTimeout,
+						 cm::kQpMaxRetryCount);
 		rts_done_ = rc == 0;
 		return kstd::from_errno(rc);
 	}

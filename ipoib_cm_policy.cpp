@@ -29,6 +29,20 @@ u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries)
 	return (u32(retries) + 1) * (2 * cm_time_ms(packet_life) + cm_time_ms(response_timeout));
 }
 
+ReqBound req_timers_check(const ReqTimers &t)
+{
+	if (t.remote_response > kReqMaxCmResponseTimeout || t.local_response > kReqMaxCmResponseTimeout)
+		return ReqBound::CmResponseTimeout;
+	if (t.local_ack > kReqMaxLocalAckTimeout)
+		return ReqBound::LocalAckTimeout;
+	return ReqBound::Ok;
+}
+
+bool accept_overdue(u64 now_ms, u64 since_ms)
+{
+	return kstd::i64(now_ms - since_ms) >= kstd::i64(kAcceptDeadlineMs);
+}
+
 u64 iba_time_ns(u8 n)
 {
 	return u64(4096) << (n & 31);	// 4.096 us * 2^n, a 5-bit field
@@ -114,7 +128,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 	"cm_opened", "cm_rfc_sid_retries", "cm_accepted", "cm_closed", "cm_reaped",
 	"cm_watchdog_teardowns",
 	"cm_rej_tx_crossing", "cm_rej_tx_priv_data", "cm_rej_tx_limit", "cm_rej_tx_no_resources",
-	"cm_rej_tx_too_late",
+	"cm_rej_tx_too_late", "cm_rej_tx_req_bounds", "cm_accept_timeouts",
 	"cm_rej_rx_retry_rfc", "cm_rej_rx_crossing", "cm_rej_rx_stale", "cm_rej_rx_fall_back",
 	"cm_rej_rx_peer",
 	"cm_crossings_won", "cm_crossings_lost", "cm_crossings_both",

@@ -306,6 +306,11 @@ void CmTable::housekeeping()
 				c.feed(cm::Event::of(cm::Ev::DrainTimeout), notes);
 				continue;
 			}
+			if (c.state() == cm::State::Accepting && c.accept_overdue(now)) {
+				// our REP unanswered: the slot is not the peer's to hold (cm_accept_timeouts)
+				c.feed(cm::Event::of(cm::Ev::AcceptTimeout), notes);
+				continue;
+			}
 			if (c.state() != cm::State::Established)
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping

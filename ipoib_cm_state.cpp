@@ -206,6 +206,8 @@ Step Conn::on_idle(const Event &e)
 		bool pair = cfg_.local_bidir && e.peer_bidir;
 		if (e.priv != PrivDataResult::Ok) {
 			reject(st, ctr_, rej_reason_for(e.priv), Ctr::RejSentPrivData);
+		} else if (e.req_bound != ReqBound::Ok) {
+			reject(st, ctr_, kRejReqBounds, Ctr::RejSentReqBounds);
 		} else if (pair && e.crossing == Crossing::LocalWins) {
 			// RFC 4755 §3.3: our address is not smaller: reject with Consumer Reject;
 			// our own REQ survives and the peer uses it.
@@ -380,6 +382,12 @@ Step Conn::on_accepting(const Event &e)
 		return st;
 	case Ev::RepError:
 		ctr_.inc(Ctr::RepTimeouts);
+		teardown(st, false);
+		return st;
+	case Ev::AcceptTimeout:
+		// no REJ here: from REP_SENT it would leave ib_cm's REP outstanding in TIMEWAIT;
+		// the Destroy's ib_destroy_cm_id cancels it and rejects
+		ctr_.inc(Ctr::AcceptTimeouts);
 		teardown(st, false);
 		return st;
 	case Ev::RejReceived:

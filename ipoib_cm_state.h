@@ -26,6 +26,43 @@ inline constexpr u8 kCmResponseTimeout = 18;
 // 5 * 1.152 s = 5.8 s. The REP we send as passive side is retried as the peer's REQ asks
 // (ib_cm copies its Local CM Response Timeout and Max CM Retries): Linux's 20/15.
 inline constexpr u8 kMaxCmRetries = 4;
+// ---- What a REQ may ask of us (its timers, which ib_cm copies into our cm_id before we see
+// the REQ; IBA 12.6.5 REQ fields). Anyone on the partition writes them, and ib_cm then waits
+// them out: the REP we send is resent every Local CM Response Timeout, Max CM Retries times,
+// and ib_destroy_cm_id (rmmod, ifdown) waits for that REP MAD when the id entered TIMEWAIT
+// from REP_SENT (core/cm.c cm_send_rej_locked does not cancel it); TIMEWAIT itself lasts the
+// local ACK timeout (core/cm.c cm_enter_timewait: av.timeout = packet lifetime + 1), and the
+// passive QP retries sends for that long. A REQ asking for more than these bounds is rejected
+// (REJ 5 "Unsupported Request", our private data; counted cm_rej_tx_req_bounds).
+//
+// CM response timeouts (remote and local, 5 bits): at most 20 = 4.096 us * 2^20 = 4.3 s, what
+// the in-tree Linux driver, the largest value any known implementation sends, asks for.
+inline constexpr u8 kReqMaxCmResponseTimeout = 20;
+// Max CM Retries (4 bits) is not in ib_cm's REQ event, so the bound assumes its largest value,
+// 15 (Linux's): the REP's whole retry budget, 16 * cm_time_ms(local), is then at most Linux's own
+// 16 * 4096 ms = 65.5 s.
+inline constexpr u32 kReqMaxRepRetryMs = 16 * 4096;
+static_assert(16 * (1u << (kReqMaxCmResponseTimeout - 8)) <= kReqMaxRepRetryMs);
+// The primary path's local ACK timeout (5 bits, 4.096 us * 2^n): at most 21 (8.6 s; ib_cm
+// 8192 ms of TIMEWAIT). ib_cm's own REQs send packet lifetime + 1 or the CA's ACK delay, the
+// larger (core/cm.c cm_ack_timeout); OpenSM's default subnet lifetime 18 gives 19, and a
+// fabric that needs more than 8 s per hop is not one connected mode can serve.
+inline constexpr u8 kReqMaxLocalAckTimeout = 21;
+struct ReqTimers {
+	u8 remote_response = 0;	// Remote CM Response Timeout
+	u8 local_response = 0;	// Local CM Response Timeout: ib_cm's REP resend interval
+	u8 local_ack = 0;	// Primary Local ACK Timeout: TIMEWAIT, the passive QP's timeout
+};
+enum class ReqBound : u8 { Ok, CmResponseTimeout, LocalAckTimeout };
+ReqBound req_timers_check(const ReqTimers &t);
+// What ib_cm copies from a REQ/REP into our RC QP at RTS (IBA 9.7.6.1.3 timeout and
+// retry_cnt), bounded before ib_modify_qp: a timeout of 31 (2.4 h per retry) with 7 retries
+// would hold a send to a dead peer for most of a day, past the send watchdog's reach (the
+// watchdog tears down, but the QP's flush still waits for the retries). The peer's RNR retry
+// count is left as it asks (the RNR behaviour is its own policy).
+inline constexpr u8 kQpMaxLocalAckTimeout = kReqMaxLocalAckTimeout;
+inline constexpr u8 kQpMaxRetryCount = 3;
+
 // Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
 // a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
 // timeout comes from the path (ib_cm: packet lifetime + 1, raised to the CA's ACK delay,
@@ -66,6 +103,14 @@ u64 iba_time_ns(u8 n);
 // RNR NAK under infinite RNR retry.
 inline constexpr u64 kSendWatchdogMs = 10000;
 bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// A passive connection stays accepting (our REP sent, no RTU, no receive) at most this long:
+// an RTU follows a REP within milliseconds, and a lost REP is resent after the REQ's Local CM
+// Response Timeout (at most 4.3 s, kReqMaxCmResponseTimeout). ib_cm itself would wait the
+// REQ's whole retry budget (up to 65.5 s) while the slot, its QP and ring stay ours and a
+// REQ nobody answers could hold them; past the deadline the housekeeping work tears it down
+// (cm_accept_timeouts) and ib_cm's destroy cancels the REP.
+inline constexpr u64 kAcceptDeadlineMs = 10000;
+bool accept_overdue(u64 now_ms, u64 since_ms);
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once.
 struct SendClock {
@@ -164,6 +209,7 @@ u8 rej_reason_for(PrivDataResult bad_private_data);
 inline constexpr u8 kRejCrossing = rej::kConsumer;
 inline constexpr u8 kRejLimit = rej::kNoQp;		// max_nonsrq_conn_qp reached (as Linux)
 inline constexpr u8 kRejNoResources = rej::kNoResources;	// setup failed, or closing
+inline constexpr u8 kRejReqBounds = rej::kUnsupported;	// timers beyond ReqBound's bounds
 inline constexpr u8 kRejTooLate = rej::kTimeout;	// a REP after we gave up (as ib_cm would)
 // IBA 12.6.7.2: a Timeout REJ carries the rejecting CA's GUID as ARI, and the peer's ib_cm finds
 // the connection by it (core/cm.c cm_acquire_rejected_id); without it the REJ is dropped and the
@@ -192,6 +238,7 @@ enum class Ev : u8 {
 	Close,		// interface down, rmmod, neighbour gone, redundant connection
 	IdleTimeout,	// unused for cm_idle_timeout: reap
 	SendWatchdog,	// sends outstanding and none completed for kSendWatchdogMs
+	AcceptTimeout,	// passive: no RTU (nor a first receive) kAcceptDeadlineMs after the REQ
 	ModeDatagram,	// admin mode set to datagram: active ones close, passive ones stop sending
 	ModeConnected,	// admin mode set to connected: passive bidirectional ones may send again
 	CrossingLost,	// active: we accepted the peer's crossing REQ (§3.3), it will reject ours
@@ -221,7 +268,7 @@ enum class Ev : u8 {
 	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
 	DrainTimeout,	// the fence did not complete in time
 };
-inline constexpr usize kEvCount = 29;
+inline constexpr usize kEvCount = 30;
 // Where each event comes from: QP events, completions and timers arrive in atomic context
 // (QP event handler, NAPI, timer); local intents and CM events in process context.
 bool from_atomic(Ev e);
@@ -247,6 +294,7 @@ struct Event {
 	PrivDataResult priv = PrivDataResult::Ok;	// ReqReceived / RepReceived
 	bool peer_bidir = false;	// Req/Rep/RejReceived: the peer's block announces kCapBidir
 	Crossing crossing = Crossing::None;	// ReqReceived: our REQ to this peer is outstanding
+	ReqBound req_bound = ReqBound::Ok;	// ReqReceived: req_timers_check of its timers
 	bool over_limit = false;	// ReqReceived / Connect: max_nonsrq_conn_qp reached
 	u8 rej_reason = 0;		// RejReceived
 	WcCause wc = WcCause::Other;	// WcError
@@ -262,9 +310,10 @@ struct Event {
 		return e;
 	}
 	static Event req(PrivDataResult p, bool bidir, Crossing c = Crossing::None, bool over_limit = false,
-			 const Negotiated &n = {})
+			 const Negotiated &n = {}, ReqBound b = ReqBound::Ok)
 	{
 		Event e = of(Ev::ReqReceived);
+		e.req_bound = b;
 		e.priv = p;
 		e.peer_bidir = bidir;
 		e.crossing = c;
@@ -401,6 +450,8 @@ enum class Ctr : u8 {
 	Reaped,			// idle timeout
 	WatchdogTeardowns,
 	RejSentCrossing, RejSentPrivData, RejSentLimit, RejSentNoResources, RejSentTooLate,
+	RejSentReqBounds,	// a REQ whose timers exceed the ReqBound bounds
+	AcceptTimeouts,		// accepting past kAcceptDeadlineMs: torn down
 	RejRxRetryRfc, RejRxCrossing, RejRxStale, RejRxFallBack, RejRxPeer,	// Peer: after RTU/REP
 	CrossingsWon,		// we rejected the peer's crossing REQ; ours survives
 	CrossingsLost,		// we accepted the peer's crossing REQ; ours is rejected
@@ -423,7 +474,7 @@ enum class Ctr : u8 {
 	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 50;
+inline constexpr usize kCtrCount = 52;
 const char *ctr_name(Ctr c);
 
 struct Counters {

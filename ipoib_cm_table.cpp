@@ -577,14 +577,15 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	const bool over = over_limit();
 	conns_.push_back(*c);
 	nconns_++;
-	CmPeer *p = res == cm::PrivDataResult::Ok ? find_or_add(peer, Gfp::Atomic) : nullptr;
+	CmPeer *p = res == cm::PrivDataResult::Ok ? find(peer) : nullptr;	// added if accepted only
 	// RFC 4755 §3.3: our REQ to this peer is outstanding and both ends are bidirectional.
 	cm::Crossing x = cm::Crossing::None;
 	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
 		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
-	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg), notes);
+	const cm::ReqBound b = cm::req_timers_check({ev.req_remote_response, ev.req_local_response, ev.req_local_ack});
+	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg, b), notes);
 	const bool accepted = st.has(cm::Action::SendRep);
-	if (p && accepted) {
+	if (accepted && (p || (p = find_or_add(peer, Gfp::Atomic)))) {
 		p->passive = c;
 		c->owner = p;
 		p->conns++;

@@ -68,6 +68,11 @@ struct kapi_cm_event {
 	kapi_u32 rej_reason;	/* REJ: IBA 12.6.7.2 code */
 	kapi_u32 send_status;	/* *_ERROR: enum ib_wc_status of the failed MAD */
 	kapi_u8 port;		/* REQ: the port it arrived on */
+	/* REQ: the timers ib_cm took from it (IBA 12.6.5), 5-bit IBA time values; local_ack is
+	 * the primary path's Local ACK Timeout (Max CM Retries is not in ib_cm's event) */
+	kapi_u8 req_remote_response;
+	kapi_u8 req_local_response;
+	kapi_u8 req_local_ack;
 };
 
 /* ---- cm_ids ---- */
@@ -115,9 +120,11 @@ int kapi_cm_notify_comm_est(struct kapi_cm_id *id) KAPI_NOEXCEPT;
 /* ---- RC QP state changes ---- */
 enum kapi_cm_qp_state { KAPI_CM_QPS_INIT, KAPI_CM_QPS_RTR, KAPI_CM_QPS_RTS };
 /* ib_cm_init_qp_attr(state) then ib_modify_qp; for RTR, min_rnr_timer (IBA table 45 code) is
- * written over what ib_cm chose. INIT needs an id that received a REQ or sent one (ib_cm). */
+ * written over what ib_cm chose; for RTS, the local ACK timeout and retry count ib_cm took from
+ * the REQ/REP are lowered to max_timeout / max_retry when above them. INIT needs an id that
+ * received a REQ or sent one (ib_cm). */
 int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp_state state,
-		      kapi_u8 min_rnr_timer) KAPI_NOEXCEPT;
+		      kapi_u8 min_rnr_timer, kapi_u8 max_timeout, kapi_u8 max_retry) KAPI_NOEXCEPT;
 /* INIT without ib_cm (an active QP before its REQ: its id is still idle): port, P_Key index,
  * no remote access. */
 int kapi_rc_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index) KAPI_NOEXCEPT;

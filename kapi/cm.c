@@ -55,8 +55,13 @@ static int kapi_cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		e.remote_qpn = ev->param.req_rcvd.remote_qpn;
 		e.service_id = be64_to_cpu(ev->param.req_rcvd.listen_id->service_id);
 		e.port = ev->param.req_rcvd.port;
-		if (ev->param.req_rcvd.primary_path)
+		e.req_remote_response = ev->param.req_rcvd.remote_cm_response_timeout;
+		e.req_local_response = ev->param.req_rcvd.local_cm_response_timeout;
+		if (ev->param.req_rcvd.primary_path) {
 			memcpy(e.dgid, ev->param.req_rcvd.primary_path->dgid.raw, 16);
+			/* core/cm.c cm_format_paths_from_req stored Local ACK Timeout - 1 (if > 0) */
+			e.req_local_ack = ev->param.req_rcvd.primary_path->packet_life_time + 1;
+		}
 		/* id->context is still the listener's (cm_req_handler copies it) */
 		ctx = ipoib_core_cm_req(id->context, (struct kapi_cm_id *)id, &e);
 		if (ctx) {
@@ -169,7 +174,8 @@ int kapi_cm_notify_comm_est(struct kapi_cm_id *id)
 }
 
 /* ---- RC QP state changes ---- */
-int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp_state state, u8 min_rnr_timer)
+int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp_state state, u8 min_rnr_timer,
+		      u8 max_timeout, u8 max_retry)
 {
 	static const enum ib_qp_state to[] = {
 		[KAPI_CM_QPS_INIT] = IB_QPS_INIT, [KAPI_CM_QPS_RTR] = IB_QPS_RTR, [KAPI_CM_QPS_RTS] = IB_QPS_RTS,
@@ -187,6 +193,12 @@ int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp
 	if (state == KAPI_CM_QPS_RTR) {
 		a.min_rnr_timer = min_rnr_timer;
 		mask |= IB_QP_MIN_RNR_TIMER;
+	}
+	if (state == KAPI_CM_QPS_RTS) {
+		if ((mask & IB_QP_TIMEOUT) && a.timeout > max_timeout)
+			a.timeout = max_timeout;
+		if ((mask & IB_QP_RETRY_CNT) && a.retry_cnt > max_retry)
+			a.retry_cnt = max_retry;
 	}
 	return ib_modify_qp((struct ib_qp *)qp, &a, mask);
 }

@@ -666,6 +666,63 @@ KTEST(cm_state_passive, rejects)
 	EXPECT_ACTIONS(g.on(Event::setup_failed(false)), Action::SendRej, Action::Destroy);
 }
 
+KTEST(cm_state_passive, req_bounds)
+{
+	// Linux's REQ (20/20, 15 retries, OpenSM's lifetime 18 -> local ACK 19) and ours pass
+	EXPECT_EQ(req_timers_check({20, 20, 19}), ReqBound::Ok);
+	EXPECT_EQ(req_timers_check({kCmResponseTimeout, kCmResponseTimeout, 15}), ReqBound::Ok);
+	EXPECT_EQ(req_timers_check({kReqMaxCmResponseTimeout, kReqMaxCmResponseTimeout, kReqMaxLocalAckTimeout}), ReqBound::Ok);
+	// the forged REQ that made rmmod wait hours: timeouts 31
+	EXPECT_EQ(req_timers_check({31, 31, 31}), ReqBound::CmResponseTimeout);
+	EXPECT_EQ(req_timers_check({20, 21, 19}), ReqBound::CmResponseTimeout);
+	EXPECT_EQ(req_timers_check({21, 20, 19}), ReqBound::CmResponseTimeout);
+	EXPECT_EQ(req_timers_check({20, 20, 22}), ReqBound::LocalAckTimeout);
+	EXPECT_EQ(req_timers_check({20, 20, 31}), ReqBound::LocalAckTimeout);
+	// the REP's retry budget at the bound, with Max CM Retries 15 (not in ib_cm's event)
+	EXPECT_TRUE((15u + 1) * cm_time_ms(kReqMaxCmResponseTimeout) <= kReqMaxRepRetryMs);
+	EXPECT_TRUE(kQpMaxLocalAckTimeout <= 31 && kQpMaxRetryCount <= 7);
+	// a REQ beyond a bound: REJ with our private data, no QP, counted
+	const ReqBound bad[] = {ReqBound::CmResponseTimeout, ReqBound::LocalAckTimeout};
+	for (ReqBound b : bad) {
+		Conn p(Dir::Passive, cfg(true));
+		Event e = Event::req(PrivDataResult::Ok, true);
+		e.req_bound = b;
+		Step st = p.on(e);
+		EXPECT_ACTIONS(st, Action::SendRej, Action::Destroy);
+		EXPECT_EQ(st.rej_reason, kRejReqBounds);
+		EXPECT_EQ(p.counters()[Ctr::RejSentReqBounds], 1u);
+		EXPECT_EQ(p.counters()[Ctr::Accepted], 0u);
+		EXPECT_FALSE(p.qp_exists());
+	}
+	// and one within the bounds is accepted
+	Conn ok(Dir::Passive, cfg(true));
+	EXPECT_TRUE(ok.on(Event::req(PrivDataResult::Ok, true)).has(Action::SendRep));
+	EXPECT_EQ(ok.counters()[Ctr::RejSentReqBounds], 0u);
+}
+
+KTEST(cm_state_passive, accept_deadline)
+{
+	// seconds: past a few of a peer's REP retries' worth of delay (our REP is resent every
+	// CM response timeout, at most 4.3 s by the REQ bounds), far past an RTU's milliseconds
+	EXPECT_GE(kAcceptDeadlineMs, 2 * u64(cm_time_ms(kCmResponseTimeout)));
+	EXPECT_LE(kAcceptDeadlineMs, 15000u);
+	EXPECT_FALSE(accept_overdue(1000 + kAcceptDeadlineMs - 1, 1000));
+	EXPECT_TRUE(accept_overdue(1000 + kAcceptDeadlineMs, 1000));
+	EXPECT_FALSE(accept_overdue(500, 1000));	// a clock read before the REQ's: not overdue
+	// an unanswered REP: the deadline tears the connection down without a REJ of ours (ib_cm's
+	// destroy in REP_SENT cancels the REP, then rejects), counted
+	Conn a = passive_accepting(cfg(false));	// non-SRQ: the drain WR fences
+	Step st = a.on(ev(Ev::AcceptTimeout));
+	EXPECT_ACTIONS(st, Action::QpToErr, Action::PostDrainWr);
+	EXPECT_EQ(a.counters()[Ctr::AcceptTimeouts], 1u);
+	EXPECT_EQ(a.state(), State::Draining);
+	EXPECT_FALSE(a.sending());
+	// once established it means nothing (ignored, counted as such)
+	Conn e = passive_established(cfg(true), true);
+	EXPECT_TRUE(e.on(ev(Ev::AcceptTimeout)).ignored);
+	EXPECT_EQ(e.state(), State::Established);
+}
+
 KTEST(cm_state_passive, teardown_paths)
 {
 	Conn t = passive_accepting(cfg(false));
@@ -991,6 +1048,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::Close,		"xxx.xxx."},
 	{Ev::IdleTimeout,	"xxx.xxx."},
 	{Ev::SendWatchdog,	"..x...x."},
+	{Ev::AcceptTimeout,	".....x.."},
 	{Ev::ModeDatagram,	"xxx.xxx."},
 	{Ev::ModeConnected,	"x.x.xxx."},
 	{Ev::CrossingLost,	".x......"},
@@ -1899,7 +1957,9 @@ KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
 	    KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures));
 KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
 	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
-	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, teardown_paths),
+	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, req_bounds),
+	    KTEST_CASE(cm_state_passive, accept_deadline),
+	    KTEST_CASE(cm_state_passive, teardown_paths),
 	    KTEST_CASE(cm_state_passive, close_while_accepting), KTEST_CASE(cm_state_passive, established_teardown),
 	    KTEST_CASE(cm_state_passive, one_way_has_no_watchdog));
 KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_connection_both_orders_both_sides),

@@ -19,6 +19,12 @@
  *                 until the next command or rmmod
  *       The write returns when the outcome is known (REJ, REP handled, error; at most 15 s).
  *
+ * The REQ's timers are module parameters, writable at run time under
+ * /sys/module/ipoib_cmreq_test/parameters/: cm_timeout (remote and local CM response timeout,
+ * default 16), cm_retries (Max CM Retries, default 3), life (the path's packet lifetime,
+ * default 14; ib_cm sends lifetime + 1 as the REQ's Local ACK Timeout, or the CA's ACK delay
+ * when larger), so a scenario can send the hostile values a peer may choose.
+ *
  * Reading the file gives the last outcome, one line:
  *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
  *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
@@ -50,6 +56,14 @@ struct probe {
 	u32 rep_mtu, rep_qpn, rep_len;
 	char close[16];
 };
+
+static unsigned int cm_timeout = 16, cm_retries = 3, life = 14;
+module_param(cm_timeout, uint, 0644);
+MODULE_PARM_DESC(cm_timeout, "REQ remote/local CM response timeout (IBA time value, 0-31)");
+module_param(cm_retries, uint, 0644);
+MODULE_PARM_DESC(cm_retries, "REQ Max CM Retries (0-15)");
+module_param(life, uint, 0644);
+MODULE_PARM_DESC(life, "path packet lifetime (IBA time value, 0-30)");
 
 static DEFINE_MUTEX(ctl_lock);
 static struct probe *silent;	/* a THEN_VANISH probe, kept until the next command */
@@ -169,7 +183,7 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	path.pkey = cpu_to_be16(0xffff);
 	path.mtu = attr.active_mtu;
 	path.rate = IB_RATE_10_GBPS;
-	path.packet_life_time = 14;
+	path.packet_life_time = min(life, 30u);
 	path.hop_limit = 0;
 	path.reversible = 1;
 	path.numb_path = 1;
@@ -187,11 +201,11 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	req.starting_psn = get_random_u32() & 0xffffff;
 	req.private_data = privlen ? priv : NULL;
 	req.private_data_len = privlen;
-	req.remote_cm_response_timeout = 16;
-	req.local_cm_response_timeout = 16;
+	req.remote_cm_response_timeout = min(cm_timeout, 31u);
+	req.local_cm_response_timeout = min(cm_timeout, 31u);
 	req.retry_count = 0;
 	req.rnr_retry_count = 0;
-	req.max_cm_retries = 3;
+	req.max_cm_retries = min(cm_retries, 15u);
 	ret = ib_send_cm_req(p->id, &req);
 	if (ret)
 		goto out;
