@@ -31,8 +31,8 @@ check "carrier on both" wait_for 60 both_up
 snap s A:icm0 B:icm1
 txp() { ns_exec A cat /sys/class/net/icm0/statistics/tx_packets; }
 tx0=$(txp)
-check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_ping A 10.0.3.2 1
-check "ping -s 30000 A->B over RC" ns_ping A 10.0.3.2 5 -s 30000
+check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_reach A 10.0.3.2 1
+check "ping -s 30000 A->B over RC" ns_ping_all A 10.0.3.2 5 -s 30000
 check "A: an established connection" grep -q ' state=established ' $ca
 diag "A: $(cat $ca)"
 iperf3_server B 5201 -1
