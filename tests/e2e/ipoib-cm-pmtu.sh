@@ -55,7 +55,7 @@ check "ping -M dont -s 40000 goes through, fragmented at the PMTU" ns_ping_all A
 # A fresh route (no PMTU yet) without DF: the first packet is answered with frag-needed (the
 # local socket's route then fragments), later ones get through.
 ns_ip A route flush cache
-check "after a route flush: ping -M dont -s 40000 gets through (PMTU learned again)" ns_ping_all A 10.0.2.2 4 -M dont -s 40000
+check "after a route flush: ping -M dont -s 40000 gets through (PMTU learned again)" ns_reach A 10.0.2.2 4 -M dont -s 40000
 
 snap v6 A:icm0
 check_fail "ping -6 -M do -s 40000: packet too big with mtu 32380" '[Pp]acket too big.*mtu[=: ]*32380' ns_exec A /usr/bin/ping -6 -c 1 -W 2 -M do -s 40000 fd00::2
