@@ -52,7 +52,8 @@ bool peer_announces_bidir(const u8 *priv, u32 len)
 Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwAddr &peer)
 	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
 	  rx_(t.ib(), RecvQueue::RcQp, {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
-		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed, &st_.rc_rx_shrunk, &st_.rc_rx_refused}),
+		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed, &st_.rc_rx_shrunk, &st_.rc_rx_refused,
+		       &st_.rc_rx_left_empty}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post, &st_.rc_tx_csum_skipped, &st_.rc_tx_csum_filled,
 		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize,

@@ -62,7 +62,9 @@ struct CmPeer;
 	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize) \
 	X(rc_tx_gathered)                                                                       \
 	/* issue 13 items 1-3 (helper mem): refused completions, gather chunks (un)made */     \
-	X(rc_rx_refused) X(rc_tx_refused) X(rc_tx_gather_alloc) X(rc_tx_gather_freed)
+	X(rc_rx_refused) X(rc_tx_refused) X(rc_tx_gather_alloc) X(rc_tx_gather_freed)        \
+	/* a non-SRQ QP left with no receive posted after a poll's reposts (must stay 0) */   \
+	X(rc_rx_left_empty)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)

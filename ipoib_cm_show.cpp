@@ -74,7 +74,7 @@ void CmTable::show_limits(kapi_seq *s)
 }
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
-// rx_shrunk= rx= tx= idle= rx_kib= tx_kib= [wait=] (docs/connected.md §9; rx_kib=/tx_kib= are
+// rx_shrunk= rx= tx= idle= rx_kib= tx_kib= rx_left_empty= [wait=] (docs/connected.md §9; rx_kib=/tx_kib= are
 // what its own receive ring (0 on the SRQ) and its send ring hold, KiB rounded up, §5.1;
 // state= is cm::state_name; rx_posted=
 // and rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
@@ -91,7 +91,7 @@ void CmTable::show(kapi_seq *s)
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
 		const char *wait = c.wait_name();
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu rx_kib=%llu tx_kib=%llu%s%s\n",
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu rx_kib=%llu tx_kib=%llu rx_left_empty=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
 				c.rx_ring().active(), (unsigned long long)c.rx_ring().grows(),
@@ -99,7 +99,8 @@ void CmTable::show(kapi_seq *s)
 				(unsigned long long)read_stat(c.stats().rc_rx_packets),
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000), (unsigned long long)kib(c.rx_bytes()),
-				(unsigned long long)kib(c.tx_bytes()), wait ? " wait=" : "", wait ? wait : "");
+				(unsigned long long)kib(c.tx_bytes()),
+				(unsigned long long)read_stat(c.stats().rc_rx_left_empty), wait ? " wait=" : "", wait ? wait : "");
 	}
 	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
 	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next

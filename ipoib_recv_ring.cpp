@@ -312,6 +312,10 @@ void RecvRing::repost()
 		post_sg();
 	else
 		post_linear();
+	// complete()'s early repost runs before its completion is uncounted (posted_ >= 1), so
+	// only a batch's repost can find the ring empty here
+	if (c_.left_empty && rc_left_empty(q_, stopped_, posted_))
+		count_local(*c_.left_empty);
 }
 
 // A post of the first n queued slots returned rc: those the provider took are posted; the

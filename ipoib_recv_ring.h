@@ -92,7 +92,18 @@ struct RecvCounters {
 	u64 *grow_failed = nullptr;	// RcQp: growth stopped for want of memory (harmless)
 	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
 	u64 *refused = nullptr;		// completions refused (refused(): ethtool rc_rx_refused, rx_refused)
+	u64 *left_empty = nullptr;	// RcQp: a poll's repost left the live QP with nothing posted
 };
+
+// The loss the non-SRQ guarantee rules out (docs/connected.md §5): once a poll's completions
+// are handled and its reposts made, a live (not stopped) per-QP ring has at least one receive
+// posted. Between a completion and its repost a ring of one is empty by design (RNR retry
+// covers the gap); at the end of the batch it must not be, or a sender with a finite retry
+// count loses its message. Pure, so the rule is tested on the host.
+inline bool rc_left_empty(RecvQueue q, bool stopped, u32 posted)
+{
+	return q == RecvQueue::RcQp && !stopped && posted == 0;
+}
 
 // One slot's buffer, every part owned: destroying it unmaps the head (head_map is declared
 // after head, so it goes first) and frees the skb, and each page is unmapped and put by its

@@ -24,7 +24,11 @@ struct Other : Tagged<KAPI_CTX_TEST> {};
 
 struct RcCounters {
 	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0, shrunk = 0;
-	RecvCounters refs() { return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed, &shrunk}; }
+	u64 refused = 0, left_empty = 0;
+	RecvCounters refs()
+	{
+		return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed, &shrunk, &refused, &left_empty};
+	}
 };
 
 // An RC QP (own receive queue, or attached to an SRQ) on one CQ, with its ring.
@@ -956,6 +960,52 @@ KTEST(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences)
 	EXPECT_EQ(t.rq().nposted, posts);
 }
 
+// The loss counter (ethtool rc_rx_left_empty): a poll whose reposts leave a live non-SRQ QP
+// with nothing posted counts once per such poll; the transient gap inside complete() (a
+// ring of one between its completion and its repost), a drained-and-reposted ring, a
+// stopped ring and the SRQ never count.
+KTEST(rc_recv_ring, left_empty_counts_a_live_qp_left_with_nothing_posted)
+{
+	EXPECT_TRUE(rc_left_empty(RecvQueue::RcQp, false, 0));
+	EXPECT_FALSE(rc_left_empty(RecvQueue::RcQp, true, 0));
+	EXPECT_FALSE(rc_left_empty(RecvQueue::RcQp, false, 1));
+	EXPECT_FALSE(rc_left_empty(RecvQueue::Srq, false, 0));
+	EXPECT_FALSE(rc_left_empty(RecvQueue::Ud, false, 0));
+	RcOn t(8, 1);
+	ASSERT_TRUE(t.ok);
+	for (int i = 0; i < 20; i++) {	// a ring of one, every receive reposted: never counted
+		ASSERT_TRUE(t.consume(100));
+		EXPECT_EQ(t.poll(), 1);
+		EXPECT_EQ(t.r.posted(), 1u);
+	}
+	EXPECT_EQ(t.c.left_empty, 0u);
+	ASSERT_TRUE(t.consume(100));
+	t.rq().fail_next_post = 2;	// complete()'s repost and the batch's both refused
+	EXPECT_EQ(t.poll(), 1);
+	EXPECT_EQ(t.r.posted(), 0u);
+	EXPECT_EQ(t.c.left_empty, 1u);	// the batch's repost left it empty: counted once
+	t.rq().fail_next_post = 1;
+	t.r.repost();			// the owner's retry refused again: still empty, counted
+	EXPECT_EQ(t.c.left_empty, 2u);
+	t.r.repost();			// the retry that works
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(t.c.left_empty, 2u);
+	ASSERT_TRUE(t.consume(100));
+	t.rq().fail_next_post = 1;	// only complete()'s repost refused: the batch's posts it
+	EXPECT_EQ(t.poll(), 1);
+	EXPECT_EQ(t.r.posted(), 1u);
+	EXPECT_EQ(t.c.left_empty, 2u);
+	kapi_wc wc;			// a stopped ring (QpToErr) is empty by design: not counted
+	ASSERT_TRUE(t.next_wc(wc, 100));
+	t.r.stop();
+	kapi_skb *skb = t.r.complete(wc);
+	ASSERT_NOT_NULL(skb);
+	kapi_skb_free(skb);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 0u);
+	EXPECT_EQ(t.c.left_empty, 2u);
+}
+
 // The never-zero rule with refused posts and error completions too (SRQ: errors are
 // reposted). After every poll the ring and the HCA agree; posted + queued is every active
 // buffer; when a refusal left nothing posted the owner retries, and after the owner's
@@ -1320,6 +1370,7 @@ KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu), KTEST_
 	    KTEST_CASE(rc_recv_ring, byte_len_over_buf_size_is_refused),
 	    KTEST_CASE(rc_recv_ring, more_sges_than_the_queue_has_are_refused),
 	    KTEST_CASE(rc_recv_ring, refused_post_is_retried_by_the_owner_and_stop_fences),
+	    KTEST_CASE(rc_recv_ring, left_empty_counts_a_live_qp_left_with_nothing_posted),
 	    KTEST_CASE(rc_recv_ring, never_zero_with_refused_posts_and_errors),
 	    KTEST_CASE(rc_recv_ring, stop_with_nothing_posted_is_empty_at_once),
 	    KTEST_CASE(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer),

@@ -167,7 +167,7 @@ cell_down() { act check "$MODE srq=$SRQ $SLOT run $RUN: $1 unloads" down "$1"; }
 pair_cell() {
     b_d=$(slot_driver $SLOT)
     cell_up "$b_d" 2 || return 0
-    act check "$MODE srq=$SRQ $SLOT run $RUN: warm-up ping" wait_for 30 ns_ping A $PEER 1
+    act check "$MODE srq=$SRQ $SLOT run $RUN: warm-up ping" wait_for 30 ns_reach A $PEER 1
     rc_carried "$b_d" || return 0
     if want tcp_throughput cpu_per_gb ceiling_fraction; then
         for b_s in 1 4; do tcp $b_s ab; tcp $b_s ba; done

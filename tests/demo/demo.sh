@@ -134,7 +134,7 @@ check "hostB: one connection, established, bidir=1" one_conn $dbg/ib1/connection
 on hostA "ethtool -S ib0 | grep -E ' (cm_opened|cm_accepted|rc_tx_packets|rc_rx_packets):'"
 check_delta "hostA opened one connection" cm hostA:ib0 cm_opened -eq 1
 check_delta "hostB accepted one connection" cm hostB:ib1 cm_accepted -eq 1
-check_delta "no RNR retry exceeded" cm ib:softib0 rnr_retry_exceeded -eq 0
+check_deltas_eq "every RC message hostA sent, hostB received" cm hostA:ib0 rc_tx_packets hostB:ib1 rc_rx_packets
 
 section "6. Back to datagram mode"
 step "hostA: switch ib0 to datagram mode" hostA "echo datagram > /sys/class/net/ib0/mode"

@@ -49,7 +49,7 @@ expect() {
     _r=$(req "$@" 2>&1)
     if printf '%s' "$_r" | grep -Eq -- "$_p"; then ok "$_d ($_r)"; else not_ok "$_d"; diag "got: $_r; wanted /$_p/"; fi
 }
-table_empty() { ! grep -q 'dir=' $CONNS; }
+table_empty() { file_lacks $CONNS 0 'dir='; }
 
 snap b -:icm1
 expect "valid REQ, Linux service ID -> REP with our UD QPN and Receive MTU" \
@@ -120,7 +120,7 @@ check "... every REP we sent was REJected by the peer with 28 ($r28)" test "$r28
 check "icm0 exists" test -e /sys/class/net/icm0
 ip link set icm1 down
 cm_ours_pair 10.0.7
-check "then ours <-> ours in connected mode: 60000-byte pings answered" ns_ping A 10.0.7.2 3 -s 60000
+check "then ours <-> ours in connected mode: 60000-byte pings answered" ns_reach A 10.0.7.2 3 -s 60000
 check "kernel log clean" dmesg_clean
 ns_delete_all
 exit $(tap_status)

@@ -42,8 +42,8 @@ done
 # pair NS_X IP_X IB_X NS_Y IP_Y IB_Y NAME PORT: 60000-byte pings and iperf3 both ways, over RC
 pair() {
     snap p ib:$3 ib:$6
-    check "$7: ping -s 60000 $1->$4" wait_for 30 ns_ping "$1" "$5" 1 -s 60000
-    check "$7: ping -s 60000 $4->$1" ns_ping "$4" "$2" 3 -s 60000
+    check "$7: ping -s 60000 $1->$4" wait_for 30 ns_reach "$1" "$5" 1 -s 60000
+    check "$7: ping -s 60000 $4->$1" ns_ping_all "$4" "$2" 3 -s 60000
     check "$7: iperf3 server in $4" iperf3_server "$4" "$8"
     check "$7: iperf3 $1->$4, 3 s" sh -c "/sbin/ip netns exec $1 iperf3 -c $5 -p $8 -t 3 -f m > /tmp/i1.out 2>&1"
     check "$7: iperf3 $4->$1 (-R), 3 s" sh -c "/sbin/ip netns exec $1 iperf3 -c $5 -p $8 -t 3 -f m -R > /tmp/i2.out 2>&1"
@@ -54,8 +54,8 @@ pair A 10.0.0.1 softib0 B 10.0.0.2 softib1 "ours<->ours" 5301
 pair A 10.0.0.1 softib0 C 10.0.0.3 softib2 "ours(A)<->in-tree" 5302
 pair B 10.0.0.2 softib1 C 10.0.0.3 softib2 "ours(B)<->in-tree" 5303
 cm_show icm0 icm1
-check "A: every established connection has receives posted" sh -c "! grep ' state=established ' $(cm_file icm0 connections) | grep -q ' rx_posted=0 '"
-check "B: every established connection has receives posted" sh -c "! grep ' state=established ' $(cm_file icm1 connections) | grep -q ' rx_posted=0 '"
+check "A: every established connection has receives posted" file_lacks "$(cm_file icm0 connections)" 1 ' rx_posted=0 ' ' state=established '
+check "B: every established connection has receives posted" file_lacks "$(cm_file icm1 connections)" 1 ' rx_posted=0 ' ' state=established '
 check "A: connections to B and C established" wait_for 5 sh -c "[ \$(grep -c ' state=established ' $(cm_file icm0 connections)) -ge 2 ]"
 cm_ctrs A icm0; cm_ctrs B icm1
 check "kernel log clean" dmesg_clean

@@ -51,7 +51,7 @@ check "carrier on ib1" wait_carrier ib1 B 60
 check "both start in datagram mode (sysfs, ip -d link)" all 'mode_is A ib0 datagram' 'mode_is B ib1 datagram'
 check "datagram MTU 2044 (the broadcast group's)" mtu_is A ib0 2044
 feat_dg=$(ns_exec A ethtool -k ib0)
-check "ping A->B in datagram mode" ns_ping A 10.0.0.2 3
+check "ping A->B in datagram mode" ns_reach A 10.0.0.2 3
 
 # ---- sysfs: connected
 snap m A:ib0
@@ -68,13 +68,13 @@ check_fail "MTU 65521 refused (above connected mode's 65520)" 'greater than devi
 check "MTU lowered to 9000 in connected mode" all 'ip -n A link set ib0 mtu 9000' 'mtu_is A ib0 9000'
 check "MTU back to 65520" all 'ip -n A link set ib0 mtu 65520' 'mtu_is A ib0 65520'
 check "echo connected again keeps connected/65520" all 'sysw A ib0/mode connected' 'mode_is A ib0 connected' 'mtu_is A ib0 65520'
-check "ping A->B 56 B, A connected, B datagram" ns_ping A 10.0.0.2 3
-check "ping B->A 56 B" ns_ping B 10.0.0.1 3
+check "ping A->B 56 B, A connected, B datagram" ns_reach A 10.0.0.2 3
+check "ping B->A 56 B" ns_reach B 10.0.0.1 3
 
 # ---- a unicast packet above the UD MTU: PMTU discovery (over UD: the ICMP from our xmit)
 check "sysfs: B connected too" all 'sysw B ib1/mode connected' 'mode_is B ib1 connected' 'mtu_is B ib1 65520'
 snap big A:ib0
-check "ping A->B 3000 B gets through (PMTU discovery)" ns_ping A 10.0.0.2 5 -s 3000
+check "ping A->B 3000 B gets through (PMTU discovery)" ns_reach A 10.0.0.2 5 -s 3000
 check "ping6 A->B 3000 B gets through (PMTU discovery)" ns_exec A /usr/bin/ping -6 -c 5 -i 0.2 -W 2 -s 3000 fd00::2
 if uses_rc ib0; then
     skip "ICMP frag-needed counted (IPv4 over UD)" "unicast goes over RC here"
@@ -135,7 +135,7 @@ ns_addr B ib1.8001 10.0.1.2/24
 check "carrier on both children" all 'wait_carrier ib0.8001 A 60' 'wait_carrier ib1.8001 B 60'
 check "children connected, the join left MTU 65520" all 'mode_is A ib0.8001 connected' 'mtu_is A ib0.8001 65520' \
     'mode_is B ib1.8001 connected' 'mtu_is B ib1.8001 65520'
-check "ping over the children 3000 B" ns_ping A 10.0.1.2 5 -s 3000
+check "ping over the children 3000 B" ns_reach A 10.0.1.2 5 -s 3000
 check "ip link set ib1.8001 type ipoib mode datagram: MTU 2044" all 'ip -n B link set ib1.8001 type ipoib mode datagram' \
     'mode_is B ib1.8001 datagram' 'mtu_is B ib1.8001 2044'
 check_output "the parent ib1 stayed connected" '^connected$' sysr B ib1/mode

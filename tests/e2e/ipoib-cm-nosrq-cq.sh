@@ -15,7 +15,7 @@
 # timeout: 300
 # kernels: stock debug
 . /e2e/lib.sh
-plan 12
+plan 14
 
 ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 check "icm0 and icm1 exist (bring-up did not fail on the CQ size)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -28,11 +28,11 @@ ns_move icm0 A && ns_move icm1 B
 ns_addr A icm0 10.0.3.1/24 && ns_addr B icm1 10.0.3.2/24
 both_up() { has_carrier icm0 A && has_carrier icm1 B; }
 check "carrier on both" wait_for 60 both_up
-snap s A:icm0 B:icm1
+snap s A:icm0 B:icm1 ib:softib0 ib:softib1
 txp() { ns_exec A cat /sys/class/net/icm0/statistics/tx_packets; }
 tx0=$(txp)
-check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_ping A 10.0.3.2 1
-check "ping -s 30000 A->B over RC" ns_ping A 10.0.3.2 5 -s 30000
+check "warm-up ping A->B (ARP over UD, path, connection)" wait_for 30 ns_reach A 10.0.3.2 1
+check "ping -s 30000 A->B over RC" ns_ping_all A 10.0.3.2 5 -s 30000
 check "A: an established connection" grep -q ' state=established ' $ca
 diag "A: $(cat $ca)"
 iperf3_server B 5201 -1
@@ -42,6 +42,8 @@ check_delta "RC carried it (rc_tx_packets on A)" s A:icm0 rc_tx_packets -ge 1000
 rc=$(delta s A:icm0 rc_tx_packets); tx1=$(txp)
 diag "statistics/tx_packets +$((tx1 - tx0)), rc_tx_packets +$rc"
 check "statistics/tx_packets counts the RC sends too" sh -c "[ $((tx1 - tx0)) -ge $rc ]"
+check_delta "nothing overran A's CQs (softib0 cq_overflow)" s ib:softib0 cq_overflow -eq 0
+check_delta "nothing overran B's CQs (softib1 cq_overflow)" s ib:softib1 cq_overflow -eq 0
 check "kernel log clean" dmesg_clean
 ns_delete_all
 exit $(tap_status)

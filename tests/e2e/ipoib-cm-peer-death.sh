@@ -31,7 +31,7 @@ plan 28
 F1=/sys/kernel/debug/softib/softib1/fault
 dmesg_mark peerdeath
 cm_ours_pair 10.0.9
-check "warm-up ping A->B" wait_for 30 ns_ping A 10.0.9.2 1
+check "warm-up ping A->B" wait_for 30 ns_reach A 10.0.9.2 1
 # one_each: A and B list exactly one connection each, established, the two ends of one pair
 one_each() {
     cm_has icm0 1 ' state=established ' && cm_has icm1 1 ' state=established ' &&
@@ -40,7 +40,7 @@ one_each() {
 # new_pair QPN: one_each, and A's QP is not QPN
 # b_replies_rc: 5 pings A->B answered, and B's one connection sent them (not UD, not queued)
 b_replies_rc() {
-    _t0=$(cm_field icm1 . tx) && ns_ping A 10.0.9.2 5 >/dev/null && _t1=$(cm_field icm1 . tx) &&
+    _t0=$(cm_field icm1 . tx) && ns_reach A 10.0.9.2 5 >/dev/null && _t1=$(cm_field icm1 . tx) &&
         diag "B's connection tx=$_t0 -> $_t1" && [ $((_t1 - _t0)) -ge 5 ]
 }
 new_pair() { [ -n "$1" ] && one_each && ! grep -q " qpn=$1 " "$(cm_file icm0 connections)"; }

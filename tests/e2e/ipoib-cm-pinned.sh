@@ -48,11 +48,11 @@ diag "A: $(levels A)"
 diag "B: $(levels B)"
 check "no connection yet: every level 0 on both" both_zero
 snap s A:icm0 B:icm1
-# one ping that waits for the setup (-W 30): ns_ping's -W 2 retried under wait_for on a slow
+# one ping that waits for the setup (-W 30): ns_reach's -W 2 retried under wait_for on a slow
 # setup, and the held requests then came back to back, 3 within 100 ms growing the ring
 # (review10 L2)
 check "ping -s 60000 A->B" wait_for 60 ns_exec A /usr/bin/ping -c 1 -W 30 -s 60000 10.0.13.2
-check "ping -s 60000 B->A" ns_ping B 10.0.13.1 1 -s 60000
+check "ping -s 60000 B->A" ns_reach B 10.0.13.1 1 -s 60000
 check "one established connection on each end" sh -c "[ \$(grep -c ' state=established ' $ca) -eq 1 ] && [ \$(grep -c ' state=established ' $cb) -eq 1 ]"
 field() { sed -n "1s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 cm_show icm0 icm1

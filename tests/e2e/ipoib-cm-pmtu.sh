@@ -37,13 +37,13 @@ check "static neighbours both ways" sh -c "/sbin/ip -n A neigh replace 10.0.2.2 
 
 # The connection first (small pings): packets before it go over UD, whose own 2044 would
 # otherwise be what the ICMP says.
-check "warm-up ping A->B opens the connection" wait_for 30 ns_ping A 10.0.2.2 1
+check "warm-up ping A->B opens the connection" wait_for 30 ns_reach A 10.0.2.2 1
 conn_up() { grep -q ' state=established ' "$(cm_file icm0 connections)"; }
 check "A: connection established" wait_for 20 conn_up
 cm_show icm0 icm1
 check "A's connection: mtu=32380 (B's Receive MTU 32384 - 4)" sh -c "grep ' state=established ' $(cm_file icm0 connections) | grep -q ' mtu=32380 '"
 check "B's connection: mtu=32380, the same as B's netdev MTU" sh -c "grep ' state=established ' $(cm_file icm1 connections) | grep -q ' mtu=32380 '"
-check "ping -s 32352 (IP 32380) with DF fits the connection" ns_ping A 10.0.2.2 2 -s 32352 -M do
+check "ping -s 32352 (IP 32380) with DF fits the connection" ns_ping_all A 10.0.2.2 2 -s 32352 -M do
 
 snap v4 A:icm0
 check_fail "ping -M do -s 40000: ICMP frag-needed with mtu 32380" '[Ff]rag needed.*mtu = 32380' ns_exec A /usr/bin/ping -c 1 -W 2 -M do -s 40000 10.0.2.2
@@ -51,17 +51,17 @@ check_delta "... counted tx_icmp_frag_needed" v4 A:icm0 tx_icmp_frag_needed -eq 
 check_delta "... and rc_tx_too_big" v4 A:icm0 rc_tx_too_big -eq 1
 check_output "A's route to B learned PMTU 32380" 'mtu 32380' ns_ip A route get 10.0.2.2
 check_fail "the next ping -M do -s 40000 is refused locally (mtu=32380)" 'mtu=32380|[Mm]essage too long' ns_exec A /usr/bin/ping -c 1 -W 2 -M do -s 40000 10.0.2.2
-check "ping -M dont -s 40000 goes through, fragmented at the PMTU" ns_ping A 10.0.2.2 3 -M dont -s 40000
+check "ping -M dont -s 40000 goes through, fragmented at the PMTU" ns_ping_all A 10.0.2.2 3 -M dont -s 40000
 # A fresh route (no PMTU yet) without DF: the first packet is answered with frag-needed (the
 # local socket's route then fragments), later ones get through.
 ns_ip A route flush cache
-check "after a route flush: ping -M dont -s 40000 gets through (PMTU learned again)" ns_ping A 10.0.2.2 4 -M dont -s 40000
+check "after a route flush: ping -M dont -s 40000 gets through (PMTU learned again)" ns_reach A 10.0.2.2 4 -M dont -s 40000
 
 snap v6 A:icm0
 check_fail "ping -6 -M do -s 40000: packet too big with mtu 32380" '[Pp]acket too big.*mtu[=: ]*32380' ns_exec A /usr/bin/ping -6 -c 1 -W 2 -M do -s 40000 fd00::2
 check_delta "... counted tx_icmp_pkt_too_big" v6 A:icm0 tx_icmp_pkt_too_big -eq 1
 check_output "A's IPv6 route to B learned PMTU 32380" 'mtu 32380' ns_ip A -6 route get fd00::2
-check "ping -6 -s 40000 goes through (fragmented by A at the PMTU)" ns_ping A fd00::2 3 -6 -s 40000
+check "ping -6 -s 40000 goes through (fragmented by A at the PMTU)" ns_ping_all A fd00::2 3 -6 -s 40000
 
 # TCP: B advertises an MSS (advmss 60000) its Receive MTU cannot take; A's 60040-octet segments
 # (DF, no TSO in connected mode) are answered with frag-needed and TCP lowers its segments.

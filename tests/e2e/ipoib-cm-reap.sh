@@ -21,7 +21,7 @@ plan 22
 
 dmesg_mark reap
 cm_intree_pair 10.0.7
-check "ping -s 60000 A->B" wait_for 30 ns_ping A 10.0.7.2 1 -s 60000
+check "ping -s 60000 A->B" wait_for 30 ns_reach A 10.0.7.2 1 -s 60000
 check "A: an active and a passive connection, both established" wait_for 10 cm_has icm0 2 ' state=established '
 check "... one of each" sh -c "[ $(cm_n icm0 '^dir=active ') -eq 1 ] && [ $(cm_n icm0 '^dir=passive ') -eq 1 ]"
 cm_show icm0
@@ -30,7 +30,7 @@ snap r ib:softib0 A:icm0
 ds() { awk '{ print int($1 * 10) }' /proc/uptime; }	# uptime in 0.1 s
 # the last packets both ways (A's request over the active QP, the reply into the passive
 # one), then the clock: idle 3 s, checked every 1 s, then the DREQ and the fence
-check "last ping before the idle period" ns_ping A 10.0.7.2 1 -s 60000
+check "last ping before the idle period" ns_reach A 10.0.7.2 1 -s 60000
 t0=$(ds)
 check "A: both connections reaped (connections file empty)" wait_for 15 cm_has icm0 0 .
 t1=$(ds)
@@ -42,11 +42,11 @@ check_delta "two connections destroyed" r A:icm0 cm_closed -ge 2
 check_delta "no watchdog, no errors" r A:icm0 cm_watchdog_teardowns -eq 0
 check "the in-tree side's RC QPs went too" wait_for 20 sh -c "! rdma resource show qp link softib1/1 | grep -q 'type RC'"
 snap n ib:softib0 A:icm0
-check "a new packet reconnects: ping -s 60000 A->B" wait_for 30 ns_ping A 10.0.7.2 1 -s 60000
+check "a new packet reconnects: ping -s 60000 A->B" wait_for 30 ns_reach A 10.0.7.2 1 -s 60000
 check "A: active and passive established again" wait_for 10 cm_has icm0 2 ' state=established '
 check "... on new QPs (not $qa, $qp)" sh -c "[ -n '$qa' ] && [ -n '$qp' ] && ! grep -Eq ' qpn=($qa|$qp) ' $(cm_file icm0 connections)"
 check_delta "A sent a new REQ" n A:icm0 cm_opened -eq 1
-check "ping -s 60000 B->A" ns_ping B 10.0.7.1 3 -s 60000
+check "ping -s 60000 B->A" ns_ping_all B 10.0.7.1 3 -s 60000
 cm_show icm0; cm_ctrs A icm0
 check "kernel log clean" dmesg_clean
 ns_delete_all

@@ -27,7 +27,7 @@ dmesg_mark republish
 wait_for 30 test -e /sys/class/net/icm0
 addr_a=$(cat /sys/class/net/icm0/address)
 cm_ours_pair 10.0.7
-check "warm-up ping A->B (path, A's active connection)" wait_for 30 ns_ping A 10.0.7.2 1
+check "warm-up ping A->B (path, A's active connection)" wait_for 30 ns_reach A 10.0.7.2 1
 check "A: one established active connection" sh -c "[ \$(wc -l < $ca) -eq 1 ] && grep -q '^dir=active .* state=established .* bidir=1 ' $ca"
 diag "A before: $(cat $ca | tr '\n' ' ')"
 check "softib1: drop B's next DREQ" sh -c 'echo "drop_cm dreq 1" > /sys/kernel/debug/softib/softib1/fault'
@@ -41,7 +41,7 @@ check "static neighbour for A on B" ns_ip B neigh replace 10.0.7.1 lladdr "$addr
 # B's REQ comes from a new QP: A accepts it next to its stale active connection
 two_on_a() { grep -q '^dir=passive .* state=established ' $ca; }
 # wait_for counts 0.2 s per try and a lost ping takes 2 s: 6 -> at most 30 pings, 66 s
-check "B pings A (B connects anew, A accepts; A's first answer is lost on the stale Ac)" wait_for 6 ns_ping B 10.0.7.1 1
+check "B pings A (B connects anew, A accepts; A's first answer is lost on the stale Ac)" wait_for 6 ns_reach B 10.0.7.1 1
 check "A: a passive established connection next to the stale active one" wait_for 10 two_on_a
 diag "A after B's ping: $(cat $ca | tr '\n' ' ')"
 diag "B after B's ping: $(cat $cb | tr '\n' ' ')"

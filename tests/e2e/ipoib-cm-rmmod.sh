@@ -24,7 +24,7 @@ ko=/e2e/modules/ib_ipoib_cm.ko
 rc0() { rdma resource show qp link softib0/1 | grep 'type RC'; }
 dmesg_mark cmrmmod
 cm_intree_pair 10.0.10
-check "ping -s 60000 A->B (both connections)" wait_for 30 ns_ping A 10.0.10.2 1 -s 60000
+check "ping -s 60000 A->B (both connections)" wait_for 30 ns_reach A 10.0.10.2 1 -s 60000
 check "A: an active and a passive connection, established" wait_for 10 cm_has icm0 2 ' state=established '
 check "iperf3 server in A" iperf3_server A 5202
 check "iperf3 server in B" iperf3_server B 5201
@@ -55,8 +55,8 @@ check "MTU 65520, static neighbour for B" sh -c "/sbin/ip -n A link set icm0 mtu
     /sbin/ip -n A neigh replace 10.0.10.2 lladdr $(ns_exec B cat /sys/class/net/ib1/address) nud permanent dev icm0"
 # our new UD QP has a new QPN, so a new address: B's static entry follows it
 check "B's neighbour for A: the new address" ns_ip B neigh replace 10.0.10.1 lladdr "$(ns_exec A cat /sys/class/net/icm0/address)" nud permanent dev ib1
-check "ping -s 60000 A->B after reload" wait_for 60 ns_ping A 10.0.10.2 1 -s 60000
-check "ping -s 60000 B->A after reload" wait_for 30 ns_ping B 10.0.10.1 1 -s 60000
+check "ping -s 60000 A->B after reload" wait_for 60 ns_reach A 10.0.10.2 1 -s 60000
+check "ping -s 60000 B->A after reload" wait_for 30 ns_reach B 10.0.10.1 1 -s 60000
 check "A: active and passive established again" wait_for 10 cm_has icm0 2 ' state=established '
 check "kernel log clean" dmesg_clean
 ns_delete_all

@@ -93,7 +93,7 @@ check "A: the four closes waited out their DREP wait (rc_drep_wait_expired +4)" 
 check_rc "A: nothing left draining at stop (no 'still draining at stop' line)" 1 dmesg_has 'still draining at stop'
 check "A: nothing left in debugfs" cm_has icm0 0 .
 check "A comes back up" ns_ip A link set icm0 up
-check "A pings E again" ns_ping A 10.0.7.6 3
+check "A pings E again" ns_reach A 10.0.7.6 3
 cm_ctrs A icm0
 check "kernel log clean" dmesg_clean
 ns_delete_all

@@ -35,7 +35,7 @@ tx1=$(txd)
 diag "statistics/tx_dropped +$((tx1 - tx0))"
 check "... and in statistics/tx_dropped" test $((tx1 - tx0)) -ge 3
 check "A's interface up again" ns_ip A link set icm0 up
-check "pings get through again" wait_for 40 ns_ping A 10.0.7.2 1
+check "pings get through again" wait_for 40 ns_reach A 10.0.7.2 1
 diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +cm_' | grep -v ': 0$' | tr '\n' ' ')"
 check "kernel log clean" dmesg_clean
 ns_delete_all

@@ -22,11 +22,11 @@ ca=/sys/kernel/debug/ib_ipoib_cm/icm0/connections
 dmesg_mark updown
 cm_ours_pair 10.0.4
 check "MTU 65520 on A" ns_ip A link set icm0 mtu 65520
-check "warm-up ping A->B (path, connection)" wait_for 30 ns_ping A 10.0.4.2 1
+check "warm-up ping A->B (path, connection)" wait_for 30 ns_reach A 10.0.4.2 1
 check "iperf3 server in B" iperf3_server B 5201
 snap u A:icm0 ib:softib0
 established() { grep -q ' state=established ' $ca; }
-reconnected() { ns_ping A 10.0.4.2 1 >/dev/null 2>&1 && established; }
+reconnected() { ns_reach A 10.0.4.2 1 >/dev/null 2>&1 && established; }
 for round in 1 2; do
     ns_exec A iperf3 -c 10.0.4.2 -t 6 -f m > /tmp/iperf.$round 2>&1 &
     ipid=$!

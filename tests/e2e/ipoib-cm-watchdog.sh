@@ -21,7 +21,7 @@ plan 20
 F1=/sys/kernel/debug/softib/softib1/fault
 dmesg_mark watchdog
 cm_ours_pair 10.0.8
-check "warm-up ping A->B (path, connection)" wait_for 30 ns_ping A 10.0.8.2 1
+check "warm-up ping A->B (path, connection)" wait_for 30 ns_reach A 10.0.8.2 1
 check "A: one active connection, established" wait_for 10 cm_has icm0 1 '^dir=active .* state=established '
 cm_show icm0 icm1
 qa=$(cm_field icm0 . qpn); qb=$(cm_field icm1 . qpn)
@@ -44,7 +44,7 @@ check_delta "A fell back to UD" w A:icm0 cm_fall_backs -ge 1
 # whatever is left)
 check "lift the fault (clear)" sh -c "echo clear > $F1 && ! grep -q '^rnr ' $F1"
 kill $pp 2>/dev/null; wait $pp 2>/dev/null
-check "traffic recovers: ping A->B" wait_for 60 ns_ping A 10.0.8.2 1
+check "traffic recovers: ping A->B" wait_for 60 ns_reach A 10.0.8.2 1
 check "A: an established connection again, on a new QP (not $qa)" wait_for 30 sh -c "[ -n '$qa' ] && grep ' state=established ' $(cm_file icm0 connections) | grep -vq ' qpn=$qa '"
 check "ping -s 60000 both ways" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 3 -W 2 -s 60000 10.0.8.2 && /sbin/ip netns exec B /usr/bin/ping -c 3 -W 2 -s 60000 10.0.8.1'
 nl() { dmesg_since_mark | grep -c 'no send completion for'; }

@@ -22,18 +22,18 @@ ip link set ib0 down 2>/dev/null
 ns_pair icm0 ib1
 check "carrier on icm0" wait_carrier icm0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
-check "ping ours->in-tree 56 B" ns_ping A 10.0.0.2 5
-check "ping in-tree->ours 1400 B" ns_ping B 10.0.0.1 5 -s 1400
-check "ping ours->in-tree 2016 B with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
+check "ping ours->in-tree 56 B" ns_reach A 10.0.0.2 5
+check "ping in-tree->ours 1400 B" ns_reach B 10.0.0.1 5 -s 1400
+check "ping ours->in-tree 2016 B with DF" ns_reach A 10.0.0.2 3 -s 2016 -M do
 check "ping6 in-tree->ours" ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::1
 check "ping6 ours->in-tree" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 # a broadcast ping is answered by every host whose icmp_echo_ignore_broadcasts is 0, the
 # sender included (over loopback): only a reply from the peer's address proves the path
 check_output "broadcast ping ours->10.0.0.255: the in-tree peer answers" 'bytes from 10\.0\.0\.2:' ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
-check "ping in-tree->ours 56 B" ns_ping B 10.0.0.1 3
-check "ping ours->in-tree 1400 B" ns_ping A 10.0.0.2 3 -s 1400
-check "ping in-tree->ours 2016 B with DF" ns_ping B 10.0.0.1 3 -s 2016 -M do
+check "ping in-tree->ours 56 B" ns_reach B 10.0.0.1 3
+check "ping ours->in-tree 1400 B" ns_reach A 10.0.0.2 3 -s 1400
+check "ping in-tree->ours 2016 B with DF" ns_reach B 10.0.0.1 3 -s 2016 -M do
 ns_exec A sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check_output "broadcast ping in-tree->10.0.0.255: we answer" 'bytes from 10\.0\.0\.1:' ns_exec B /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
 # IPv6 all-nodes (ff02::1, MGID ff12:601b:ffff::1): a reply from the peer's link-local

@@ -23,8 +23,8 @@ ns_addr A icm0 10.0.0.1/24 && ns_addr B icm1 10.0.0.2/24
 ns_addr C ib2 10.0.1.1/24 && ns_addr D ib3 10.0.1.2/24
 carriers() { wait_carrier icm0 A 60 && wait_carrier icm1 B 60 && wait_carrier ib2 C 60 && wait_carrier ib3 D 60; }
 check "carrier on all four" carriers
-check "ours: ping" ns_ping A 10.0.0.2 3
-check "in-tree: ping" ns_ping C 10.0.1.2 3
+check "ours: ping" ns_reach A 10.0.0.2 3
+check "in-tree: ping" ns_reach C 10.0.1.2 3
 
 run_iperf() { # NS_CLIENT NS_SERVER ADDR PORT -> Mbit/s of the receiver line ("none" if the run failed)
     iperf3_server "$2" "$4" -1 || { echo none; return; }

@@ -35,7 +35,7 @@ listening() {
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 ns_create A B
 check "namespaces, addresses, carrier" setup
-check "ping" ns_ping A 10.0.0.2 3
+check "ping" ns_reach A 10.0.0.2 3
 for p in 5201 5202 5203 5204; do ns_exec B iperf3 -s -D -p $p >/dev/null 2>&1; done
 ns_exec A iperf3 -s -D -p 5205 >/dev/null 2>&1
 check "iperf3 servers listening" wait_for 30 listening
@@ -80,7 +80,7 @@ check "ifdown/ifup of both ends x8 under UDP" flap
 both_carrier() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60; }
 check "carrier back on both" both_carrier
 kill $c1 2>/dev/null; wait $c1 2>/dev/null
-check "ping after the flaps" ns_ping A 10.0.0.2 3
+check "ping after the flaps" ns_reach A 10.0.0.2 3
 
 # ---- a P_Key child deleted under traffic
 child() {
@@ -90,7 +90,7 @@ child() {
         wait_carrier ib0.8001 A 60 && wait_carrier ib1.8001 B 60
 }
 check "P_Key children ib0.8001, ib1.8001" child
-check "ping over the children" ns_ping A 10.0.1.2 3
+check "ping over the children" ns_reach A 10.0.1.2 3
 ns_exec A iperf3 -u -b 50M -c 10.0.1.2 -p 5203 -t 60 >/tmp/udp2.out 2>&1 & c1=$!
 check "UDP over the children (> 2 MB)" wait_for 20 sh -c "[ \$(/sbin/ip netns exec B cat /sys/class/net/ib1.8001/statistics/rx_bytes) -gt 2000000 ]"
 check "delete the receiving child under traffic" ip -n B link del ib1.8001

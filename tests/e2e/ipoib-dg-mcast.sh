@@ -145,7 +145,7 @@ check "the full ring stopped the netdev queue (tx_queue_stopped)" wait_for 20 de
 wait $flood
 diag "flood: $(grep -E 'sender|receiver' /tmp/flood.out | tr -s ' ')"
 check_delta "... and no packet was dropped for a full ring (tx_drop_ring_full)" s6 A:icm0 tx_drop_ring_full -eq 0
-check "ping A->B afterwards (the queue woke up)" wait_for 20 ns_ping A 10.0.0.2 1
+check "ping A->B afterwards (the queue woke up)" wait_for 20 ns_reach A 10.0.0.2 1
 
 check "kernel log clean" dmesg_clean
 diag "$(cat $dbg/icm0/mcast)"

@@ -38,7 +38,7 @@ check "static ARP entries" sh -c "/sbin/ip -n A neigh replace 10.0.0.2 lladdr $a
 
 # ---- 1. a neighbour per destination address, reaped when idle, then its path
 # 50 pings 0.2 s apart: 10 s of use, more than the 6 s staleness plus the 3 s GC period.
-check "ping A->B for 10 s" ns_ping A 10.0.0.2 50
+check "ping A->B for 10 s" ns_reach A 10.0.0.2 50
 # One snapshot right after the ping (a loaded debug VM can take seconds per check; the GC
 # runs on its own clock), then the checks read the snapshot.
 snap=/tmp/snap; mkdir -p $snap
@@ -56,7 +56,7 @@ check "B's neighbour reaped too" wait_for 20 ctr_ge B ib1 neigh_reaped 1
 check_output "debugfs neigh on ib0 is empty" '^# 0 neighbours' cat $dbg/ib0/neigh
 check "the unused path is reaped next" wait_for 20 ctr_ge A ib0 path_reaped 1
 check_rc "debugfs paths on ib0 is empty" 1 grep -q gid $dbg/ib0/paths
-check "ping A->B again" ns_ping A 10.0.0.2 3
+check "ping A->B again" ns_reach A 10.0.0.2 3
 check_output "a new neighbour (neigh_created 2)" '^2$' ctr A ib0 neigh_created
 check_output "a new path query (path_queries 2)" '^2$' ctr A ib0 path_queries
 
@@ -90,7 +90,7 @@ check_delta "packets queued on the failed query dropped (tx_drop_path_failed)" o
 q1=$(ctr A ib0 path_queries); e1=$(ctr A ib0 path_query_errors)
 diag "path_queries $q0 -> $q1, path_query_errors $e0 -> $e1, backoff drops $b0 -> $(ctr A ib0 tx_drop_path_backoff); fault left: $(cat $fault)"
 check "one query per failure plus the successful one (no query per packet)" test $((q1 - q0)) -eq $((e1 - e0 + 1))
-check "ping after recovery" ns_ping A 10.0.0.2 3
+check "ping after recovery" ns_reach A 10.0.0.2 3
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S ib0 | grep -v ': 0$')"
 diag "$(ns_exec B ethtool -S ib1 | grep -v ': 0$')"

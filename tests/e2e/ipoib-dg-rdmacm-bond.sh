@@ -32,7 +32,7 @@ ns_addr B bond0 10.0.0.2/24
 ns_ip B link set ib1 up
 check "carrier on ib0" wait_carrier ib0 A 60
 check "carrier on bond0" wait_carrier bond0 B 60
-check "ping A->bond0" ns_ping A 10.0.0.2 3
+check "ping A->bond0" ns_reach A 10.0.0.2 3
 dmesg_mark rdmacm
 check "listen on 10.0.0.2:7471 in B (on bond0)" cmd B listen 10.0.0.2 7471
 check "connect from A: 20 x 4096 B" cmd A connect 10.0.0.2 7471 20 4096

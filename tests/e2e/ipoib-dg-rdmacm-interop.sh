@@ -31,7 +31,7 @@ ip link set ib0 down 2>/dev/null
 ns_pair icm0 ib1
 check "carrier on icm0" wait_carrier icm0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
-check "ping ours->in-tree" ns_ping A 10.0.0.2 3
+check "ping ours->in-tree" ns_reach A 10.0.0.2 3
 
 dmesg_mark rdmacm
 check "listen on 10.0.0.2:7471 in B (in-tree)" cmd B listen 10.0.0.2 7471

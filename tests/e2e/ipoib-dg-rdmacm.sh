@@ -37,7 +37,7 @@ ip -n A addr add fd00::1/64 dev ib0 nodad
 ip -n B addr add fd00::2/64 dev ib1 nodad
 check "carrier on ib0" wait_carrier ib0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
-check "ping A->B" ns_ping A 10.0.0.2 3
+check "ping A->B" ns_reach A 10.0.0.2 3
 
 dmesg_mark rdmacm
 check "listen on 10.0.0.2:7471 in B" cmd B listen 10.0.0.2 7471

@@ -31,7 +31,7 @@ gone() { ! ip -n A link show ib0 >/dev/null 2>&1 && ! ip -n B link show ib1 >/de
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 ns_create A B
 check "namespaces, addresses, carrier" setup
-check "ping" ns_ping A 10.0.0.2 3
+check "ping" ns_reach A 10.0.0.2 3
 
 # ---- rmmod ib_ipoib_cm under TCP A->B, TCP B->A, UDP A->B
 ns_exec B iperf3 -s -D -p 5201 >/dev/null 2>&1
@@ -78,7 +78,7 @@ check "ib0 and ib1 again" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test 
 diag "NETDEV_CHANGEADDR events during insmod: $(changeaddr)"
 check_rc "no NETDEV_CHANGEADDR before registration (name still ib%d)" 1 grep -E 'val=8 name="ib%d"' $tr/trace
 check "namespaces, addresses, carrier after reload" setup
-check "ping after reload" ns_ping A 10.0.0.2 3
+check "ping after reload" ns_reach A 10.0.0.2 3
 check_output "iperf3 TCP after reload" 'receiver' ns_exec A iperf3 -c 10.0.0.2 -p 5201 -t 3 -f m
 # the probe does see a NETDEV_CHANGEADDR of ours (rtnetlink sends one for IFLA_BROADCAST), in
 # the form the check above looks for

@@ -23,7 +23,7 @@ ns_move ib0 A && ns_move ib1 B
 ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
 carriers() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60; }
 check "carrier on both" carriers
-check "ping before" ns_ping A 10.0.0.2 3
+check "ping before" ns_reach A 10.0.0.2 3
 
 # The PD of ib0 (softib0) is used by the UD QP, every live AH (groups, paths, in-flight sends).
 pd_users() { rdma resource show pd dev softib0 | grep 'ib_ipoib_cm' | grep -o 'users [0-9]*' | cut -d' ' -f2; }
@@ -38,7 +38,7 @@ cycle() { # N: N down/up cycles of ib0 in A
 
 check "20 idle down/up cycles" cycle 20
 check "carrier back after idle cycles" wait_carrier ib0 A 60
-check "ping after idle cycles" ns_ping A 10.0.0.2 3
+check "ping after idle cycles" ns_reach A 10.0.0.2 3
 
 # Traffic in flight: UDP from B into ib0 (its receive ring fills while NAPI is off) and a fast
 # ping out of ib0 (sends posted just before each ndo_stop).
@@ -63,7 +63,7 @@ check "carrier back after cycles under traffic" wait_carrier ib0 A 60
 kill -INT $udp $png 2>/dev/null; wait $udp $png 2>/dev/null
 # ARP and the path are resolved again behind the flood's backlog: allow some seconds.
 t0=$(cut -d. -f1 /proc/uptime)
-check "ping after cycles under traffic (within 20 s)" wait_for 20 ns_ping A 10.0.0.2 1
+check "ping after cycles under traffic (within 20 s)" wait_for 20 ns_reach A 10.0.0.2 1
 diag "first ping answered after $(($(cut -d. -f1 /proc/uptime) - t0)) s; paths: $(cat $paths)"
 
 # Toggle while a PathRecord query is in flight: softib drops the query, so it is still pending
@@ -83,7 +83,7 @@ query_cycle() {
     wait_carrier ib0 A 60
 }
 check "3 down/up cycles with a path query in flight" query_cycle
-check "ping after toggling during path queries" ns_ping A 10.0.0.2 3
+check "ping after toggling during path queries" ns_reach A 10.0.0.2 3
 
 # ndo_stop must reap the send ring. softib holds the next 2 UD sends of softib0 2 s each, so
 # they are still posted when ib0 goes down; their completions arrive after NAPI is off. Once
@@ -110,7 +110,7 @@ echo clear > $fault
 wait $png
 ip -n A link set ib0 up
 check "carrier back" wait_carrier ib0 A 60
-check "ping at the end" ns_ping A 10.0.0.2 3
+check "ping at the end" ns_reach A 10.0.0.2 3
 
 check_output "no send/receive completion errors" '^0 0$' sh -c "echo \$(/sbin/ip netns exec A ethtool -S ib0 | sed -n 's/^ *\(tx_wc_errors\|rx_wc_errors\): //p')"
 check_output "tx_timeouts 0, rx_post_errors 0" '^0 0$' sh -c "echo \$(/sbin/ip netns exec A ethtool -S ib0 | sed -n 's/^ *\(tx_timeouts\|rx_post_errors\): //p')"

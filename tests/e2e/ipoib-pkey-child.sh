@@ -109,10 +109,10 @@ ns_addr A ib0.8003 10.0.3.1/24 && ns_addr C ib1.8003 10.0.3.2/24
 kids_up() { has_carrier ib0.8001 A && has_carrier ib1.8001 B && has_carrier ib0.8002 A && has_carrier ib1.8002 C; }
 check "carrier on all four children" wait_for 60 kids_up
 check_output "MTU 2044 on ib0.8002" 'mtu 2044' ip -n A link show ib0.8002
-check "ping 0x8001 A->B" ns_ping A 10.0.1.2 3
-check "ping 0x8001 B->A 2016 B with DF" ns_ping B 10.0.1.1 3 -s 2016 -M do
-check "ping 0x8002 C->A" ns_ping C 10.0.2.1 3
-check "ping 0x8002 A->B 2016 B with DF" ns_ping A 10.0.2.2 3 -s 2016 -M do
+check "ping 0x8001 A->B" ns_reach A 10.0.1.2 3
+check "ping 0x8001 B->A 2016 B with DF" ns_reach B 10.0.1.1 3 -s 2016 -M do
+check "ping 0x8002 C->A" ns_reach C 10.0.2.1 3
+check "ping 0x8002 A->B 2016 B with DF" ns_reach A 10.0.2.2 3 -s 2016 -M do
 check "ping6 0x8001 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd01::2
 check "ping6 0x8002 C->A" ns_exec C /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd02::1
 check_output "SA has the 0x8001 broadcast group" 'ff12:401b:8001:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
@@ -124,14 +124,14 @@ check "softib adds 0x8003 to both ports' tables" sh -c 'echo "pkey_add 1 0x8003"
 kids3() { has_carrier ib0.8003 A && has_carrier ib1.8003 C; }
 check "after the P_Key change event both 0x8003 children get carrier" wait_for 60 kids3
 check "ib0.8003 logged that its P_Key appeared" dmesg_has 'ib0.8003: P_Key 0x8003 is now in the port.s table'
-check "ping 0x8003 A->C" ns_ping A 10.0.3.2 3
+check "ping 0x8003 A->C" ns_reach A 10.0.3.2 3
 
 # isolation: ib0.8001 and ib1.8002 share a subnet but not a P_Key
 ip -n A addr add 10.0.9.1/24 dev ib0.8001; ip -n C addr add 10.0.9.2/24 dev ib1.8002
-check_rc "0x8001 cannot reach the peer's 0x8002 child (no ARP reply)" 1 ns_ping A 10.0.9.2 2
+check_rc "0x8001 cannot reach the peer's 0x8002 child (no ARP reply)" 1 ns_reach A 10.0.9.2 2
 ip -n A neigh replace 10.0.9.2 lladdr "$(ll C ib1.8002)" dev ib0.8001 nud permanent
 p0=$(cnt softib1 drop_pkey)
-check_rc "... nor with a static neighbour entry" 1 ns_ping A 10.0.9.2 2
+check_rc "... nor with a static neighbour entry" 1 ns_reach A 10.0.9.2 2
 p1=$(cnt softib1 drop_pkey)
 check "softib1 counted the P_Key violations ($p0 -> $p1)" test "$p1" -gt "$p0"
 

@@ -39,8 +39,8 @@ ip -n A addr add fd01::1/64 dev icm0.8001 nodad
 ip -n B addr add fd01::2/64 dev ib1.8001 nodad
 check "carrier on icm0.8001" wait_carrier icm0.8001 A 60
 check "carrier on ib1.8001" wait_carrier ib1.8001 B 60
-check "ping ours->in-tree over 0x8001" ns_ping A 10.0.1.2 3
-check "ping in-tree->ours over 0x8001 2016 B with DF" ns_ping B 10.0.1.1 3 -s 2016 -M do
+check "ping ours->in-tree over 0x8001" ns_reach A 10.0.1.2 3
+check "ping in-tree->ours over 0x8001 2016 B with DF" ns_reach B 10.0.1.1 3 -s 2016 -M do
 check "ping6 ours->in-tree" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd01::2
 check "ping6 in-tree->ours" ns_exec B /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd01::1
 

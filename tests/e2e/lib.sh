@@ -154,11 +154,33 @@ ns_trio() {
     ns_create A B C && ns_move "$1" A && ns_move "$2" B && ns_move "$3" C &&
         ns_addr A "$1" 10.0.0.1/24 && ns_addr B "$2" 10.0.0.2/24 && ns_addr C "$3" 10.0.0.3/24
 }
-# ns_ping NS ADDR [COUNT=3] [extra ping args]: ping from NS, success if replies came back
-ns_ping() {
+# ns_reach NS ADDR [COUNT=3] [extra ping args]: ADDR is reachable from NS: passes on any one
+# reply of COUNT (iputils exits 0 then), so it proves reachability, never that nothing was lost
+ns_reach() {
     _ns=$1 _a=$2 _c=${3:-3}
     if [ $# -ge 3 ]; then shift 3; else shift $#; fi
     ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 2 "$@" "$_a"
+}
+# ns_ping_all NS ADDR COUNT [extra ping args]: COUNT pings from NS, every one answered: passes
+# only on "COUNT packets transmitted, COUNT received" (the exit status passes on one reply, and
+# -w would keep sending until COUNT replies came, so neither counts a loss). -W 5: the wait
+# for a slow reply (a TCG guest), not a retry; a reply later than that counts as lost.
+ns_ping_all() {
+    _ns=$1 _a=$2 _c=$3; shift 3
+    _pa_out=$(ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
+    printf '%s\n' "$_pa_out" | tail -n 2
+    printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $_c received,"
+}
+# file_lacks FILE MIN PATTERN [SELECT]: FILE is readable, holds at least MIN lines (of those
+# matching SELECT, if given; both grep -E) and none of those lines matches PATTERN. A negative
+# grep alone passes on a missing or empty file; this one fails there.
+file_lacks() {
+    _fl_f=$1 _fl_m=$2 _fl_p=$3 _fl_s=${4:-.}
+    [ -r "$_fl_f" ] || { echo "$_fl_f: not readable"; return 1; }
+    _fl_n=$(grep -cE -- "$_fl_s" "$_fl_f")
+    _fl_bad=$(grep -E -- "$_fl_s" "$_fl_f" | grep -E -- "$_fl_p")
+    [ "$_fl_n" -ge "$_fl_m" ] || { echo "$_fl_f: $_fl_n lines matching /$_fl_s/, want >= $_fl_m"; return 1; }
+    [ -z "$_fl_bad" ] || { echo "$_fl_f: lines matching /$_fl_p/:"; printf '%s\n' "$_fl_bad" | head -n 3; return 1; }
 }
 # ns_delete_all: remove every namespace (the harness also does this after the scenario)
 ns_delete_all() { ip -all netns delete; }
@@ -247,8 +269,20 @@ check_delta() {
     not_ok "$_d"; diag "$3 $4: delta '${_x}' since snap $2, expected $5 $6"
     return 1
 }
+# check_deltas_eq "desc" TAG SRC1 NAME1 SRC2 NAME2: both counters moved by the same amount
+# since snap TAG (what one end sent, the other received: a loss shows as a difference)
+check_deltas_eq() {
+    _d=$1; _x=$(delta "$2" "$3" "$4") && _y=$(delta "$2" "$5" "$6")
+    if [ -n "${_x:-}" ] && [ -n "${_y:-}" ] && [ "$_x" -eq "$_y" ]; then ok "$_d ($4 +$_x = $6 +$_y)"; return 0; fi
+    not_ok "$_d"; diag "$3 $4 +${_x:-?}, $5 $6 +${_y:-?} since snap $2, expected equal"
+    return 1
+}
 
 # ---- connected mode
+# rc_drained NS IF: no RC send of IF in flight (debugfs rc_send inflight=0, no underflow): once
+# it holds, no send is left for the send watchdog to time out, so a zero-check on teardowns is
+# one that could have moved (use under wait_for)
+rc_drained() { grep -qx 'inflight=0 limit=[0-9]* underflows=0' "/sys/kernel/debug/ib_ipoib_cm/$2/rc_send"; }
 # cm_ours_pair NET: ours on both softib hosts (icm0, icm1), both in connected mode, icm0 in
 # namespace A as NET.1, icm1 in B as NET.2, carrier on both (60 s), and a static neighbour for
 # B on A (only A's unicast then opens connections). The pieces are checked one by one.

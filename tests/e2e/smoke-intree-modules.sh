@@ -17,7 +17,7 @@ plan 14
 check_netns_shared() { rdma system show | grep -q 'netns shared'; }
 netns_roundtrip() {
     ns_create e2eA e2eB && ns_exec e2eA /sbin/ip -o link show lo | grep -q UP &&
-        ns_ip e2eB addr show lo | grep -q 127.0.0.1 && ns_ping e2eA 127.0.0.1 1 &&
+        ns_ip e2eB addr show lo | grep -q 127.0.0.1 && ns_reach e2eA 127.0.0.1 1 &&
         ip netns del e2eA && ip netns del e2eB
 }
 

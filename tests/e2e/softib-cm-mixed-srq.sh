@@ -49,9 +49,9 @@ check_output "both in connected mode, MTU 65520" 'mtu 65520.*mode connected.*mtu
     "{ /sbin/ip -n A -d link show ib0; /sbin/ip -n B -d link show ib1; } | tr '\n' ' '"
 both_up() { has_carrier ib0 A && has_carrier ib1 B; }
 check "carrier on both" wait_for 60 both_up
-check "warm-up ping A->B (A initiates the first RC connection)" wait_for 60 ns_ping A 10.0.11.2 1
-check "ping -s 60000 A->B" ns_ping A 10.0.11.2 5 -s 60000
-check "ping -s 60000 B->A" ns_ping B 10.0.11.1 5 -s 60000
+check "warm-up ping A->B (A initiates the first RC connection)" wait_for 60 ns_reach A 10.0.11.2 1
+check "ping -s 60000 A->B" ns_ping_all A 10.0.11.2 5 -s 60000
+check "ping -s 60000 B->A" ns_ping_all B 10.0.11.1 5 -s 60000
 
 ns_exec B iperf3 -s -D >/dev/null 2>&1
 check "iperf3 server in B" wait_for 10 sh -c '/sbin/ip netns exec B ss -ltn | grep -q ":5201 "'

@@ -48,16 +48,16 @@ check_delta "B initiated nothing (no REQ from softib1)" cm ib:softib1 cm_tx_req 
 check_delta "the 60000-byte pings arrived over RC on softib1" cm ib:softib1 rc_rx_packets -ge 2
 check_delta "... not over UD (no UD message of that size fits: < 8 KB of UD)" cm ib:softib1 ud_rx_bytes -lt 8192
 ns_exec B sh -c 'echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_all'
-check "warm-up ping A->B (path + connection setup)" wait_for 60 ns_ping A 10.0.1.2 1
-check "ping -s 60000 A->B" ns_ping A 10.0.1.2 5 -s 60000
-check "ping -s 60000 B->A" ns_ping B 10.0.1.1 5 -s 60000
+check "warm-up ping A->B (path + connection setup)" wait_for 60 ns_reach A 10.0.1.2 1
+check "ping -s 60000 A->B" ns_ping_all A 10.0.1.2 5 -s 60000
+check "ping -s 60000 B->A" ns_ping_all B 10.0.1.1 5 -s 60000
 diag "$(rdma statistic show link softib0/1)"
 check "link down A, down B" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
 sleep 1
 check "link up A and B" sh -c '/sbin/ip -n A link set ib0 up && /sbin/ip -n B link set ib1 up'
 check "carrier again" wait_carrier ib0 A 60
-check "ping -s 60000 A->B after down/up" ns_ping A 10.0.1.2 5 -s 60000
-check "ping -s 60000 B->A after down/up" ns_ping B 10.0.1.1 5 -s 60000
+check "ping -s 60000 A->B after down/up" ns_ping_all A 10.0.1.2 5 -s 60000
+check "ping -s 60000 B->A after down/up" ns_ping_all B 10.0.1.1 5 -s 60000
 check "link down both again (teardown of RC QPs)" sh -c '/sbin/ip -n A link set ib0 down && /sbin/ip -n B link set ib1 down'
 check_rc "no 'RX drain timing out'" 1 dmesg_has 'RX drain timing out'
 check "kernel log clean" dmesg_clean

@@ -23,7 +23,7 @@ ns_create A B
 ns_move ib0 A && ns_move ib1 B
 ns_addr A ib0 10.0.2.1/24 && ns_addr B ib1 10.0.2.2/24
 wait_carrier ib0 A 60; wait_carrier ib1 B 60
-check "baseline ping" ns_ping A 10.0.2.2 3
+check "baseline ping" ns_reach A 10.0.2.2 3
 dmesg_mark faults
 
 check_fail "unknown command refused" 'Invalid argument' wr softib0 bogus

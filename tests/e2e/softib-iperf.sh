@@ -41,7 +41,7 @@ ns_addr A ib0 10.0.7.1/24 && ns_addr B ib1 10.0.7.2/24
 both_up() { has_carrier ib0 A && has_carrier ib1 B; }
 check "carrier" wait_for 60 both_up
 check "iperf3 server in B" iperf3_server B 5201
-check "ping A->B" ns_ping A 10.0.7.2 3
+check "ping A->B" ns_reach A 10.0.7.2 3
 if [ "$srq" = 1 ]; then
     snap dg ib:softib0 ib:softib1
     perf "datagram TCP A->B" -t 5
@@ -64,7 +64,7 @@ check_output "ib0 in connected mode (netlink), MTU 65520" 'mtu 65520.*mode conne
     "/sbin/ip -n A -d link show ib0 | tr '\\n' ' '"
 check_output "ib1 in connected mode (netlink), MTU 65520" 'mtu 65520.*mode connected' sh -c \
     "/sbin/ip -n B -d link show ib1 | tr '\\n' ' '"
-check "ping -s 60000 in connected mode" wait_for 30 ns_ping A 10.0.7.2 1 -s 60000
+check "ping -s 60000 in connected mode" wait_for 30 ns_reach A 10.0.7.2 1 -s 60000
 snap rc ib:softib0 ib:softib1
 perf "connected (srq=$srq) TCP A->B" -t 5
 perf "connected (srq=$srq) TCP B->A" -t 5 -R

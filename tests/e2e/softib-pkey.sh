@@ -25,8 +25,8 @@ ns_addr A ib0.8001 10.0.4.1/24 && ns_addr B ib1.8001 10.0.4.2/24
 ip link set ib0.8002 up
 kids_up() { has_carrier ib0.8001 A && has_carrier ib1.8001 B; }
 check "carrier on both children" wait_for 60 kids_up
-check "ping over P_Key 0x8001 A->B" ns_ping A 10.0.4.2 5
-check "ping over P_Key 0x8001 B->A 1400 B" ns_ping B 10.0.4.1 3 -s 1400
+check "ping over P_Key 0x8001 A->B" ns_reach A 10.0.4.2 5
+check "ping over P_Key 0x8001 B->A 1400 B" ns_reach B 10.0.4.1 3 -s 1400
 check_output "SA has the 0x8001 broadcast group" 'ff12:401b:8001:0000:0000:0000:ffff:ffff' cat /sys/kernel/debug/softib/sa_groups
 sleep 3
 check_rc "ib0.8002 has no carrier" 1 has_carrier ib0.8002

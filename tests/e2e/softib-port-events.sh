@@ -25,7 +25,7 @@ ns_create A B
 ns_move ib0 A && ns_move ib1 B && ns_move ib0.8002 A && ns_move ib1.8002 B
 ns_addr A ib0 10.0.1.1/24 && ns_addr B ib1 10.0.1.2/24
 ns_addr A ib0.8002 10.0.2.1/24 && ns_addr B ib1.8002 10.0.2.2/24
-parents_ok() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60 && ns_ping A 10.0.1.2 3; }
+parents_ok() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60 && ns_reach A 10.0.1.2 3; }
 check "parents: carrier and ping" parents_ok
 dmesg_mark events
 check_rc "child 0x8002 has no carrier while the P_Key is absent" 1 wait_carrier ib0.8002 A 5
@@ -35,7 +35,7 @@ check "... and on softib1" sh -c "echo 'pkey 1 2 0x8002' > $F1"
 check_output "pkeys/2 reads 0x8002" '^0x8002$' cat /sys/class/infiniband/softib0/ports/1/pkeys/2
 kids_up() { has_carrier ib0.8002 A && has_carrier ib1.8002 B; }
 check "both children get carrier (heavy flush)" wait_for 60 kids_up
-check "ping over P_Key 0x8002" ns_ping A 10.0.2.2 3
+check "ping over P_Key 0x8002" ns_reach A 10.0.2.2 3
 check "SM removes P_Key 0x8002 on softib0" sh -c "echo 'pkey 1 2 0' > $F0"
 no_carrier_a() { ! has_carrier ib0.8002 A; }
 check "child on softib0 loses carrier" wait_for 30 no_carrier_a
@@ -44,10 +44,10 @@ old_lid=$(cat /sys/class/infiniband/softib0/ports/1/lid)
 check "SM moves softib0 port 1 to LID 0x40" sh -c "echo 'lid 1 0x40' > $F0"
 check_output "the port reports LID 0x40" '^0x40$' cat /sys/class/infiniband/softib0/ports/1/lid
 check "peer re-registers (refreshes its path records)" sh -c "echo 'reregister 1' > $F1"
-check "ping A->B after the LID change" wait_for 30 ns_ping A 10.0.1.2 1
-check "ping B->A after the LID change" wait_for 30 ns_ping B 10.0.1.1 1
+check "ping A->B after the LID change" wait_for 30 ns_reach A 10.0.1.2 1
+check "ping B->A after the LID change" wait_for 30 ns_reach B 10.0.1.1 1
 check "SM and GID change events" sh -c "echo 'event 1 sm_change' > $F0 && echo 'event 1 gid_change' > $F1"
-check "ping still works" wait_for 30 ns_ping A 10.0.1.2 1
+check "ping still works" wait_for 30 ns_reach A 10.0.1.2 1
 
 check "bad knob writes rejected" sh -c "$(cat <<'X'
 F0=/sys/kernel/debug/softib/softib0/fault

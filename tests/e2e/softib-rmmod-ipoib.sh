@@ -19,7 +19,7 @@ ns_create A B
 ns_move ib0 A; ns_move ib1 B
 ns_addr A ib0 10.0.8.1/24; ns_addr B ib1 10.0.8.2/24
 for p in "ib0 A" "ib1 B"; do set -- $p; wait_carrier $1 $2 60; done
-check "datagram ping" ns_ping A 10.0.8.2 2
+check "datagram ping" ns_reach A 10.0.8.2 2
 dmesg_mark rmmodipoib
 iperf3_server B || bail "iperf3 server in B not listening"
 ip netns exec A iperf3 -c 10.0.8.2 -t 60 -f m --forceflush >/tmp/dg.out 2>&1 &

@@ -27,8 +27,8 @@ ns_addr A ib0 10.0.5.1/24; ns_addr B ib1 10.0.5.2/24
 ns_addr C icm0 10.0.6.1/24; ns_addr D icm1 10.0.6.2/24
 ip -n C link set icm0 mtu 65520; ip -n D link set icm1 mtu 65520
 for p in "ib0 A" "ib1 B" "icm0 C" "icm1 D"; do set -- $p; wait_carrier $1 $2 60; done
-check "datagram ping (in-tree)" ns_ping A 10.0.5.2 2
-check "connected ping -s 60000 (ours)" wait_for 30 ns_ping C 10.0.6.2 1 -s 60000
+check "datagram ping (in-tree)" ns_reach A 10.0.5.2 2
+check "connected ping -s 60000 (ours)" wait_for 30 ns_reach C 10.0.6.2 1 -s 60000
 check_output "ours holds an established RC connection" 'state=established' cat "$(cm_file icm0 connections)"
 ip netns exec A /usr/bin/ping -q -i 0.01 -c 100000 10.0.5.2 >/dev/null 2>&1 &
 ip netns exec C /usr/bin/ping -q -i 0.01 -s 60000 -c 100000 10.0.6.2 >/dev/null 2>&1 &

@@ -37,10 +37,10 @@ ip -n B addr add fd00::2/64 dev ib1 nodad
 check "carrier on ib0 (broadcast join done)" wait_carrier ib0 A 60
 check "carrier on ib1" wait_carrier ib1 B 60
 diag "$(ip -n A -d link show ib0)"
-check "ping A->B 56 B" ns_ping A 10.0.0.2 5
-check "ping B->A 1400 B" ns_ping B 10.0.0.1 5 -s 1400
-check "ping A->B 2016 B (2044 UD MTU) with DF" ns_ping A 10.0.0.2 3 -s 2016 -M do
-check_fail "ping A->B 2017 B with DF is refused locally (EMSGSIZE)" '[Mm]essage too long' ns_ping A 10.0.0.2 1 -s 2017 -M do
+check "ping A->B 56 B" ns_reach A 10.0.0.2 5
+check "ping B->A 1400 B" ns_reach B 10.0.0.1 5 -s 1400
+check "ping A->B 2016 B (2044 UD MTU) with DF" ns_reach A 10.0.0.2 3 -s 2016 -M do
+check_fail "ping A->B 2017 B with DF is refused locally (EMSGSIZE)" '[Mm]essage too long' ns_reach A 10.0.0.2 1 -s 2017 -M do
 check "ping6 A->B" ns_exec A /usr/bin/ping -6 -c 3 -i 0.2 -W 2 fd00::2
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
 check "broadcast ping A->10.0.0.255" ns_exec A /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255

@@ -36,8 +36,8 @@ ns_addr A ib0 10.0.8.1/24; ns_addr B ib1 10.0.8.2/24
 ns_addr C ib2 10.0.9.1/24; ns_addr D ib3 10.0.9.2/24
 ip -n C link set ib2 mtu 65520; ip -n D link set ib3 mtu 65520
 for p in "ib0 A" "ib1 B" "ib2 C" "ib3 D"; do set -- $p; wait_carrier $1 $2 60; done
-check "datagram ping" ns_ping A 10.0.8.2 2
-check "connected ping -s 60000" wait_for 30 ns_ping C 10.0.9.2 1 -s 60000
+check "datagram ping" ns_reach A 10.0.8.2 2
+check "connected ping -s 60000" wait_for 30 ns_reach C 10.0.9.2 1 -s 60000
 dmesg_mark rmmodipoib
 ns_exec B iperf3 -s -D >/dev/null 2>&1; ns_exec D iperf3 -s -D >/dev/null 2>&1
 sleep 1

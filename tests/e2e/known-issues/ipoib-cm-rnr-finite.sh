@@ -1,19 +1,24 @@
 #!/bin/sh
-# A finite RNR retry with per-QP rings (review10 L7, docs/connected.md §5): ours on both
-# softib hosts, srq=0, nonsrq_min_recv=1 and cm_rnr_retry=1. The peer sends into each ring
-# with this end's cm_rnr_retry (our REQ/REP sets it, §3), so a message that meets 2 RNR NAKs
-# in a row completes with RNR_RETRY_EXC_ERR and the connection dies. Such a ring of one grows
-# at its first low window (RecvRing::rnr_retry_finite), not at the kRcGrowStreak1-th (3) as
-# with the default infinite retry.
+# KNOWN ISSUE (ours, connected mode, srq=0 with a finite cm_rnr_retry), not run by make test;
+# run it by path:
+#   scripts/vm-test --kernel stock tests/e2e/known-issues/ipoib-cm-rnr-finite.sh
+# With a finite RNR retry a per-QP ring can lose its connection under a stream: stock, 7 and
+# 3 connections died of RNR retry exceeded in two runs with the first-low-window growth rule,
+# 3 in one with kRcGrowStreak1 for every ring. A message dies when the receiver's NAPI leaves
+# its ring empty for 2 RNR delays (softib waits at least a jiffy), which a TCG guest under a
+# stream does at any ring size (docs/connected.md §5). The default retry (7) is infinite and
+# unaffected. Fixing it is the connected-mode core's (a larger ring floor while the count is
+# finite); until then the last three checks fail, as they should.
+# Ours on both softib hosts, srq=0, nonsrq_min_recv=1 and cm_rnr_retry=1. The peer sends into
+# each ring with this end's cm_rnr_retry (our REQ/REP sets it, §3), so a message that meets 2
+# RNR NAKs in a row completes with RNR_RETRY_EXC_ERR and the connection dies. Such a ring of
+# one grows at its first low window (RecvRing::rnr_retry_finite), not at the kRcGrowStreak1-th
+# (3) as with the default infinite retry.
 #   - one ping each way: each ring grew once (rx_size=2 rx_grown=1; with cm_rnr_retry=7 a ping
 #     leaves it at 1, ipoib-cm-pinned)
 #   - iperf3 --bidir 10 s finishes (connections that die are set up again)
-#   - TODO (docs/connected.md §5, session 11): the same connection throughout, no RNR retry
-#     exceeded, no teardown. Not so: stock, 7 and 3 connections died of RNR retry exceeded
-#     in two runs with this rule, 3 in one with the old (kRcGrowStreak1 for every ring): a
-#     message dies when the receiver's NAPI leaves its ring empty for 2 RNR delays (softib
-#     waits at least a jiffy), which a TCG guest under a stream does, at any ring size.
-#     Printed each run (RNR NAKs, rnr_retry_exceeded, QPN sets) as the evidence.
+#   - the same connection throughout, no RNR retry exceeded, no teardown (the known issue);
+#     printed each run (RNR NAKs, rnr_retry_exceeded, QPN sets) as the evidence.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -60,13 +65,12 @@ diag "$(tail -n 6 /tmp/iperf.out)"
 check "iperf3 --bidir 10 s finished" test $irc = 0
 echo "A $(qps $ca) B $(qps $cb)" >> /tmp/qpsets
 diag "QPN sets seen: $(sort -u /tmp/qpsets | tr '\n' ';')"
-todo="finite cm_rnr_retry: connections die under a stream (docs/connected.md §5)"
-check_todo "$todo" "the same connection throughout (one QPN set, as before the stream)" sh -c "[ \$(sort -u /tmp/qpsets | wc -l) -eq 1 ] && grep -qx 'A $qa B $qb' /tmp/qpsets"
+check "the same connection throughout (one QPN set, as before the stream)" sh -c "[ \$(sort -u /tmp/qpsets | wc -l) -eq 1 ] && grep -qx 'A $qa B $qb' /tmp/qpsets"
 cm_show icm0 icm1
 diag "RNR NAKs met: softib0's sends +$(delta i ib:softib0 rnr_nak), softib1's +$(delta i ib:softib1 rnr_nak); RC messages placed: softib0 +$(delta i ib:softib0 rc_rx_packets), softib1 +$(delta i ib:softib1 rc_rx_packets)"
 diag "rnr_retry_exceeded: softib0 +$(delta i ib:softib0 rnr_retry_exceeded), softib1 +$(delta i ib:softib1 rnr_retry_exceeded)"
 no_rnr_exc() { delta_eq s ib:softib0 rnr_retry_exceeded 0 && delta_eq s ib:softib1 rnr_retry_exceeded 0; }
-check_todo "$todo" "softib: no send failed RNR retry exceeded (rnr_retry_exceeded +0 on both)" no_rnr_exc
+check "softib: no send failed RNR retry exceeded (rnr_retry_exceeded +0 on both)" no_rnr_exc
 no_teardown() {
     for _s in A:icm0 B:icm1; do
         for _k in cm_rnr_retry_exceeded cm_retry_exceeded cm_wc_errors cm_watchdog_teardowns cm_closed; do
@@ -74,7 +78,7 @@ no_teardown() {
         done
     done
 }
-check_todo "$todo" "ethtool: no connection died (cm_rnr_retry_exceeded, cm_retry_exceeded, cm_wc_errors, cm_watchdog_teardowns, cm_closed +0)" no_teardown
+check "ethtool: no connection died (cm_rnr_retry_exceeded, cm_retry_exceeded, cm_wc_errors, cm_watchdog_teardowns, cm_closed +0)" no_teardown
 cm_ctrs A icm0; cm_ctrs B icm1
 check "kernel log clean" dmesg_clean
 ns_delete_all
