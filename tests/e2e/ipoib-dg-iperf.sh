@@ -11,6 +11,7 @@
 # load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d
 # mem: 1536
 # timeout: 400
+# tier: long
 . /e2e/lib.sh
 plan 7
 

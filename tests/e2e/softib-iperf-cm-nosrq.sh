@@ -8,5 +8,5 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: full
+# tier: long
 . /e2e/softib-iperf.sh

@@ -11,7 +11,7 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: full
+# tier: long
 . /e2e/lib.sh
 srq=$(cat /sys/module/softib/parameters/srq)
 # srq=1: datagram + connected (8 iperf3 runs); srq=0: the connected half only (4 runs)

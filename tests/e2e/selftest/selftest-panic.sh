@@ -1,5 +1,6 @@
 #!/bin/sh
 # A kernel panic (sysrq crash) must fail the run: no verdict from the VM, Oops in the log.
+# batch: alone
 # timeout: 30
 # expect: fail vm-died kernel-report
 . /e2e/lib.sh

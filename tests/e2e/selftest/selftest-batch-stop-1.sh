@@ -1,0 +1,9 @@
+#!/bin/sh
+# Batching: passes before a scenario whose module cannot be unloaded.
+# batch: first
+# timeout: 30
+# expect: pass
+# expect-batch: ran
+. /e2e/lib.sh
+plan 1
+ok "nothing happens here"
