@@ -18,7 +18,6 @@
 # mem: 1280
 # timeout: 420
 # kernels: stock
-# tier: long
 . /e2e/lib.sh
 plan 30
 

@@ -22,7 +22,7 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: long
+# tier: core
 . /e2e/lib.sh
 plan 25
 

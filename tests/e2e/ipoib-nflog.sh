@@ -22,7 +22,6 @@
 # mem: 1280
 # timeout: 300
 # kernels: stock debug
-# tier: long
 . /e2e/lib.sh
 plan 24
 
