@@ -420,7 +420,7 @@ cm_pair_b_datagram() {
     _pb_addr_a=$(cat /sys/class/net/icm0/address)
     cm_ours_pair "$1"
     check "static neighbour for A on B" ns_ip B neigh replace "$1.1" lladdr "$_pb_addr_a" nud permanent dev icm1
-    check "warm-up ping A->B (path, a connection)" wait_for 30 ns_ping A "$1.2" 1
+    check "warm-up ping A->B (path, a connection)" wait_for 30 ns_reach A "$1.2" 1
     check "B -> datagram (it still accepts connections)" ns_exec B sh -c 'echo datagram > /sys/class/net/icm1/mode'
     check "A -> datagram and back (its connection closes)" ns_exec A sh -c 'echo datagram > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm0/mode'
 }
