@@ -155,7 +155,7 @@ cm::Step Connection::feed(const cm::Event &e)
 	FeedNote note;
 	const cm::Step st = feed_note(e, note);
 	if (note.any())
-		note.print(log);	// after our lock (review s7 LOW-6)
+		note.print(log);	// after our lock (ipoib_cm_notes.h)
 	return st;
 }
 

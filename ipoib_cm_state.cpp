@@ -12,8 +12,8 @@ namespace ipoib::cm {
 bool Conn::may_send() const
 {
 	// An accepted connection carries our packets only when both ends announced kCapBidir:
-	// a Linux peer's passive path would corrupt memory or drop the connection (protocol.md
-	// §2.9). The test knob stands in for a third-party RFC peer that sends anyway.
+	// a Linux peer's passive path would corrupt memory or drop the connection
+	// (docs/protocol.md §2.9). The test knob stands in for a third-party RFC peer that sends anyway.
 	return mode_connected_ && (dir_ == Dir::Active || bidir() || cfg_.send_accepted);
 }
 
@@ -191,7 +191,7 @@ Step Conn::on_idle(const Event &e)
 			return st;
 		}
 		// Receives are posted in INIT, before the REQ: the peer may send right after
-		// its REP/our RTU (protocol.md §5 item 2).
+		// its REP/our RTU (docs/protocol.md §5 item 2).
 		st.push(Action::CreateQp);
 		st.push(Action::QpToInit);
 		st.push(Action::PostRecv);
@@ -221,7 +221,7 @@ Step Conn::on_idle(const Event &e)
 				ctr_.inc(Ctr::CrossingsRefused);
 		} else {
 			// Accepted. A crossing with a peer that is not bidirectional keeps both
-			// one-way connections, as Linux does (protocol.md §5 item 6).
+			// one-way connections, as Linux does (docs/protocol.md §5 item 6).
 			if (pair && e.crossing == Crossing::RemoteWins)
 				ctr_.inc(Ctr::CrossingsLost);
 			peer_bidir_ = e.peer_bidir;

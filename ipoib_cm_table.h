@@ -10,7 +10,7 @@
 // Who may call in: xmit (xmit(), the tx queue's xmit lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).
 // Lock: lock_ (KAPI_LOCK_IF_CM, irqsave): peers, the connection list, counts. Taken inside
-// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock, review s6 M2), around a Connection's lock, never around the path or neighbour
+// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock), around a Connection's lock, never around the path or neighbour
 // locks (a path record is copied under the path lock alone).
 #pragma once
 
@@ -24,12 +24,12 @@ namespace ipoib {
 
 class Interface;
 
-// Packets waiting for a connection to a peer (issue 11 item 7: far more than in-tree's 3).
+// Packets waiting for a connection to a peer (far more than in-tree's 3).
 inline constexpr u32 kCmPendingQueue = 64;
 using CmPending = kstd::Ring<kapi_skb *, kCmPendingQueue>;
 
 // How long a peer whose connection failed is reached over UD before CM is tried again
-// (design.md §4 item 8): doubling from 1 s to 64 s; a success resets it.
+// (docs/design.md §4 item 8): doubling from 1 s to 64 s; a success resets it.
 inline constexpr u32 kCmBackoffMinMs = 1000;
 inline constexpr u32 kCmBackoffMaxMs = 64000;
 // AwaitOther (RFC 4755 §3.3): how long the peer's crossing REQ may take to arrive before we
@@ -86,7 +86,7 @@ struct CmIfStats {
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
 
-// Not counters but levels (issue 13 item 1, helper mem; docs/connected.md §9): KiB the
+// Not counters but levels (docs/connected.md §9): KiB the
 // driver holds now, summed over the live connections' rings (rc_rx: their own receive
 // rings, rc_tx: their send rings, rc_pinned: both) and the SRQ's ring (rc_srq). Each sum
 // is taken in bytes and rounded up once.
@@ -160,7 +160,7 @@ public:
 	static const char *stat_name(u32 i);
 	void stat_values(u64 *out) const;	// kCmTableStats values, one walk of the connections
 	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
-	// Interface::receive_rc): sends, their bytes, errors and drops (review-cm finding 8).
+	// Interface::receive_rc): sends, their bytes, errors and drops.
 	void add_stats64(kapi_stats64 &o) const;
 
 	// ---- for Connection
@@ -188,7 +188,7 @@ public:
 	u32 buf_size() const { return recv_mtu_; }
 	u32 nsge() const { return nsge_; }
 	u32 send_ring_size() const { return send_ring_; }
-	u32 rc_send_sge() const { return rc_send_sge_; }	// SGEs per RC send (review F4)
+	u32 rc_send_sge() const { return rc_send_sge_; }	// SGEs per RC send (docs/connected.md §9b)
 	u32 recv_queue_size() const { return recv_queue_; }
 	bool bidir() const { return p_.bidir; }
 	bool csum_free() const { return p_.csum_free; }	// we announce kCapCsumFree
@@ -205,7 +205,7 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
-	// ForceDestroy: n sends of a connection freed unsent or never completed (issue 11 R6):
+	// ForceDestroy: n sends of a connection freed unsent or never completed:
 	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
 	void rc_destroyed(u32 n);
 	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
@@ -228,8 +228,8 @@ private:
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
 	// Lock held; the new connection's feed notes go to notes (printed after the unlock).
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes);
-	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued (R7)
-	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed (R2)
+	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued
+	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed
 	void free_dead();
 	bool over_limit() const;
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
@@ -244,8 +244,8 @@ private:
 	// Lock held: c becomes p's send path (the caller then flushes p's queue over it).
 	void publish(CmPeer &p, Connection &c);
 	// The tx queue's xmit lock held, lock_ not: p's pending queue over its send path, oldest
-	// first, while the send bound has room (review-s5 R5); the rest stays queued, in order,
-	// and backlog_ asks the flush work to continue once sends complete (review s6 L5).
+	// first, while the send bound has room; the rest stays queued, in order,
+	// and backlog_ asks the flush work to continue once sends complete.
 	void flush(CmPeer &p, u64 now);
 	// The peers whose flush stopped at the bound (backlogged_), oldest first: the flush work
 	// rc_sent kicks, and each housekeeping run. Takes the xmit lock.
@@ -279,7 +279,7 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
-	kapi_dwork *flush_ = nullptr;	// flush_backlogs alone (review s7 LOW-4), gated by house_on_ too
+	kapi_dwork *flush_ = nullptr;	// flush_backlogs alone (not all of housekeeping), gated by house_on_ too
 	bool house_on_ = false;		// lock_: house_ may be scheduled (start() .. teardown())
 	u64 house_due_ = ~0ull;		// lock_: when house_ is scheduled to run (~0: none, or running)
 	u64 waits_cut_ = ~0ull;		// atomic: no graceful wait lasts beyond (interface stop)

@@ -83,7 +83,7 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 	kapi_skb_pull(skb, kPseudoLen);
 	u32 len = kapi_skb_len(skb);
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
-	// Checked before the checksum and the linearize (review s6 M1): a 64 KiB SG segment of
+	// Checked before the checksum and the linearize: a 64 KiB SG segment of
 	// connected mode sent to a peer in UD fallback would otherwise be summed and copied into
 	// an order-4 atomic allocation only to be dropped, and a failed copy lost its ICMP (the
 	// route's PMTU never came down).
@@ -125,7 +125,7 @@ void Interface::poll_tx()
 		},
 		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
 		// One netdev queue for UD and RC: it wakes only when both are below their wake
-		// marks (CmTable::tx_may_wake; review-cm finding 4).
+		// marks (CmTable::tx_may_wake; docs/connected.md §4).
 		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
 	warn_foreign(foreign);
 }
@@ -145,7 +145,7 @@ void Interface::tx_timeout()
 	count(stats_.tx_timeouts);
 	// One netdev queue carries UD and RC: an RC peer that takes no sends (RNR forever) holds
 	// the RC bound full and the queue stopped until its send watchdog tears it down, so say
-	// which side is full (session 9 read "0 sends outstanding" while RC held 32).
+	// which side is full (the UD count alone reads 0 while RC holds the bound).
 	log_.warn("transmit timeout: %u UD sends outstanding, %u RC sends in flight (bound %u)", tx_.outstanding(),
 		  cm_.rc_inflight(), cm_.rc_limit());
 	kapi_napi_schedule(nd());

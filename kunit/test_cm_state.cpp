@@ -130,7 +130,7 @@ KTEST(cm_params, transport_retries_and_watchdog)
 {
 	EXPECT_LE(kRetryCount, 7u);	// 3-bit field; 7 is not infinite for retry_cnt
 	EXPECT_GE(kRetryCount, 1u);	// Linux's 0: one lost ACK kills the connection
-	EXPECT_EQ(kRnrRetryDefault, 7u);	// infinite (design.md §4 item 3)
+	EXPECT_EQ(kRnrRetryDefault, 7u);	// infinite (docs/design.md §4 item 3)
 	EXPECT_LE(kRnrRetryMax, 7u);
 	// The exact IBA time, and ib_cm's ms rounding below it
 	EXPECT_EQ(iba_time_ns(0), 4096u);
@@ -551,7 +551,7 @@ KTEST(cm_state_active, setup_failures)
 	EXPECT_ACTIONS(st, Action::SendRej, Action::StopSending, Action::QuiesceTx, Action::QpToErr, Action::PostDrainWr,
 		       Action::FallBack);
 	EXPECT_EQ(st.rej_reason, kRejNoResources);
-	// RTR or RTS failed (review2-s5 R4): the same without the drain WR, the receive
+	// RTR or RTS failed: the same without the drain WR, the receive
 	// flushes are the fence
 	Conn c2 = active_established(cfg(false));
 	EXPECT_ACTIONS(c2.on(Event::setup_failed(true, false)), Action::SendRej, Action::StopSending,
@@ -600,7 +600,7 @@ KTEST(cm_state_passive, who_may_send_back)
 {
 	struct { bool local, peer, knob, mode, want; } cases[] = {
 		{true, true, false, true, true},	// both announce: one connection both ways
-		{true, false, false, true, false},	// Linux peer: never (protocol.md §2.9)
+		{true, false, false, true, false},	// Linux peer: never (docs/protocol.md §2.9)
 		{false, true, false, true, false},	// cm_bidir=0
 		{false, false, true, true, true},	// the test knob stands in for an RFC peer
 		{true, false, true, true, true},
@@ -1038,7 +1038,7 @@ bool drive_to(Conn &c, State s)
 // active idle, connecting, established, draining; passive idle, accepting, established,
 // draining (reached as drive_to does: bidirectional peer, Close from established). x = legal,
 // s = legal with an SRQ only, n = without an SRQ only, . = ignored. Closed ignores everything
-// but SetupFailed (a setup step that ran after the teardown queued behind it, review-s5 F2).
+// but SetupFailed (a setup step that ran after the teardown queued behind it).
 struct LegalRow {
 	Ev e;
 	const char *cols;
@@ -1053,7 +1053,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::ModeConnected,	"x.x.xxx."},
 	{Ev::CrossingLost,	".x......"},
 	{Ev::CrossingRefused,	".x......"},
-	{Ev::SetupFailed,	".xxx.xxx"},	// draining/closed: a deferred setup step (F2)
+	{Ev::SetupFailed,	".xxx.xxx"},	// draining/closed: a deferred setup step
 	{Ev::ForceDestroy,	"xxxxxxxx"},
 	{Ev::ReqReceived,	"....x..."},
 	{Ev::RepReceived,	".x.x...x"},
@@ -1142,7 +1142,7 @@ KTEST(cm_state_illegal, closed_is_final)
 	ASSERT_EQ(c.state(), State::Closed);
 	for (usize e = 0; e < kEvCount; e++) {
 		Step st = c.on(Event::of(Ev(e)));
-		EXPECT_EQ(st.ignored, Ev(e) != Ev::SetupFailed);	// F2: expected there, counted
+		EXPECT_EQ(st.ignored, Ev(e) != Ev::SetupFailed);	// a deferred setup step: expected there, counted
 		EXPECT_EQ(st.n, 0u);
 	}
 	EXPECT_EQ(c.counters()[Ctr::Ignored], u64(kEvCount - 1));
@@ -1354,13 +1354,13 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 						qp = false;
 				}
 				// A deferred setup step whose CreateQp failed after a teardown was
-				// queued behind it (review-s5 F2): no QP, nothing was sent.
+				// queued behind it: no QP, nothing was sent.
 				if (e.kind == Ev::SetupFailed && !e.qp_exists &&
 				    (before == State::Draining || before == State::Closed)) {
 					rts = false;
 					qp = false;
 				}
-				// ... or whose QpToRtr/QpToRts failed (review2-s5 R4): the QP is
+				// ... or whose QpToRtr/QpToRts failed: the QP is
 				// there, never in RTS, and gets no drain WR.
 				if (e.kind == Ev::SetupFailed && !e.qp_rts)
 					rts = false;
@@ -1496,10 +1496,10 @@ KTEST(cm_state_teardown, counters_sum)
 	EXPECT_EQ(total[Ctr::EnteredEstablished], 2u);
 }
 
-// review-s5 F2 (the reviewer's case): a teardown step queued behind a setup step whose CreateQp
-// then fails. SetupFailed without a QP must end in Destroy (in the queued step or its own), not be
-// ignored; before the fix s3 was ignored for both and the non-SRQ one never destroyed.
-KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
+// A teardown step queued behind a setup step whose CreateQp then fails. SetupFailed without a
+// QP must end in Destroy (in the queued step or its own), not be ignored: ignored, the non-SRQ
+// connection would never be destroyed.
+KTEST(cm_state_teardown, setup_failure_after_queued_teardown)
 {
 	for (int srq = 0; srq < 2; srq++) {
 		Conn a(Dir::Active, cfg(srq));
@@ -1513,7 +1513,7 @@ KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
 	}
 }
 
-// review2-s5 R4: a passive setup step [CreateQp .. QpToRtr QpToRts SendRep] still queued when
+// A passive setup step [CreateQp .. QpToRtr QpToRts SendRep] still queued when
 // Close's teardown is computed; QpToRtr (or QpToRts) then fails: SetupFailed with the QP
 // left, not in RTS. A drain WR on a QP that never reached RTS may never complete (Conn::fence's
 // rule, ipoib_cm.c's firmware note), so the connection must not wait for one: with an SRQ it
@@ -1577,7 +1577,7 @@ KTEST(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close)
 	}
 }
 
-// review-s5 F2: the walk above checks each step as if it ran at once. The driver runs steps
+// The walk above checks each step as if it ran at once. The driver runs steps
 // later, in order, from the work item (docs/connected.md §1), and SetupFailed comes from what
 // actually ran. This walk models that executor: events queue steps, the FIFO runs at random
 // points, CreateQp fails at random (SetupFailed with qp_exists as executed, its step run at
@@ -1644,7 +1644,7 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					break;
 				case Action::QpToRtr:
 				case Action::QpToRts:
-					// review2-s5 R4: ib_cm_init_qp_attr refuses once the cm_id left
+					// ib_cm_init_qp_attr refuses once the cm_id left
 					// REQ_RCVD/REP_RCVD (a REJ or our Close came first)
 					if (!qp)
 						return "QP transition without a QP";
@@ -1763,15 +1763,15 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 		}
 		ASSERT_EQ(k.state(), State::Closed);
 	}
-	EXPECT_GT(queued_teardowns, 50);	// the walks do reach F2's order
+	EXPECT_GT(queued_teardowns, 50);	// the walks do reach a teardown queued behind a failed CreateQp
 	EXPECT_GT(skipped, 20);
 	EXPECT_GT(failed_creates, 300);
 	EXPECT_GT(failed_rtr_rts, 100);
-	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach R4's order
+	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach a failed QpToRtr/QpToRts behind a teardown
 	EXPECT_EQ(destroys, 3000);
 }
 
-// The receive CQ bounds the connections (docs/connected.md §4, review finding 7): softib's
+// The receive CQ bounds the connections (docs/connected.md §4): softib's
 // max_cqe 65536 without an SRQ, recv_queue_size 512 (UD ring 512, RC send bound 128): 128
 // rings of 512 + 512 + 128 + 128 drain WRs = 66304 do not fit; 126 connections do.
 KTEST(cm_params, cq_bounds_connections)
@@ -1794,7 +1794,7 @@ KTEST(cm_params, cq_bounds_connections)
 // ================================================================= negotiation counters
 
 // What the REQ/REP settled (Event::neg, bidir), counted once when the connection becomes
-// established (issue 13 item 6): not at the REQ/REP, not again later, not for a connection that
+// established (docs/connected.md §9): not at the REQ/REP, not again later, not for a connection that
 // never got there.
 u64 neg_total(const Counters &c)
 {
@@ -1913,7 +1913,7 @@ KTEST(cm_params, negotiation_counter_names)
 	EXPECT_STREQ(ctr_name(Ctr::Ignored), "cm_ignored_events");
 }
 
-// Issue 13 item 1: the receive CQ grows with the connections counted, doubling from
+// The receive CQ grows with the connections counted, doubling from
 // kCqInitialConns, capped at what the device allows, never below what is open.
 KTEST(cm_params, cq_grows_with_the_connections)
 {
@@ -1976,7 +1976,7 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, actions_run_where_they_may),
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
 	    KTEST_CASE(cm_state_teardown, counters_sum),
-	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
+	    KTEST_CASE(cm_state_teardown, setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
 	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
 KTEST_SUITE(cm_state_negotiated, KTEST_CASE(cm_state_negotiated, active_counts_at_established_once),

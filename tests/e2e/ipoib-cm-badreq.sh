@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode, bad input from the wire (issue 11 "Bad input", issue 13 item 5): a raw ib_cm
+# Connected mode, bad input from the wire (RFC 4755 §6 private data in a REQ): a raw ib_cm
 # peer (tests/kmod/ipoib_cmreq_test, from softib0, which has no IPoIB of its own in this
 # check) sends REQs to our listener on softib1 with the private data and service IDs a test
 # chooses. RFC 4755 §6 private data: 8 octets, Reserved(8) | UD QPN(24) | Receive MTU(32).

@@ -2,7 +2,7 @@
 # A connection's MTU below the netdev's (RFC 4755 §5.1: min of both Receive MTUs - 4), ours <->
 # ours. softib host_recv_sge=32,8: softib1's receives hold 8 SGEs, so B's buffers hold
 # 3712 + 7 x 4096 = 32384 octets: B advertises that Receive MTU and its connected-mode netdev
-# MTU is capped at 32380 (review-s5 F3), while A keeps 65520. A packet A sends above 32380 is
+# MTU is capped at 32380 (docs/connected.md §3 "MTUs"), while A keeps 65520. A packet A sends above 32380 is
 # answered with ICMP frag-needed (IPv4 with DF, or without DF from a local socket) or
 # packet-too-big (IPv6) carrying 32380, so the route's PMTU follows and ping -M dont / TCP get
 # through. Before: dropped silently as rc_tx_drop_too_big.

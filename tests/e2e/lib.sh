@@ -369,7 +369,7 @@ csumerr() {
 
 # ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----
 # (busybox sh has no local variables: these helpers' names start with _h, so that one run
-# under wait_for, whose counter is _i, cannot reset it and wait forever: review s8b M1)
+# under wait_for, whose counter is _i, cannot reset it and wait forever)
 # hub_map_netdevs NETDEV...: record which softib host each netdev belongs to (/tmp/if.<i>,
 # read back with ifn i); drivers name netdevs in registration order, sysfs says the truth
 hub_map_netdevs() {
@@ -410,11 +410,11 @@ hub_static_neigh() {
 hub_carrier_all() { for _hi in $(seq 0 "$1"); do has_carrier "$(ifn "$_hi")" "h$_hi" || return 1; done; }
 # free_kib: free memory in KiB counting the pages on the per-CPU lists (/proc/zoneinfo: every
 # zone's nr_free_pages plus every pageset's count). MemAvailable leaves those lists out, and
-# what they hold moves by megabytes between two readings (ipoib-cm-reap-cycles, session 8).
+# what they hold moves by megabytes between two readings (seen in ipoib-cm-reap-cycles).
 free_kib() { awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo; }
 # cm_pair_b_datagram NET: cm_ours_pair NET, then a static neighbour for A on B, a warm-up ping
-# A -> B (the path, a connection), B in datagram mode (it still accepts A's REQs, protocol.md
-# §2.12) and A to datagram and back (its connection closes): A's next packets to B wait for a
+# A -> B (the path, a connection), B in datagram mode (it still accepts A's REQs,
+# docs/protocol.md §2.12) and A to datagram and back (its connection closes): A's next packets to B wait for a
 # new connection. Checked piece by piece (cm_ours_pair's 4 checks + 4). Before the namespaces.
 cm_pair_b_datagram() {
     _pb_addr_a=$(cat /sys/class/net/icm0/address)

@@ -2,7 +2,7 @@
 /*
  * ipoib_cmreq_test - a raw ib_cm peer for the e2e scenarios: sends one connection request
  * with whatever private data and service ID the test asks for, so that a scenario can feed
- * an IPoIB-CM listener malformed or hostile input (issue 11 "bad input", issue 13 item 5).
+ * an IPoIB-CM listener malformed or hostile input (RFC 4755 §6 private data, IBA 12.6.5 REQ).
  * It owns no QP: the REQ names a QPN nobody has, which ib_cm does not check. Test tooling,
  * never needed by the driver.
  *
