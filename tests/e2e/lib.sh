@@ -171,6 +171,15 @@ ns_ping_all() {
     printf '%s\n' "$_pa_out" | tail -n 2
     printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $_c received,"
 }
+# ns_ping_errs NS ADDR COUNT ERRORS [extra ping args]: COUNT pings from NS, exactly ERRORS of
+# them answered by an ICMP error (e.g. frag-needed when a PMTU is learned) and every other one
+# by its reply: "COUNT packets transmitted, COUNT-ERRORS received, +ERRORS errors"
+ns_ping_errs() {
+    _ns=$1 _a=$2 _c=$3 _e=$4; shift 4
+    _pa_out=$(ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
+    printf '%s\n' "$_pa_out" | grep -E '^From |transmitted|rtt' | tail -n 4
+    printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $((_c - _e)) received, +$_e errors,"
+}
 # file_lacks FILE MIN PATTERN [SELECT]: FILE is readable, holds at least MIN lines (of those
 # matching SELECT, if given; both grep -E) and none of those lines matches PATTERN. A negative
 # grep alone passes on a missing or empty file; this one fails there.
