@@ -185,7 +185,9 @@ void CmTable::reconnect(Connection &c)
 	if (p->active == &c)
 		p->active = nullptr;
 	p->stale_retries++;
-	if (!p->active)
+	// Not in datagram mode: a Reconnect queued before the switch would open a connection
+	// nobody asked for (xmit opens one again once the mode is connected).
+	if (!p->active && connected())
 		connect(*p, kapi_now_ms(), Gfp::Atomic, notes);
 }
 

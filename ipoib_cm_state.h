@@ -265,7 +265,8 @@ enum class Ev : u8 {
 	QpFatal,	// IB_EVENT_QP_FATAL / QP_ACCESS_ERR / PATH_MIG_ERR
 	WcError,	// a send or receive completed in error (not a flush): wc
 	DrainWrDone,	// the drain WR's completion was polled (docs/connected.md §4)
-	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
+	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost);
+			// reported once per QP, possibly before the error event that explains it
 	DrainTimeout,	// the fence did not complete in time
 };
 inline constexpr usize kEvCount = 30;
@@ -524,6 +525,7 @@ private:
 	void teardown(Step &st, bool dreq, bool graceful = false);
 	void fence(Step &st);
 	void fence_done(Step &st);
+	bool rx_flushed_early();
 	void peer_gone(Step &st);
 	void destroy(Step &st);
 	void establish(Step &st);
