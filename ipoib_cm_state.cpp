@@ -468,6 +468,17 @@ Step Conn::on_accepting(const Event &e)
 	}
 }
 
+ActGuard act_guard(Action a, bool qp, bool rts)
+{
+	if (!qp && (a == Action::QpToErr || a == Action::PostDrainWr))
+		return ActGuard::SkipNoQp;
+	if (!qp && (a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts))
+		return ActGuard::FailNoQp;
+	if (a == Action::PostDrainWr && !rts)
+		return ActGuard::SkipNoRts;
+	return ActGuard::Run;
+}
+
 namespace {
 
 // Destroy ends the connection's link to its neighbour (the executor retires it there), so the

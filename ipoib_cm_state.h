@@ -400,6 +400,14 @@ inline constexpr u32 kWaitSendsMs = 1000;
 inline constexpr u32 kWaitDrepMs = 2 * kWaitSendsMs;
 static_assert(kWaitDrepMs > kWaitSendsMs, "our DREP wait must outlast the peer's WaitSends");
 const char *action_name(Action a);
+// What the executor does with an action given the QP it has (qp: CreateQp succeeded; rts: its
+// QpToRts succeeded). Steps are computed when their event arrives and run later, so a teardown
+// step can run behind a setup step that failed: without a QP, QpToErr and PostDrainWr have
+// nothing to do (SkipNoQp) and a QP transition must not run on a NULL QP (FailNoQp: fed back
+// as SetupFailed); a drain WR on a QP that never reached RTS may never complete on some
+// firmware (SkipNoRts; the fence does not wait for it, Conn::fence). Run otherwise.
+enum class ActGuard : u8 { Run, SkipNoQp, FailNoQp, SkipNoRts };
+ActGuard act_guard(Action a, bool qp, bool rts);
 // Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
 // sleep): never run in the atomic context an event may arrive in.
 bool may_sleep(Action a);

@@ -1747,14 +1747,14 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					}
 					break;
 				case Action::QpToInit:
-					if (!qp)
+					if (act_guard(a, qp, rts) == ActGuard::FailNoQp)
 						return "QP transition without a QP";
 					break;
 				case Action::QpToRtr:
 				case Action::QpToRts:
 					// review2-s5 R4: ib_cm_init_qp_attr refuses once the cm_id left
 					// REQ_RCVD/REP_RCVD (a REJ or our Close came first)
-					if (!qp)
+					if (act_guard(a, qp, rts) == ActGuard::FailNoQp)
 						return "QP transition without a QP";
 					ok = rnd(6) != 0;
 					if (!ok)
@@ -1772,22 +1772,27 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					cm_sent = true;
 					break;
 				case Action::QpToErr:
-				case Action::PostDrainWr:
-					if (!qp) {
+				case Action::PostDrainWr: {
+					// the executor's own guard (Connection::act)
+					const ActGuard g = act_guard(a, qp, rts);
+					if (g == ActGuard::SkipNoQp) {
 						if (!create_failed)
 							return "QpToErr/PostDrainWr without a QP, and no CreateQp failed";
-						skipped++;	// the executor's guard
+						skipped++;	// cm_no_qp_actions
 						break;
 					}
 					if (a == Action::QpToErr)
 						in_error = true;
 					else if (!in_error)
 						return "drain WR before QpToErr";
-					else if (!rts)
-						skipped_no_rts++;	// the executor's guard (cm_drain_wr_skipped)
-					else
+					else if (g == ActGuard::SkipNoRts)
+						skipped_no_rts++;	// cm_drain_wr_skipped
+					else if (g == ActGuard::Run)
 						drain_posted = true;
+					else
+						return "unexpected guard for a drain WR";
 					break;
+				}
 				case Action::Destroy:
 					if (destroyed)
 						return "Destroy twice";
@@ -1877,6 +1882,20 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 	EXPECT_GT(failed_rtr_rts, 100);
 	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach R4's order
 	EXPECT_EQ(destroys, 3000);
+}
+
+// The executor's guard (act_guard, used by Connection::act and by the walk above), literally.
+KTEST(cm_state_teardown, executor_guard)
+{
+	for (usize i = 0; i < kActionCount; i++) {
+		const Action a = Action(i);
+		const bool transition = a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts;
+		const bool fence = a == Action::QpToErr || a == Action::PostDrainWr;
+		EXPECT_EQ(act_guard(a, false, false), transition ? ActGuard::FailNoQp :
+						   fence ? ActGuard::SkipNoQp : ActGuard::Run);
+		EXPECT_EQ(act_guard(a, true, false), a == Action::PostDrainWr ? ActGuard::SkipNoRts : ActGuard::Run);
+		EXPECT_EQ(act_guard(a, true, true), ActGuard::Run);
+	}
 }
 
 // The receive CQ bounds the connections (docs/connected.md §4, review finding 7): softib's
@@ -2087,7 +2106,8 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, counters_sum),
 	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
-	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
+	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed),
+	    KTEST_CASE(cm_state_teardown, executor_guard));
 KTEST_SUITE(cm_state_negotiated, KTEST_CASE(cm_state_negotiated, active_counts_at_established_once),
 	    KTEST_CASE(cm_state_negotiated, active_rfc_service_id),
 	    KTEST_CASE(cm_state_negotiated, passive_counts_at_rtu_or_comm_est),
