@@ -22,6 +22,7 @@ void CmTable::publish(CmPeer &p, Connection &c)
 	p.fallback_until = 0;
 	p.backoff_ms = 0;
 	p.stale_retries = 0;
+	p.crossing_waits = 0;
 	p.await_until = 0;
 }
 
@@ -199,6 +200,8 @@ void CmTable::await_other(Connection &c)
 		return;
 	if (p->active == &c)
 		p->active = nullptr;
+	if (p->crossing_waits < 0xff)
+		p->crossing_waits++;	// until a connection is published (cm::kMaxCrossingWaits)
 	if (!p->send)
 		p->await_until = kapi_now_ms() + kCmAwaitOtherMs;
 }

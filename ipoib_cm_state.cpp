@@ -291,10 +291,16 @@ Step Conn::rej_received(const Event &e)
 		st.push(Action::SendReq);
 		return st;
 	case RejClass::Crossing:
-		ctr_.inc(Ctr::RejRxCrossing);
-		teardown(st, false);
-		st.push(Action::AwaitOther);
-		return st;
+		// Unless we accepted the peer's crossing REQ (its connection exists), a peer whose
+		// announced crossings never brought a connection kMaxCrossingWaits times is
+		// refusing: fall back (counted cm_rej_rx_fall_back, cm_fall_backs).
+		if (crossing_lost_ || cfg_.crossing_waits < kMaxCrossingWaits) {
+			ctr_.inc(Ctr::RejRxCrossing);
+			teardown(st, false);
+			st.push(Action::AwaitOther);
+			return st;
+		}
+		break;
 	case RejClass::Stale:
 		ctr_.inc(Ctr::RejRxStale);
 		teardown(st, false);

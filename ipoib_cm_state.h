@@ -145,6 +145,11 @@ inline constexpr u32 kCqInitialConns = 16;
 u32 cq_conns_grow(u32 have, u32 need, u32 max);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
+// RFC 4755 §3.3 crossing REJs (Consumer Reject from a bidirectional peer) in a row whose
+// connection from the peer never came (AwaitOther expired each time) before a Consumer Reject
+// counts as a refusal: a peer that announces kCapBidir and rejects every REQ with it would
+// otherwise hold our queue for it in a connect, REJ, wait loop for ever.
+inline constexpr u8 kMaxCrossingWaits = 2;
 
 // ---- REJ reasons, IBA 12.6.7.2 table "REJ reason codes" (the values of ib_cm.h's enum).
 namespace rej {
@@ -503,6 +508,7 @@ struct Config {
 	bool send_accepted = false;	// test knob: send over accepted connections without it
 	bool connected_mode = true;	// the interface's admin mode
 	u8 stale_retries = 0;		// reconnects the neighbour already made after Stale
+	u8 crossing_waits = 0;		// AwaitOther in a row whose connection never came
 };
 
 class Conn {

@@ -420,7 +420,9 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 
 Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 {
-	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
+	cm::Config cfg = config(cm::Dir::Active, p.stale_retries);
+	cfg.crossing_waits = p.crossing_waits;
+	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, cfg, p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
 		delete c;
 		count(ifs_.cm_tx_nomem_ud);	// xmit sends it over UD; a reconnect waits for the next packet

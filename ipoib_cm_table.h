@@ -65,6 +65,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
+	u8 crossing_waits = 0;		// AwaitOther in a row, no connection since (cm::Config)
 	u32 conns = 0;			// connections whose owner this is (retire drops it)
 	u64 used_ms = 0;
 };

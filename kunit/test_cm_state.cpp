@@ -379,6 +379,25 @@ KTEST(cm_state_active, rej_outcomes_fall_back_and_crossing)
 	Conn f(Dir::Active, cfg(true));
 	(void)f.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(f.on(Event::rej(rej::kConsumer, false)), Action::QpToErr, Action::FallBack, Action::Destroy);
+	// A bidirectional peer whose Consumer Rejects never brought its connection
+	// (kMaxCrossingWaits AwaitOther in a row): refusing, so UD, not a connect/REJ/wait loop
+	for (u8 waits = 0; waits <= kMaxCrossingWaits + 1; waits++) {
+		Config c = cfg(false);
+		c.crossing_waits = waits;
+		Conn g(Dir::Active, c);
+		(void)g.on(ev(Ev::Connect));
+		const Step st = g.on(Event::rej(rej::kConsumer, true));
+		const bool refused = waits >= kMaxCrossingWaits;
+		EXPECT_EQ(st.has(Action::AwaitOther), !refused);
+		EXPECT_EQ(st.has(Action::FallBack), refused);
+		EXPECT_EQ(g.counters()[Ctr::RejRxFallBack], u64(refused));
+		EXPECT_EQ(g.counters()[Ctr::RejRxCrossing], u64(!refused));
+		// we accepted its crossing REQ: its connection exists, wait for it whatever the count
+		Conn h(Dir::Active, c);
+		(void)h.on(ev(Ev::Connect));
+		EXPECT_QUIET(h.on(ev(Ev::CrossingLost)));
+		EXPECT_TRUE(h.on(Event::rej(rej::kConsumer, true)).has(Action::AwaitOther));
+	}
 }
 
 KTEST(cm_state_active, bad_rep_and_timeouts)
