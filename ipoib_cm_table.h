@@ -236,7 +236,7 @@ private:
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
 	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
 	u32 cq_per_conn() const;	// CQ entries per connection
-	cm::Config config(cm::Dir d, u8 stale_retries) const;
+	cm::Config config(cm::Dir d, u8 stale_retries, u8 crossing_waits = 0) const;
 	template <typename F> void for_each_conn(F f);
 	// Schedule the housekeeping work in ms unless teardown stopped it or it is due sooner
 	// (a parked wait's deadline, wake_at, is not postponed by a later request).
