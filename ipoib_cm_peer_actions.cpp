@@ -22,6 +22,7 @@ void CmTable::publish(CmPeer &p, Connection &c)
 	p.fallback_until = 0;
 	p.backoff_ms = 0;
 	p.stale_retries = 0;
+	p.crossing_waits = 0;
 	p.await_until = 0;
 }
 
@@ -185,7 +186,9 @@ void CmTable::reconnect(Connection &c)
 	if (p->active == &c)
 		p->active = nullptr;
 	p->stale_retries++;
-	if (!p->active)
+	// Not in datagram mode: a Reconnect queued before the switch would open a connection
+	// nobody asked for (xmit opens one again once the mode is connected).
+	if (!p->active && connected())
 		connect(*p, kapi_now_ms(), Gfp::Atomic, notes);
 }
 
@@ -197,6 +200,8 @@ void CmTable::await_other(Connection &c)
 		return;
 	if (p->active == &c)
 		p->active = nullptr;
+	if (p->crossing_waits < 0xff)
+		p->crossing_waits++;	// until a connection is published (cm::kMaxCrossingWaits)
 	if (!p->send)
 		p->await_until = kapi_now_ms() + kCmAwaitOtherMs;
 }

@@ -145,6 +145,11 @@ inline constexpr u32 kCqInitialConns = 16;
 u32 cq_conns_grow(u32 have, u32 need, u32 max);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
+// RFC 4755 §3.3 crossing REJs (Consumer Reject from a bidirectional peer) in a row whose
+// connection from the peer never came (AwaitOther expired each time) before a Consumer Reject
+// counts as a refusal: a peer that announces kCapBidir and rejects every REQ with it would
+// otherwise hold our queue for it in a connect, REJ, wait loop for ever.
+inline constexpr u8 kMaxCrossingWaits = 2;
 
 // ---- REJ reasons, IBA 12.6.7.2 table "REJ reason codes" (the values of ib_cm.h's enum).
 namespace rej {
@@ -265,7 +270,8 @@ enum class Ev : u8 {
 	QpFatal,	// IB_EVENT_QP_FATAL / QP_ACCESS_ERR / PATH_MIG_ERR
 	WcError,	// a send or receive completed in error (not a flush): wc
 	DrainWrDone,	// the drain WR's completion was polled (docs/connected.md §4)
-	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
+	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost);
+			// reported once per QP, possibly before the error event that explains it
 	DrainTimeout,	// the fence did not complete in time
 };
 inline constexpr usize kEvCount = 30;
@@ -399,6 +405,14 @@ inline constexpr u32 kWaitSendsMs = 1000;
 inline constexpr u32 kWaitDrepMs = 2 * kWaitSendsMs;
 static_assert(kWaitDrepMs > kWaitSendsMs, "our DREP wait must outlast the peer's WaitSends");
 const char *action_name(Action a);
+// What the executor does with an action given the QP it has (qp: CreateQp succeeded; rts: its
+// QpToRts succeeded). Steps are computed when their event arrives and run later, so a teardown
+// step can run behind a setup step that failed: without a QP, QpToErr and PostDrainWr have
+// nothing to do (SkipNoQp) and a QP transition must not run on a NULL QP (FailNoQp: fed back
+// as SetupFailed); a drain WR on a QP that never reached RTS may never complete on some
+// firmware (SkipNoRts; the fence does not wait for it, Conn::fence). Run otherwise.
+enum class ActGuard : u8 { Run, SkipNoQp, FailNoQp, SkipNoRts };
+ActGuard act_guard(Action a, bool qp, bool rts);
 // Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
 // sleep): never run in the atomic context an event may arrive in.
 bool may_sleep(Action a);
@@ -494,6 +508,7 @@ struct Config {
 	bool send_accepted = false;	// test knob: send over accepted connections without it
 	bool connected_mode = true;	// the interface's admin mode
 	u8 stale_retries = 0;		// reconnects the neighbour already made after Stale
+	u8 crossing_waits = 0;		// AwaitOther in a row whose connection never came
 };
 
 class Conn {
@@ -524,6 +539,7 @@ private:
 	void teardown(Step &st, bool dreq, bool graceful = false);
 	void fence(Step &st);
 	void fence_done(Step &st);
+	bool rx_flushed_early();
 	void peer_gone(Step &st);
 	void destroy(Step &st);
 	void establish(Step &st);

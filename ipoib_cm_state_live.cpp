@@ -71,12 +71,17 @@ Step Conn::on_established(const Event &e)
 		return st;
 	case Ev::QpFatal:
 	case Ev::WcError:
-	case Ev::LastWqeReached: {
+	case Ev::LastWqeReached:
+	case Ev::RxEmpty: {
 		if (e.kind == Ev::LastWqeReached) {
 			if (!cfg_.srq)
 				return ignore();
 			last_wqe_ = true;	// the QP entered error by itself
 			ctr_.inc(Ctr::QpFatal);
+		} else if (e.kind == Ev::RxEmpty) {
+			if (!rx_flushed_early())
+				return ignore();
+			ctr_.inc(Ctr::QpFatal);	// every receive flushed: the QP is in error
 		} else if (e.kind == Ev::QpFatal) {
 			ctr_.inc(Ctr::QpFatal);
 		} else {

@@ -407,7 +407,7 @@ bool CmTable::over_limit() const
 	return nconns_ >= max_conns_;	// what the CQ holds (fit_cq)
 }
 
-cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
+cm::Config CmTable::config(cm::Dir, u8 stale_retries, u8 crossing_waits) const
 {
 	cm::Config c;
 	c.srq = srq_.raw() != nullptr;
@@ -415,12 +415,13 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 	c.send_accepted = __atomic_load_n(&send_accepted_, __ATOMIC_RELAXED);
 	c.connected_mode = connected();
 	c.stale_retries = stale_retries;
+	c.crossing_waits = crossing_waits;
 	return c;
 }
 
 Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 {
-	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
+	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries, p.crossing_waits), p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
 		delete c;
 		count(ifs_.cm_tx_nomem_ud);	// xmit sends it over UD; a reconnect waits for the next packet

@@ -65,6 +65,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
+	u8 crossing_waits = 0;		// AwaitOther in a row, no connection since (cm::Config)
 	u32 conns = 0;			// connections whose owner this is (retire drops it)
 	u64 used_ms = 0;
 };
@@ -235,7 +236,7 @@ private:
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
 	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
 	u32 cq_per_conn() const;	// CQ entries per connection
-	cm::Config config(cm::Dir d, u8 stale_retries) const;
+	cm::Config config(cm::Dir d, u8 stale_retries, u8 crossing_waits = 0) const;
 	template <typename F> void for_each_conn(F f);
 	// Schedule the housekeeping work in ms unless teardown stopped it or it is due sooner
 	// (a parked wait's deadline, wake_at, is not postponed by a later request).
