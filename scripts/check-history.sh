@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # check-history.sh - tracked files must describe the product, not how it was made: no
-# "session N", "review s7 LOW-6", "issue N", helper or coordinator names, no links to
-# documents outside the repository (scripts/check-history.patterns lists the patterns).
+# citations of work sessions, tracker items, reviews or who did what, no links to documents
+# outside the repository (scripts/check-history.patterns lists the patterns).
 #
 #   scripts/check-history.sh            every hit, a count per file type; exit 1 on any hit
 #   CHECK_HISTORY_STRICT=0 ...          the same, report only (exit 0)
