@@ -185,7 +185,8 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 
 // Housekeeping (each run): a proof past its deadline fails: the connection stays, receive-only
 // (what a one-way peer's is: the peer may keep sending to us over it), never our send path;
-// the peer's queue goes over our own connection. Probes still unanswered are resent.
+// the queue that waited for it goes back to xmit, which connects (or takes UD) as for a
+// peer without kCapBidir. Probes still unanswered are resent.
 void CmTable::ident_tick(u64 now)
 {
 	struct Probe {
@@ -196,8 +197,8 @@ void CmTable::ident_tick(u64 now)
 	constexpr u32 kMax = 8;	// more wait for the next run (probes are resent at most every second)
 	Probe probes[kMax];
 	u32 n = 0;
+	CmPending q;	// what fits; a later packet to a peer whose rest still waits takes it along
 	{
-		FeedNotes notes(log());
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (!open_ || !proofs_open_)
 			return;
@@ -211,9 +212,8 @@ void CmTable::ident_tick(u64 now)
 				proofs_open_--;
 				p.proof_quiet_until = now + kCmProofQuietMs;
 				const bool passive_will_send = may_carry(p.passive) && p.passive->bidir();
-				if (!p.send && !may_carry(p.active) && !passive_will_send && !p.await_until &&
-				    p.pending.size())
-					connect(p, now, Gfp::Atomic, notes);	// its StartSending sends the queue
+				if (!p.send && !may_carry(p.active) && !passive_will_send && !p.await_until)
+					(void)cm_take_pending(p, q);
 				continue;
 			}
 			if (n < kMax && p.proof.probe_due(now)) {
@@ -224,6 +224,9 @@ void CmTable::ident_tick(u64 now)
 	}
 	for (u32 i = 0; i < n; i++)
 		send_probe(probes[i].to, probes[i].qpn, probes[i].nonce);
+	kapi_skb *skb;
+	while (q.pop(skb))
+		kapi_skb_requeue(skb);
 }
 
 // Under the xmit lock: proven connections become their peer's send path (and send the queue
