@@ -206,23 +206,19 @@ fail:
 /* REP received: RTR, RTS as ib_cm computes them, then the RTU */
 static int forge_rep(struct probe *p)
 {
-	struct ib_qp_attr a = {};
-	int mask = 0, ret;
+	static const enum ib_qp_state to[] = { IB_QPS_RTR, IB_QPS_RTS };
+	int i, mask, ret;
 
-	a.qp_state = IB_QPS_RTR;
-	ret = ib_cm_init_qp_attr(p->id, &a, &mask);
-	if (!ret)
-		ret = ib_modify_qp(p->fg->qp, &a, mask);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	mask = 0;
-	a.qp_state = IB_QPS_RTS;
-	ret = ib_cm_init_qp_attr(p->id, &a, &mask);
-	if (!ret)
-		ret = ib_modify_qp(p->fg->qp, &a, mask);
-	if (ret)
-		return ret;
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		struct ib_qp_attr a = { .qp_state = to[i] };
+
+		mask = 0;
+		ret = ib_cm_init_qp_attr(p->id, &a, &mask);
+		if (!ret)
+			ret = ib_modify_qp(p->fg->qp, &a, mask);
+		if (ret)
+			return ret;
+	}
 	return ib_send_cm_rtu(p->id, NULL, 0);
 }
 
