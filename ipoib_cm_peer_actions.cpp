@@ -62,6 +62,13 @@ void CmTable::flush_held(u32 fresh)
 // every peer). A flush stopping again asks for the next kick (flush_held).
 void CmTable::flush_backlogs(u64 now)
 {
+	ident_tick(now);	// each housekeeping run: proof deadlines and probe resends
+	ident_run(now);
+	backlog_round(now);
+}
+
+void CmTable::backlog_round(u64 now)
+{
 	kapi_netdev_xmit_lock(netdev());
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE)) {
 		RcOrder x{*this, now};
@@ -72,7 +79,9 @@ void CmTable::flush_backlogs(u64 now)
 
 void CmTable::flush_work()
 {
-	flush_backlogs(kapi_now_ms());
+	const u64 now = kapi_now_ms();
+	ident_run(now);		// a proof completed or an echo is due (NAPI's kick)
+	backlog_round(now);
 }
 
 // Scheduled now unless teardown stopped it (house_on_, under lock_ as teardown clears it).
@@ -89,6 +98,9 @@ void CmTable::start_sending(Connection &c)
 {
 	CmPeer *sends = nullptr;
 	const u64 now = kapi_now_ms();
+	HwAddr probe_to;
+	u32 probe_qpn = 0;
+	u64 nonce = 0;
 	// Under the tx queue's xmit lock no xmit runs (noqueue and netpoll too): the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
 	kapi_netdev_xmit_lock(netdev());
@@ -98,14 +110,23 @@ void CmTable::start_sending(Connection &c)
 		CmPeer *p = c.owner;
 		// Not if c's teardown began meanwhile (an error fed after this step was queued):
 		// its QP may be in error, and its FallBack is queued behind.
-		if (p && !p->send && may_send(&c)) {
+		// A passive one only once its peer proved its address (ipoib_cm_ident.cpp): an
+		// unproven one sends the first probe now that it is established.
+		if (p && !p->send && may_send(&c) && cm_publishable(&c, c.dir() == cm::Dir::Active, p->passive)) {
 			publish(*p, c);
 			sends = p;
+		} else if (p && p->proving == &c && !p->proof.nonce && may_send(&c)) {
+			p->proof.probe(now, kapi_cm_random_u64());
+			probe_to = p->addr;
+			probe_qpn = c.qpn();
+			nonce = p->proof.nonce;
 		}
 	}
 	if (sends)
 		flush(*sends, now);
 	kapi_netdev_xmit_unlock(netdev());
+	if (nonce)
+		send_probe(probe_to, probe_qpn, nonce);	// dev_queue_xmit: not under the xmit lock
 }
 
 // Under the tx lock, like start_sending: the successor's queue goes out before new packets.
@@ -217,6 +238,11 @@ void CmTable::retire(Connection &c)
 				p->active = nullptr;
 			if (p->passive == &c)
 				p->passive = nullptr;
+			if (p->proving == &c) {
+				p->proving = nullptr;
+				p->proof.close();
+				proofs_open_--;
+			}
 			p->conns--;
 			c.owner = nullptr;
 			// Packets that waited for this connection and now have nobody to carry

@@ -338,4 +338,77 @@ template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T 
 	return behind ? CmRcXmit::Queued : CmRcXmit::AtBound;
 }
 
+// ---- The identity proof of a bidirectional passive connection (docs/security.md "Who may
+// carry our traffic"). Its REQ claims a GID and UD QPN that anyone on the partition can
+// write; the connection becomes the peer's send path only after the peer echoed, over this
+// connection, the nonce of a probe we sent over UD to the claimed address (cm::IdentMsg).
+// Table lock; one proof open per peer (the newest REQ's).
+//
+// How long a proof may take from the REQ: REP, RTU, probe and echo take milliseconds; the
+// probe is resent while unanswered (UD is unreliable), kCmProbeMax sends in all.
+inline constexpr u32 kCmProofMs = 4000;
+inline constexpr u32 kCmProbeEveryMs = 1000;
+inline constexpr u8 kCmProbeMax = 3;
+// After a peer's proof failed, an unproven connection claiming it no longer holds our own
+// connect back for this long (a stream of forged REQs delays nothing but the first time).
+inline constexpr u32 kCmProofQuietMs = 30000;
+
+struct IdProof {
+	u64 until = 0;		// the proof's deadline; 0: no proof open
+	u64 nonce = 0;		// the probe's; 0 until the first probe
+	u64 sent_ms = 0;	// the last probe
+	u8 probes = 0;
+
+	bool open() const { return until != 0; }
+	void begin(u64 now)
+	{
+		*this = IdProof{};
+		until = now + kCmProofMs;
+	}
+	// The connection became established (StartSending): the first probe goes with nonce n
+	// (never 0: 0 means "no probe sent").
+	void probe(u64 now, u64 n)
+	{
+		nonce = n ? n : 1;
+		sent_ms = now;
+		probes = 1;
+	}
+	bool probe_due(u64 now) const
+	{
+		return open() && nonce && probes < kCmProbeMax && now < until && now - sent_ms >= kCmProbeEveryMs;
+	}
+	void probed(u64 now)
+	{
+		sent_ms = now;
+		probes++;
+	}
+	bool expired(u64 now) const { return open() && now >= until; }
+	enum class Echo { Match, Mismatch, NoProbe };
+	// An echo of nonce n arrived on the connection under proof.
+	Echo echo(u64 n) const
+	{
+		if (!open() || !nonce)
+			return Echo::NoProbe;
+		return n == nonce ? Echo::Match : Echo::Mismatch;
+	}
+	void close() { *this = IdProof{}; }
+};
+
+// xmit, for a peer without a send path: an unproven connection (carry: it may still carry)
+// holds our own connect back, as a proven bidirectional one does, only while its proof is
+// open and the peer is not in the quiet time after a failed proof; otherwise we connect
+// ourselves, so a forged REQ never stops us reaching the host it claims.
+inline bool cm_proof_holds(bool carry, const IdProof &pr, u64 now, u64 quiet_until)
+{
+	return carry && pr.open() && now < pr.until && now >= quiet_until;
+}
+
+// A connection of a peer may become its send path (StartSending): ours (active), or the
+// passive one the table filed as the peer's (proven, or one-way with the send_accepted test
+// knob); never an unproven one.
+template <typename C> bool cm_publishable(const C *c, bool active, const C *peer_passive)
+{
+	return active || c == peer_passive;
+}
+
 } // namespace ipoib

@@ -302,6 +302,7 @@ void CmTable::stop_end()
 			peers.push_back(*p);
 		index_.clear();
 		backlogged_.clear();
+		ident_clear();	// the peers go, their proofs and echoes with them
 		// Exact, not reset: the sends of the connections kept here still complete (their
 		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
 		// none kept, anything left is a leak (it would hold the shared queue): logged.
@@ -566,6 +567,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
 	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
+	const LidCheck lid = peer_bidir && p_.bidir ? lid_check(ev.dgid, ev.req_lid) : LidCheck::Unknown;
 	FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 	kstd::SpinIrqSaveGuard g(lock_);
 	if (!open_) {	// stopping: the listeners are going
@@ -587,10 +589,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg, b), notes);
 	const bool accepted = st.has(cm::Action::SendRep);
 	if (accepted && (p || (p = find_or_add(peer, Gfp::Atomic)))) {
-		p->passive = c;
-		c->owner = p;
-		p->conns++;
-		p->used_ms = kapi_now_ms();
+		file_passive(*p, *c, lid, kapi_now_ms());	// a bidirectional one is proven first
 	}
 	if (x == cm::Crossing::RemoteWins && p->active)
 		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused), notes);

@@ -54,7 +54,13 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	HwAddr addr;			// flags octet zero
 	CmPeer *hnext = nullptr;	// CmPeerIndex's bucket chain
 	Connection *active = nullptr;	// ours, connecting or established
-	Connection *passive = nullptr;	// accepted from the peer
+	Connection *passive = nullptr;	// accepted from the peer: one-way, or bidirectional and proven
+	// A bidirectional passive connection whose peer has not yet proven the address its REQ
+	// claimed (IdProof): never a send path until the echo makes it `passive`.
+	Connection *proving = nullptr;
+	IdProof proof;
+	u64 proof_quiet_until = 0;	// a proof failed: unproven ones do not hold xmit back until then
+	bool publish_due = false;	// proven in NAPI: the flush work publishes it
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
 	u32 held = 0;			// table lock: the first `held` of pending are counted cm_tx_flush_held
@@ -77,7 +83,12 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
-	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)
+	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)                \
+	/* identity proofs of bidirectional passive connections (docs/security.md) */          \
+	X(cm_id_proofs) X(cm_id_verified) X(cm_id_proof_timeouts) X(cm_id_superseded)         \
+	X(cm_id_lid_mismatch) X(cm_id_probes_sent) X(cm_id_probes_rx) X(cm_id_probes_unmatched) \
+	X(cm_id_echoes_sent) X(cm_id_echoes_dropped) X(cm_id_echo_mismatch) X(cm_id_echo_unexpected) \
+	X(cm_id_rx_bad) X(cm_id_nomem)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -206,6 +217,10 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
+	// NAPI: an identity message (cm::IdentMsg, after the encapsulation header) received
+	// over UD from src_qp, or over the RC connection local_qpn to peer; consumed, counted.
+	void on_ident_ud(u32 src_qp, const u8 *msg, u32 len);
+	void on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 len);
 	// ForceDestroy: n sends of a connection freed unsent or never completed:
 	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
 	void rc_destroyed(u32 n);
@@ -268,6 +283,28 @@ private:
 	// counted (cm_tx_flush_held), the flush work asked for.
 	void flush_held(u32 fresh);
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
+	// ---- identity proofs (ipoib_cm_ident.cpp)
+	enum class LidCheck { Unknown, Match, Mismatch };
+	// Not under lock_ (the path lock): the REQ's requester LID against our path record.
+	LidCheck lid_check(const u8 *gid, u32 req_lid);
+	// Lock held: an accepted passive connection c becomes p's, filed as one-way or put to its proof.
+	void file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now);
+	bool proof_holds(const CmPeer &p, u64 now) const;	// lock held: xmit waits for it
+	void send_probe(const HwAddr &to, u32 qpn, u64 nonce);	// no lock: over UD
+	// The flush work / housekeeping: proofs past their deadline or due a probe (ident_tick),
+	// proven connections published and echoes sent (ident_run: takes the xmit lock).
+	void ident_tick(u64 now);
+	void ident_run(u64 now);
+	void backlog_round(u64 now);	// flush_backlogs without the identity duties
+	void ident_clear();		// lock held, interface stop: no proof open, no echo queued
+	struct CmEcho {
+		HwAddr peer;
+		u32 qpn = 0;
+		u64 nonce = 0;
+		u64 until = 0;	// 0: free
+	};
+	static constexpr u32 kCmEchoes = 8;	// echoes waiting for the flush work
+	static constexpr u32 kCmEchoMs = 2000;	// how long one waits for its connection to offer
 
 	Interface &ifc_;
 	CmParams p_;
@@ -314,6 +351,9 @@ private:
 	u64 rej_tx_[cm::kRejCodeCount] = {};	// count_rej (atomic increments)
 	u64 rej_rx_[cm::kRejCodeCount] = {};
 	RcSendBudget budget_{ifs_.cm_inflight_underflows};	// RC sends in flight, all connections
+	CmEcho echoes_[kCmEchoes];	// lock_
+	u32 proofs_open_ = 0;		// lock_: peers with `proving` set
+	bool ident_due_ = false;	// atomic: ident_run has work
 };
 
 } // namespace ipoib

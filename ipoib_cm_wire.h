@@ -141,6 +141,34 @@ u32 connection_mtu(u32 local_recv_mtu, u32 peer_recv_mtu);
 enum class Survivor { Local, Remote };
 Survivor crossing_req_survivor(const u8 local[kHwAddrLen], const u8 remote[kHwAddrLen]);
 
+// ---- Identity proof of a passive connection (docs/security.md "Who may carry our traffic").
+// A bidirectional passive connection carries our packets only once its peer proved that it
+// receives at the address its REQ claimed: we send a probe over UD to that address (through
+// our own SA path record for the GID), and the genuine peer echoes the probe's nonce over its
+// own connection whose remote QPN is the one the probe names, i.e. over the connection under
+// proof. Both travel with the ethertype below (IEEE 802 Local Experimental Ethertype 1),
+// consumed by the driver's receive paths, never delivered to the stack. Only a peer that
+// announced kCapBidir is sent a probe.
+// Message: magic(32) "IPCM" | version(8) | type(8) | reserved(16) | nonce(64) |
+// reserved(8) QPN(24) | GID(128), big-endian, 36 octets after the encapsulation header.
+inline constexpr u16 kIdentEthertype = 0x88b5;
+inline constexpr usize kIdentLen = 36;
+enum class IdentType : u8 {
+	Probe = 1,	// verifier -> claimed address, UD: qpn = the verifier's connection under
+			// proof, gid = the verifier's port GID (the prover finds its peer entry by it)
+	Echo = 2,	// prover -> verifier over the connection under proof: qpn as in the probe
+};
+struct IdentMsg {
+	IdentType type = IdentType::Probe;
+	u64 nonce = 0;
+	u32 qpn = 0;
+	u8 gid[16] = {};
+};
+void ident_encode(u8 out[kIdentLen], const IdentMsg &m);
+// False for anything shorter than kIdentLen, another magic, version 0, an unknown type, a QPN
+// outside 24 bits or 0/1; trailing octets (a later version's fields) are ignored.
+bool ident_parse(const u8 *p, usize len, IdentMsg &out);
+
 // ---- REJs by reason (IBA 12.6.7.2 "REJ reason codes"; docs/connected.md §6): the codes connected
 // mode meets each get a counter of their own, sent and received, the rest one "other". 1 No
 // QP, 2 No EEC, 3 No Resources (Linux's and ib_cm's own refusals), 5 Unsupported request and

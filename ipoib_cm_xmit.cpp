@@ -98,7 +98,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			// will: the queue would only wait for its fence and overflow, so a new
 			// connection replaces it as the peer's active one. (An established one that
 			// offered would be p->send: stop_sending hands the slot on.)
-			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			// An unproven one (p->proving) holds us back only while its proof is open
+			// (ipoib_cm_ident.cpp): a forged REQ never stops us connecting ourselves.
+			const bool passive_will_send =
+				(may_carry(p->passive) && p->passive->bidir()) || proof_holds(*p, now);
 			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;

@@ -200,6 +200,14 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 	u16 type = 0;
 	if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type))
 		return drop_rx(skb, stats_.rx_drop_short);
+	if (type == cm::kIdentEthertype) {	// connected mode's identity probe: never the stack's
+		const u32 head = kapi_skb_headlen(skb);
+		if (kind == RxKind::Host)
+			cm_.on_ident_ud(wc.src_qp, kapi_skb_data(skb) + kEncapLen, head > kEncapLen ? head - kEncapLen : 0);
+		else
+			count(cm_.ifstats().cm_id_rx_bad);
+		return kapi_skb_consume(skb);
+	}
 	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
 	u32 pt = KAPI_PACKET_HOST;
 	if (kind == RxKind::Broadcast) {
@@ -216,13 +224,18 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 
 // One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
 // The source address is the connection's peer, with the RC flag its REQ/REP implied.
-void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free)
+void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free, u32 qpn)
 {
 	const u32 len = kapi_skb_len(skb);
 	u16 type = 0;
 	if (len < kEncapLen || !encap_parse(kapi_skb_data(skb), len, type)) {
 		count_local(st.rc_rx_drop_short);
 		return kapi_skb_free(skb);
+	}
+	if (type == cm::kIdentEthertype) {	// an identity echo over connection qpn: the table's
+		const u32 head = kapi_skb_headlen(skb);
+		cm_.on_ident_rc(peer, qpn, kapi_skb_data(skb) + kEncapLen, head > kEncapLen ? head - kEncapLen : 0);
+		return kapi_skb_consume(skb);
 	}
 	const cm::RxCsum csum = cm::rx_csum(kapi_skb_data(skb), csum_free);
 	if (csum == cm::RxCsum::UnexpectedMark)
