@@ -235,6 +235,10 @@ void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool 
 	if (type == cm::kIdentEthertype) {	// an identity echo over connection qpn: the table's
 		const u32 head = kapi_skb_headlen(skb);
 		cm_.on_ident_rc(peer, qpn, kapi_skb_data(skb) + kEncapLen, head > kEncapLen ? head - kEncapLen : 0);
+		// An RC message received like any other: the connection's rx matches the sender's
+		// tx (which counts the echo), though the stack never sees it.
+		count_local(st.rc_rx_packets);
+		count_local(st.rc_rx_bytes, len);
 		return kapi_skb_consume(skb);
 	}
 	const cm::RxCsum csum = cm::rx_csum(kapi_skb_data(skb), csum_free);
