@@ -23,4 +23,5 @@
 	X(mcast_rcu)           \
 	X(tx_ring)             \
 	X(cm_notes)            \
-	X(ring_mem)
+	X(ring_mem)            \
+	X(fuzz)
