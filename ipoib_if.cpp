@@ -4,6 +4,7 @@
 // and NAPI are in ipoib_if_datapath.cpp.
 #include "ipoib_if.h"
 #include "ipoib_mode.h"
+#include "ipoib_params.h"
 
 namespace ipoib {
 
@@ -130,13 +131,16 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted", "rc_send", "cm_limits"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections",
+						       kTestKnobs ? "send_accepted" : nullptr, "rc_send", "cm_limits"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
 	for (u32 i = 0; i < kDebugViews; i++) {
 		debug_files_[i].owner = this;
 		debug_files_[i].view = DebugView(i);
+		if (DebugView(i) == DebugView::SendAccepted && !kTestKnobs)
+			continue;	// a test knob: only in the test variant (ipoib_params.h)
 		(DebugView(i) == DebugView::SendAccepted ? kapi_debugfs_knob : kapi_debugfs_file)(
 			debugfs_.get(), names[i], debug_files_[i].ctx());
 	}
