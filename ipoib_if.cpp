@@ -161,9 +161,13 @@ void Interface::teardown(bool rtnl_held)
 	if (nd())
 		kapi_netdev_cancel_work(nd());
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	// Each callback ends its own; a query is answered, times out (kPathQueryTimeoutMs) or is
-	// cancelled by path_flush well within a minute.
-	queries_.wait_idle(log_, "path queries", 5000, 60000);
+	// Each callback ends its own. Every query was cancelled (by path_flush, or by its starter
+	// when the flush came before the query id) or times out (kPathQueryTimeoutMs), and ib_sa
+	// calls back in either case: wait for all of them, as freeing the Paths first would hand
+	// a late callback freed memory.
+	while (!queries_.wait_idle(log_, "path queries", 5000, 60000)) {
+		// past the bound (a WARN: a lost end()): still never free under a callback
+	}
 	qp_.to_error();
 	qp_.destroy();
 	cm_.teardown();	// after stop: ForceDestroy what still drains (the CQ goes next), the SRQ

@@ -86,11 +86,18 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
 	} else {
-		kstd::SpinIrqSaveGuard l(paths_.lock());
-		if (query->querying) {
-			query->query_id = id;
-			query->query = q;
+		bool cancel = false;
+		{
+			kstd::SpinIrqSaveGuard l(paths_.lock());
+			if (query->querying) {
+				query->query_id = id;
+				query->query = q;
+				// flushed before the id was known, so path_flush could not cancel it
+				cancel = query->dead;
+			}
 		}
+		if (cancel)
+			kapi_sa_cancel(id, q);
 	}
 	query->put();	// outside the lock: it may be the last reference
 }
