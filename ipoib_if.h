@@ -348,6 +348,7 @@ private:
 	PathCache paths_;
 	AhReaper reaper_;
 	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
+	LogLimit path_log_;	// unresolved paths: peers name any GID they like (ARP, ND, CM)
 	NeighTable neighs_;
 	DworkHandle gc_;
 

@@ -137,8 +137,10 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 		} else if (!p.dead) {
 			p.backoff_ms = path_backoff_next(p.backoff_ms);
 			p.retry_at = kapi_now_ms() + p.backoff_ms;
-			log_.debug("path to %pI6 not resolved (%d); no new query for %u ms", p.gid, status,
-				   p.backoff_ms);
+			u32 missed = 0;
+			if (path_log_.allow(kapi_now_ms(), missed))
+				log_.debug("path to %pI6 not resolved (%d); no new query for %u ms (%u more not logged)",
+					   p.gid, status, p.backoff_ms, missed);
 		}
 		kapi_skb *skb;
 		while (p.queue.pop(skb))

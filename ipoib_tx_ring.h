@@ -14,6 +14,7 @@
 #pragma once
 
 #include "ipoib_handles.h"
+#include "ipoib_log_limit.h"
 #include "ipoib_rings.h"
 #include "kstd/inflight.h"
 #include "kstd/log.h"
@@ -88,6 +89,7 @@ private:
 	u32 tail_ = 0;	// consumer
 	Array<TxSlot> slots_;
 	kstd::CondWait empty_;	// stop() waiting for outstanding() == 0
+	LogLimit err_log_;	// send completion errors: one per packet at worst
 };
 
 } // namespace ipoib

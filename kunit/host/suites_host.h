@@ -24,4 +24,5 @@
 	X(tx_ring)             \
 	X(cm_notes)            \
 	X(ring_mem)            \
-	X(fuzz)
+	X(fuzz)                \
+	X(log_limit)
