@@ -408,6 +408,13 @@ void Interface::work()
 	if (!is_up())
 		return;
 	reap_ahs();
+	if (__atomic_exchange_n(&ud_check_, false, __ATOMIC_ACQ_REL)) {
+		const UdQp::Recovery r = qp_.recover();
+		if (r == UdQp::Recovery::Recovered)
+			count(stats_.ud_qp_recoveries);
+		else if (r != UdQp::Recovery::NotNeeded)
+			count(stats_.ud_qp_recovery_failures);
+	}
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;
