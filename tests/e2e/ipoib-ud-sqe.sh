@@ -13,7 +13,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 10
+plan 11
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
