@@ -5,7 +5,7 @@
 #   make KSERIES=6.12  for the installed Debian kernel of that series (6.1, 6.12)
 #   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
-#   make check         ELF gate on every C++ object and on the .ko
+#   make check         ELF gate on every C++ object and on the .ko; no test knob in it (check-knobs.sh)
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
 #   make clean
 #   make test          everything CI runs (scripts/make-test); make test-full: more
@@ -95,6 +95,7 @@ check: all
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
 	$(CURDIR)/scripts/check-sizes.sh; \
 	$(CURDIR)/scripts/check-notes.sh; \
+	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko; \
 	$(MAKE) --no-print-directory check-version check-history
 
 # MODULE_VERSION of the built .ko and dkms.conf's PACKAGE_VERSION both equal VERSION.
@@ -147,6 +148,8 @@ install: all
 	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
 	ver=$$(modinfo -F version ib_ipoib_cm.ko); [ "$$ver" = "$(VERSION)" ] || \
 		{ echo "install: ib_ipoib_cm.ko is version '$$ver', VERSION says $(VERSION): rebuild"; exit 1; }; \
+	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko >/dev/null || \
+		{ echo "install: ib_ipoib_cm.ko has test knobs (built with IPOIB_TEST_KNOBS=1?): rebuild"; exit 1; }; \
 	install -D -m 0644 ib_ipoib_cm.ko "$$dir/ib_ipoib_cm.ko"; echo "  INSTALL $$dir/ib_ipoib_cm.ko ($(VERSION))"; \
 	if [ "$(INSTALL_BOOT)" = 1 ]; then \
 		install -D -m 0644 scripts/modprobe/ib_ipoib_cm-load.conf "$(BOOT_LOAD_FILE)"; \

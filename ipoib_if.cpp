@@ -4,6 +4,7 @@
 // and NAPI are in ipoib_if_datapath.cpp.
 #include "ipoib_if.h"
 #include "ipoib_mode.h"
+#include "ipoib_params.h"
 
 namespace ipoib {
 
@@ -130,13 +131,16 @@ Status Interface::start(const IfConfig &cfg)
 
 void Interface::add_debugfs()
 {
-	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections", "send_accepted", "rc_send", "cm_limits"};
+	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections",
+						       kTestKnobs ? "send_accepted" : nullptr, "rc_send", "cm_limits"};
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
 	for (u32 i = 0; i < kDebugViews; i++) {
 		debug_files_[i].owner = this;
 		debug_files_[i].view = DebugView(i);
+		if (DebugView(i) == DebugView::SendAccepted && !kTestKnobs)
+			continue;	// a test knob: only in the test variant (ipoib_params.h)
 		(DebugView(i) == DebugView::SendAccepted ? kapi_debugfs_knob : kapi_debugfs_file)(
 			debugfs_.get(), names[i], debug_files_[i].ctx());
 	}
@@ -157,9 +161,13 @@ void Interface::teardown(bool rtnl_held)
 	if (nd())
 		kapi_netdev_cancel_work(nd());
 	neigh_destroy();	// GC cancelled, every Neigh freed (its RCU callback has run)
-	// Each callback ends its own; a query is answered, times out (kPathQueryTimeoutMs) or is
-	// cancelled by path_flush well within a minute.
-	queries_.wait_idle(log_, "path queries", 5000, 60000);
+	// Each callback ends its own. Every query was cancelled (by path_flush, or by its starter
+	// when the flush came before the query id) or times out (kPathQueryTimeoutMs), and ib_sa
+	// calls back in either case: wait for all of them, as freeing the Paths first would hand
+	// a late callback freed memory.
+	while (!queries_.wait_idle(log_, "path queries", 5000, 60000)) {
+		// past the bound (a WARN: a lost end()): still never free under a callback
+	}
 	qp_.to_error();
 	qp_.destroy();
 	cm_.teardown();	// after stop: ForceDestroy what still drains (the CQ goes next), the SRQ
@@ -400,6 +408,13 @@ void Interface::work()
 	if (!is_up())
 		return;
 	reap_ahs();
+	if (__atomic_exchange_n(&ud_check_, false, __ATOMIC_ACQ_REL)) {
+		const UdQp::Recovery r = qp_.recover();
+		if (r == UdQp::Recovery::Recovered)
+			count(stats_.ud_qp_recoveries);
+		else if (r != UdQp::Recovery::NotNeeded)
+			count(stats_.ud_qp_recovery_failures);
+	}
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;

@@ -90,7 +90,7 @@ class Interface;
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
-	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused)
+	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -326,6 +326,7 @@ private:
 	bool carrier_ = false;
 	bool mtu_pending_ = false;
 	bool addr_pending_ = false;	// work: the port GID changed, dev_addr not updated yet
+	bool ud_check_ = false;		// NAPI -> work: a UD send failed, the QP may be in SQE
 	bool registered_ = false;
 	bool foreign_warned_ = false;	// a foreign completion was warned about (once)
 	bool fill_warned_ = false;	// NAPI: a failed receive fill was logged (once)
@@ -348,6 +349,7 @@ private:
 	PathCache paths_;
 	AhReaper reaper_;
 	kstd::InFlight queries_;	// PathRecord queries whose callback has not run
+	LogLimit path_log_;	// unresolved paths: peers name any GID they like (ARP, ND, CM)
 	NeighTable neighs_;
 	DworkHandle gc_;
 

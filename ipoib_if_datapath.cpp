@@ -128,6 +128,10 @@ void Interface::poll_tx()
 		// marks (CmTable::tx_may_wake; docs/connected.md §4).
 		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
 	warn_foreign(foreign);
+	if (tx_.take_qp_error()) {	// the work checks the QP (UdQp::recover)
+		__atomic_store_n(&ud_check_, true, __ATOMIC_RELEASE);
+		schedule_work(nd(), 0);
+	}
 }
 
 // After a poll of a private CQ: foreign completions (another QP's, or a context that is no

@@ -12,6 +12,14 @@
 
 namespace ipoib {
 
+// The test variant of the module (Kbuild IPOIB_TEST_KNOBS=1, what the e2e suite loads) has the
+// test knobs (debugfs send_accepted); the product build has none.
+#ifdef IPOIB_TEST_KNOBS
+inline constexpr bool kTestKnobs = true;
+#else
+inline constexpr bool kTestKnobs = false;
+#endif
+
 using kstd::Status;
 using kstd::StrView;
 using kstd::u32;

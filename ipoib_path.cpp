@@ -86,11 +86,18 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (id < 0) {
 		path_done(*query, id, nullptr, 0);
 	} else {
-		kstd::SpinIrqSaveGuard l(paths_.lock());
-		if (query->querying) {
-			query->query_id = id;
-			query->query = q;
+		bool cancel = false;
+		{
+			kstd::SpinIrqSaveGuard l(paths_.lock());
+			if (query->querying) {
+				query->query_id = id;
+				query->query = q;
+				// flushed before the id was known, so path_flush could not cancel it
+				cancel = query->dead;
+			}
 		}
+		if (cancel)
+			kapi_sa_cancel(id, q);
 	}
 	query->put();	// outside the lock: it may be the last reference
 }
@@ -130,8 +137,10 @@ void Interface::path_done(Path &p, int status, kapi_path *rec, u16 dlid)
 		} else if (!p.dead) {
 			p.backoff_ms = path_backoff_next(p.backoff_ms);
 			p.retry_at = kapi_now_ms() + p.backoff_ms;
-			log_.debug("path to %pI6 not resolved (%d); no new query for %u ms", p.gid, status,
-				   p.backoff_ms);
+			u32 missed = 0;
+			if (path_log_.allow(kapi_now_ms(), missed))
+				log_.debug("path to %pI6 not resolved (%d); no new query for %u ms (%u more not logged)",
+					   p.gid, status, p.backoff_ms, missed);
 		}
 		kapi_skb *skb;
 		while (p.queue.pop(skb))

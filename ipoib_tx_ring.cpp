@@ -52,8 +52,12 @@ void TxRing::complete(const kapi_wc &wc)
 	TxSlot &s = slots_[wrid_slot(wc.wr_id) & (slots_.size() - 1)];
 	if (wc.status != KAPI_WC_SUCCESS) {
 		count_local(*c_.wc_errors);
+		u32 missed = 0;
 		if (wc.status != KAPI_WC_WR_FLUSH_ERR)
-			log_.warn("send completion error %u (vendor 0x%x)", wc.status, wc.vendor_err);
+			__atomic_store_n(&qp_error_, true, __ATOMIC_RELAXED);
+		if (wc.status != KAPI_WC_WR_FLUSH_ERR && err_log_.allow(kapi_now_ms(), missed))
+			log_.warn("send completion error %u (vendor 0x%x; %u more not logged, all counted in tx_wc_errors)",
+				  wc.status, wc.vendor_err, missed);
 	} else {
 		count_local(*c_.packets);
 		count_local(*c_.bytes, s.dma.len());

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "ipoib_handles.h"
+#include "ipoib_log_limit.h"
 #include "ipoib_rings.h"
 #include "kstd/inflight.h"
 #include "kstd/log.h"
@@ -76,6 +77,9 @@ public:
 	u32 completed() const { return __atomic_load_n(&tail_, __ATOMIC_ACQUIRE); }
 	// Sends posted so far (free-running; the reaper's upper bound of what is in flight).
 	u32 posted() const { return __atomic_load_n(&head_, __ATOMIC_ACQUIRE); }
+	// NAPI, after complete(): true once per send error other than a flush (IBA 10.3.1: it
+	// moved the UD QP to SQE, UdQp::recover).
+	bool take_qp_error() { return __atomic_exchange_n(&qp_error_, false, __ATOMIC_RELAXED); }
 
 private:
 	kapi_ib_device *ib_;
@@ -88,6 +92,8 @@ private:
 	u32 tail_ = 0;	// consumer
 	Array<TxSlot> slots_;
 	kstd::CondWait empty_;	// stop() waiting for outstanding() == 0
+	LogLimit err_log_;	// send completion errors: one per packet at worst
+	bool qp_error_ = false;	// a send failed (not flushed): the QP may be in SQE
 };
 
 } // namespace ipoib

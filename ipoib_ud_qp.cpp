@@ -39,6 +39,39 @@ void UdQp::destroy()
 	ready_ = false;
 }
 
+UdQp::Recovery UdQp::recover()
+{
+	if (!qp_ || !ready_)
+		return Recovery::NotNeeded;
+	const int st = kapi_qp_state(qp_);
+	Recovery r;
+	int err = 0;
+	if (st == KAPI_QPS_SQE) {
+		err = kapi_ud_qp_sqe_to_rts(qp_);
+		r = err ? Recovery::Failed : Recovery::Recovered;
+	} else if (st == KAPI_QPS_ERR) {
+		r = Recovery::InError;
+	} else if (st < 0) {
+		err = st;
+		r = Recovery::Failed;
+	} else {
+		return Recovery::NotNeeded;	// the error did not stop the queue (or RTS already)
+	}
+	u32 missed = 0;
+	if (!recover_log_.allow(kapi_now_ms(), missed))
+		return r;
+	if (r == Recovery::Recovered)
+		log_.warn("UD QP 0x%06x: send queue error (SQE), back to RTS (%u more not logged; counted ud_qp_recoveries)",
+			  qpn_, missed);
+	else if (r == Recovery::InError)
+		log_.err("UD QP 0x%06x: in ERROR after a send error; stays there until the module is reloaded (%u more not logged)",
+			 qpn_, missed);
+	else
+		log_.err("UD QP 0x%06x: cannot recover from a send error: %d (%u more not logged; counted ud_qp_recovery_failures)",
+			 qpn_, err, missed);
+	return r;
+}
+
 // A UD QP has no connection: COMM_EST and LAST_WQE_REACHED do not happen to it. A fatal
 // error leaves it in ERROR, and nothing here repairs that: the QP is created once, in
 // Interface::start, and open()/stop() (ifup/ifdown) do not touch its state, so only a new

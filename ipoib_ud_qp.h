@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ipoib_ctx.h"
+#include "ipoib_log_limit.h"
 #include "kstd/log.h"
 #include "kstd/status.h"
 
@@ -55,6 +56,13 @@ public:
 	u32 qpn() const { return qpn_; }
 	bool owns(const kapi_wc &wc) const { return wc.qp_ctx == static_cast<const kapi_ctx *>(this); }
 
+	// The work, after a send completed in error (TxRing::take_qp_error): IBA 10.3.1 moves a
+	// UD QP to SQE on a send error; its send queue stops (later sends are flushed) while
+	// receives go on. SQE is moved back to RTS (Recovered); ERROR is not repaired here (the
+	// recv ring stopped on its flush: see event()). Logged at most LogLimit's rate.
+	enum class Recovery : u8 { NotNeeded, Recovered, Failed, InError };
+	Recovery recover();
+
 	// From the provider's event handler (atomic context).
 	void event(kapi_qp_event_kind kind);
 	const QpEventCounts &events() const { return events_; }
@@ -65,6 +73,7 @@ private:
 	u32 qpn_ = 0;
 	bool ready_ = false;
 	QpEventCounts events_;
+	LogLimit recover_log_;
 };
 
 } // namespace ipoib

@@ -19,8 +19,10 @@ struct kapi_debugfs {
 int kapi_debugfs_init(void)
 {
 	kapi_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	/* test knob: the next N P_Key children fail registration (netdev.c) */
+#ifdef IPOIB_TEST_KNOBS
+	/* test knob: the next N P_Key children fail registration (netdev_reg.c) */
 	debugfs_create_atomic_t("fail_child_register", 0600, kapi_dbg_root, &kapi_fail_child_register);
+#endif
 	return 0;
 }
 

@@ -99,3 +99,7 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("ib_ipoib_cm developers");
 MODULE_VERSION(IB_IPOIB_CM_VERSION);
 MODULE_DESCRIPTION("IP over InfiniBand with connected mode (RFC 4391/4392/4755), restricted C++");
+#ifdef IPOIB_TEST_KNOBS
+/* The test variant (Kbuild): what scripts/vm-test checks it loads, scripts/check-knobs.sh that the product lacks. */
+MODULE_INFO(test_knobs, "send_accepted fail_child_register");
+#endif

@@ -47,7 +47,9 @@ void kapi_napi_kick_init(struct kapi_netdev_priv *p);
 void kapi_napi_kick_kill(struct kapi_netdev_priv *p);
 
 /* netdev_reg.c: the test knob debugfs.c publishes (ib_ipoib_cm/fail_child_register) */
+#ifdef IPOIB_TEST_KNOBS
 extern atomic_t kapi_fail_child_register;
+#endif
 
 /* ethtool.c, sysfs.c */
 extern const struct ethtool_ops kapi_et_ops;

@@ -35,8 +35,9 @@ void kapi_netdev_free(struct kapi_netdev *nd)
 	free_netdev(dev);
 }
 
+#ifdef IPOIB_TEST_KNOBS
 /*
- * Test knob (tests/e2e/README.md, ipoib-pkey-regfail): debugfs ib_ipoib_cm/fail_child_register
+ * Test knob, test variant only (Kbuild IPOIB_TEST_KNOBS; tests/e2e/README.md, ipoib-pkey-regfail): debugfs ib_ipoib_cm/fail_child_register
  * = N makes the next N P_Key children fail register_netdevice() in netdev_register_kobject(),
  * the sysfs step after which the kernel leaves the device NETREG_UNREGISTERED (6.1 and 6.12
  * alike). The child gets, for that one call, a parent device that was never added: the glue
@@ -66,17 +67,31 @@ static struct device *kapi_fault_parent(void)
 	return d;
 }
 
-static int kapi_register(struct net_device *dev, bool locked)
+/* The fake parent when the knob asks for a failure, else NULL. */
+static struct device *kapi_register_fault(struct kapi_netdev_priv *p, struct net_device *dev)
 {
-	struct kapi_netdev_priv *p = nd_priv(dev);
-	struct device *real = dev->dev.parent, *fake = NULL;
-	int ret;
+	struct device *fake = NULL;
 
 	if (p->parent && atomic_add_unless(&kapi_fail_child_register, -1, 0)) {
 		fake = kapi_fault_parent();
 		if (fake)
 			dev->dev.parent = fake;
 	}
+	return fake;
+}
+#else
+static struct device *kapi_register_fault(struct kapi_netdev_priv *p, struct net_device *dev)
+{
+	return NULL;
+}
+#endif
+
+static int kapi_register(struct net_device *dev, bool locked)
+{
+	struct kapi_netdev_priv *p = nd_priv(dev);
+	struct device *real = dev->dev.parent, *fake = kapi_register_fault(p, dev);
+	int ret;
+
 	ret = locked ? register_netdevice(dev) : register_netdev(dev);
 	if (fake) {
 		/* device_add() dropped its reference to the parent when it failed */

@@ -186,6 +186,29 @@ int kapi_qp_to_error(struct kapi_qp *qp)
 	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE);
 }
 
+int kapi_qp_state(struct kapi_qp *qp)
+{
+	struct ib_qp_attr a = {};
+	struct ib_qp_init_attr init = {};
+	int ret = ib_query_qp((struct ib_qp *)qp, &a, IB_QP_STATE, &init);
+
+	if (ret)
+		return ret;
+	switch (a.qp_state) {
+	case IB_QPS_RTS: return KAPI_QPS_RTS;
+	case IB_QPS_SQE: return KAPI_QPS_SQE;
+	case IB_QPS_ERR: return KAPI_QPS_ERR;
+	default: return KAPI_QPS_OTHER;
+	}
+}
+
+int kapi_ud_qp_sqe_to_rts(struct kapi_qp *qp)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RTS, .cur_qp_state = IB_QPS_SQE };
+
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE | IB_QP_CUR_STATE);
+}
+
 int kapi_qp_attach_mcast(struct kapi_qp *qp, const u8 mgid[16], u16 mlid)
 {
 	union ib_gid g;

@@ -215,6 +215,7 @@ struct softib_qp {
 	int wait;			/* SOFTIB_WAIT_* */
 	u32 force_rnr;			/* fault: answer the next N messages with RNR NAK */
 	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
+	bool ud_send_err;		/* fault `ud_send_err QPN`: the next UD send fails, QP to SQE */
 	struct list_head run_node;
 	struct timer_list timer;
 };

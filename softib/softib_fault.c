@@ -224,6 +224,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			seq_printf(s, "rnr 0x%x %u\n", qp->qpn, qp->force_rnr);
 		if (qp->vanished)
 			seq_printf(s, "vanish 0x%x\n", qp->qpn);
+		if (qp->ud_send_err)
+			seq_printf(s, "ud_send_err 0x%x\n", qp->qpn);
 	}
 	for (p = 1; p <= softib_ports_per_host; p++)
 		if (sd->ports[p].state != IB_PORT_ACTIVE)
@@ -447,6 +449,20 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		else
 			qp->vanished = true;	/* peers now see "no such QP" */
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "ud_send_err") && argc == 2) {
+		int err = -EINVAL;
+
+		if (kstrtou32(argv[1], 0, &a))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		qp = xa_load(&sd->qps, a);
+		if (qp && !qp->dead && qp->ibqp.qp_type == IB_QPT_UD) {
+			qp->ud_send_err = true;
+			err = 0;
+		}
+		spin_unlock_irqrestore(&softib_lock, flags);
+		if (err)
+			return err;
 	} else if (!strcmp(argv[0], "qp_fatal") && argc == 3) {
 		int err;
 

@@ -323,6 +323,17 @@ static void process_ud(struct softib_qp *qp)
 			return;
 		}
 	}
+	if (qp->ud_send_err) {
+		/* IBA 10.3.1: a UD send error moves the QP to SQE; the WRs behind it are flushed
+		 * and receives go on, until the consumer modifies it back to RTS */
+		qp->ud_send_err = false;
+		softib_count(sp, SOFTIB_CNT_DROP_FAULT, 1);
+		ud_complete(qp, IB_WC_LOC_QP_OP_ERR);
+		qp->state = IB_QPS_SQE;
+		while (qp->sq.count)
+			softib_pop_send(qp, IB_WC_WR_FLUSH_ERR);
+		return;
+	}
 	gather(ud_buf, w->sge, w->num_sge);
 	softib_count(sp, SOFTIB_CNT_TX_PKTS, 1);
 	softib_count(sp, SOFTIB_CNT_TX_BYTES, w->length);

@@ -423,6 +423,18 @@ kapi_u32 kapi_qp_num(const struct kapi_qp *qp) { return 0x48; }
 int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) { return 0; }
 int kapi_ud_qp_to_rts(struct kapi_qp *qp) { return 0; }
 int kapi_qp_to_error(struct kapi_qp *qp) { return 0; }
+/* The UD QP's state as the test sets it (fake_ud_state), and the SQE -> RTS transition. */
+int fake_ud_state = KAPI_QPS_RTS;
+int fake_sqe_to_rts_err;
+int kapi_qp_state(struct kapi_qp *qp) { return fake_ud_state; }
+int kapi_ud_qp_sqe_to_rts(struct kapi_qp *qp)
+{
+	if (fake_ud_state != KAPI_QPS_SQE)
+		return -KAPI_EINVAL;
+	if (!fake_sqe_to_rts_err)
+		fake_ud_state = KAPI_QPS_RTS;
+	return fake_sqe_to_rts_err;
+}
 
 /* ---- CQs: a FIFO the test fills ---- */
 struct kapi_cq {

@@ -23,4 +23,6 @@
 	X(mcast_rcu)           \
 	X(tx_ring)             \
 	X(cm_notes)            \
-	X(ring_mem)
+	X(ring_mem)            \
+	X(fuzz)                \
+	X(log_limit)

@@ -410,6 +410,28 @@ KTEST(qp_events, counted_per_kind)
 	EXPECT_EQ(qp.events().get(KAPI_QPEV_SRQ_LIMIT_REACHED), 0u);
 }
 
+// A send error leaves the UD QP in SQE (IBA 10.3.1): recover() moves it back to RTS; RTS is
+// left alone, ERROR and a refused transition are reported, not hidden.
+KTEST(qp_events, sqe_recovered_to_rts)
+{
+	UdQp qp(g_log);
+	EXPECT_TRUE(qp.recover() == UdQp::Recovery::NotNeeded);	// not brought up
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	ASSERT_OK(qp.to_rts(1, 0));
+	fake_ud_state = KAPI_QPS_RTS;
+	EXPECT_TRUE(qp.recover() == UdQp::Recovery::NotNeeded);
+	fake_ud_state = KAPI_QPS_SQE;
+	EXPECT_TRUE(qp.recover() == UdQp::Recovery::Recovered);
+	EXPECT_EQ(fake_ud_state, int(KAPI_QPS_RTS));
+	fake_ud_state = KAPI_QPS_SQE;
+	fake_sqe_to_rts_err = -KAPI_EINVAL;
+	EXPECT_TRUE(qp.recover() == UdQp::Recovery::Failed);
+	fake_sqe_to_rts_err = 0;
+	fake_ud_state = KAPI_QPS_ERR;
+	EXPECT_TRUE(qp.recover() == UdQp::Recovery::InError);
+	fake_ud_state = KAPI_QPS_RTS;
+}
+
 KTEST(qp_events, srq_events_reach_the_srq)
 {
 	Srq srq(g_log);
@@ -502,7 +524,7 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
-KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, srq_events_reach_the_srq));
+KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
 

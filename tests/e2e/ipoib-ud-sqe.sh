@@ -1,0 +1,39 @@
+#!/bin/sh
+# ib_ipoib_cm datagram mode: the UD QP comes back from the SQE state. softib's fault
+# `ud_send_err QPN` fails the next send of A's UD QP with a local error, which moves the QP to
+# SQE (IBA 10.3.1): every later send is flushed until the QP is modified back to RTS. The
+# interface's work does that after the failed completion (counted ud_qp_recoveries, logged at
+# most 10 times per 5 s), and A reaches B again; without it A never sends again.
+# load: ib_core
+# load: ib_cm
+# load: ib_umad
+# load: softib hosts=2
+# load: ib_ipoib_cm
+# mem: 1024
+# timeout: 180
+# tier: long
+. /e2e/lib.sh
+plan 11
+
+check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
+# octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
+qpn=0x$(cut -d: -f2-4 /sys/class/net/ib0/address | tr -d :)
+diag "A's UD QPN $qpn"
+fault=/sys/kernel/debug/softib/softib0/fault
+ns_create A B
+ns_move ib0 A && ns_move ib1 B
+ns_addr A ib0 10.0.0.1/24 && ns_addr B ib1 10.0.0.2/24
+check "carrier on ib0" wait_carrier ib0 A 60
+check "carrier on ib1" wait_carrier ib1 B 60
+check "ping A->B before the fault" ns_ping_all A 10.0.0.2 3
+snap f A:ib0
+dmesg_mark sqe
+check "fault armed: A's next UD send fails, its QP enters SQE" sh -c "echo ud_send_err $qpn > $fault"
+# the failed send (and what was flushed behind it) is lost; the pings after the recovery are answered
+# 10 pings 0.2 s apart, passing on any reply: bounded (about 4 s) whether or not A recovers
+check "A's sends recovered: a ping answered after the fault" ns_reach A 10.0.0.2 10
+check "then every ping answered" ns_ping_all A 10.0.0.2 5
+check_delta "the failed send counted (tx_wc_errors)" f A:ib0 tx_wc_errors -ge 1
+check_delta "one recovery (ud_qp_recoveries)" f A:ib0 ud_qp_recoveries -eq 1
+check_delta "no failed recovery" f A:ib0 ud_qp_recovery_failures -eq 0
+check "recovery logged" dmesg_has 'UD QP 0x[0-9a-f]+: send queue error \(SQE\), back to RTS'
