@@ -56,12 +56,25 @@ struct ReqTimers {
 enum class ReqBound : u8 { Ok, CmResponseTimeout, LocalAckTimeout };
 ReqBound req_timers_check(const ReqTimers &t);
 // What ib_cm copies from a REQ/REP into our RC QP at RTS (IBA 9.7.6.1.3 timeout and
-// retry_cnt), bounded before ib_modify_qp: a timeout of 31 (2.4 h per retry) with 7 retries
-// would hold a send to a dead peer for most of a day, past the send watchdog's reach (the
-// watchdog tears down, but the QP's flush still waits for the retries). The peer's RNR retry
-// count is left as it asks (the RNR behaviour is its own policy).
+// retry_cnt, 9.7.5.2.8 rnr_retry) is bounded by local policy before ib_modify_qp: a timeout of
+// 31 (2.4 h per retry) with 7 retries would hold a send to a dead peer for most of a day, past
+// the send watchdog's reach (the watchdog tears down, but the QP's flush still waits for the
+// retries), and a peer's rnr_retry 7 would make our finite cm_rnr_retry infinite.
 inline constexpr u8 kQpMaxLocalAckTimeout = kReqMaxLocalAckTimeout;
 inline constexpr u8 kQpMaxRetryCount = 3;
+struct QpRetry {
+	u8 timeout = 0;		// local ACK timeout, IBA time value
+	u8 retry_cnt = 0;	// transport retries
+	u8 rnr_retry = 0;	// RNR retries, 7 = infinite
+	bool operator==(const QpRetry &o) const
+	{
+		return timeout == o.timeout && retry_cnt == o.retry_cnt && rnr_retry == o.rnr_retry;
+	}
+};
+// Each lowered to its bound: timeout to kQpMaxLocalAckTimeout, retry_cnt to kQpMaxRetryCount,
+// rnr_retry to rnr_policy (cm_rnr_retry; 7, infinite, is the largest code, so with the
+// default 7 the peer's own count stands and below 7 ours is never exceeded).
+QpRetry clamp_qp_retry(const QpRetry &peer, u8 rnr_policy);
 
 // Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
 // a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
@@ -486,9 +499,10 @@ enum class Ctr : u8 {
 	NegCsumFree,		// both announced kCapCsumFree: no L4 checksum over it (§9b)
 	NegRfcSid,		// on the RFC 4755 §3.5 service ID (active: after the Linux one's REJ)
 	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
+	QpRetryClamped,		// a REQ/REP asked retry attributes above local policy (clamp_qp_retry)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 52;
+inline constexpr usize kCtrCount = 53;
 const char *ctr_name(Ctr c);
 
 struct Counters {
@@ -530,6 +544,8 @@ public:
 	bool qp_exists() const { return qp_; }
 	bool qp_reached_rts() const { return rts_; }
 	const Counters &counters() const { return ctr_; }
+	// A fact the executor found outside the event flow (QpRetryClamped).
+	void count(Ctr c) { ctr_.inc(c); }
 
 private:
 	Step dispatch(const Event &e);	// on() without the final ordering (destroy_last)

@@ -155,6 +155,35 @@ KTEST(cm_params, transport_retries_and_watchdog)
 	EXPECT_FALSE(send_stalled(1, wrap + 20, wrap));
 }
 
+KTEST(cm_params, qp_retry_clamp)
+{
+	// within policy: unchanged (the default cm_rnr_retry 7 leaves the peer's RNR count)
+	const QpRetry fine{19, 2, 7};
+	EXPECT_TRUE(clamp_qp_retry(fine, kRnrRetryDefault) == fine);
+	const QpRetry low{14, 0, 0};
+	EXPECT_TRUE(clamp_qp_retry(low, kRnrRetryDefault) == low);
+	// a REQ/REP asking a 2.4 h ACK timeout, 7 transport retries and infinite RNR retry
+	// against cm_rnr_retry 3: each lowered to local policy
+	const QpRetry hostile{31, 7, 7};
+	const QpRetry r = clamp_qp_retry(hostile, 3);
+	EXPECT_EQ(r.timeout, kQpMaxLocalAckTimeout);
+	EXPECT_EQ(r.retry_cnt, kQpMaxRetryCount);
+	EXPECT_EQ(r.rnr_retry, 3u);
+	EXPECT_FALSE(r == hostile);
+	// cm_rnr_retry below 7 is honoured for every count the peer asks above it, never raised
+	for (u8 pol = 0; pol <= kRnrRetryMax; pol++)
+		for (u8 peer = 0; peer <= 7; peer++) {
+			const QpRetry c = clamp_qp_retry(QpRetry{1, 1, peer}, pol);
+			EXPECT_EQ(c.rnr_retry, peer < pol ? peer : pol);
+			EXPECT_EQ(c.timeout, 1u);
+			EXPECT_EQ(c.retry_cnt, 1u);
+		}
+	// the bounds themselves: 5-bit and 3-bit fields
+	EXPECT_LE(kQpMaxLocalAckTimeout, 31u);
+	EXPECT_LE(kQpMaxRetryCount, 7u);
+	EXPECT_STREQ(ctr_name(Ctr::QpRetryClamped), "cm_qp_retry_clamped");
+}
+
 KTEST(cm_params, send_clock_resets_on_first_send)
 {
 	// an hour idle, then one send: not stalled at once, only a watchdog period later
@@ -2087,7 +2116,7 @@ KTEST(cm_params, cq_grows_with_the_connections)
 }
 
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
-	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
+	    KTEST_CASE(cm_params, transport_retries_and_watchdog), KTEST_CASE(cm_params, qp_retry_clamp),
 	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
 	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names),
 	    KTEST_CASE(cm_params, cq_grows_with_the_connections));
