@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ipoib_cm_wire.h"	// PrivDataResult, Survivor (header-only use)
+#include "ipoib_cm_send_clock.h"
 
 namespace ipoib::cm {
 
@@ -106,16 +107,7 @@ u32 cm_time_ms(u8 n);
 u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries);
 // An IBA time value n exactly: 4.096 us * 2^n, in ns (cm_time_ms is ib_cm's rounded-down ms).
 u64 iba_time_ns(u8 n);
-// The send watchdog: a connection with sends outstanding and no send completion for this long
-// is torn down (counted). A backstop, not ordered after RETRY_EXC: the nominal transport-retry
-// failure with OpenSM's default lifetime is 6.4 s (above), but the real local ACK timeout also
-// depends on the peer's ACK delay (ib_cm takes the larger of it and lifetime + 1, core/cm.c
-// cm_ack_timeout, at the REP) and HCAs may let the timer run longer than the encoded value, so
-// RETRY_EXC can come after the watchdog. Either way the connection goes and the neighbour falls
-// back; the watchdog also catches what retries cannot: a live responder that keeps answering
-// RNR NAK under infinite RNR retry.
-inline constexpr u64 kSendWatchdogMs = 10000;
-bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// The send watchdog (kSendWatchdogMs, SendClock): ipoib_cm_send_clock.h.
 // A passive connection stays accepting (our REP sent, no RTU, no receive) at most this long:
 // an RTU follows a REP within milliseconds, and a lost REP is resent after the REQ's Local CM
 // Response Timeout (at most 4.3 s, kReqMaxCmResponseTimeout). ib_cm itself would wait the
@@ -124,25 +116,6 @@ bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
 // (cm_accept_timeouts) and ib_cm's destroy cancels the REP.
 inline constexpr u64 kAcceptDeadlineMs = 10000;
 bool accept_overdue(u64 now_ms, u64 since_ms);
-// The per-connection input of send_stalled. last_progress is reset when the outstanding count
-// goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once.
-struct SendClock {
-	u32 outstanding = 0;
-	u64 last_progress_ms = 0;
-
-	void posted(u32 n, u64 now_ms)
-	{
-		if (outstanding == 0 && n)
-			last_progress_ms = now_ms;
-		outstanding += n;
-	}
-	void completed(u32 n, u64 now_ms)
-	{
-		outstanding -= n < outstanding ? n : outstanding;
-		last_progress_ms = now_ms;
-	}
-	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
-};
 // The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
 // entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
 // own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ

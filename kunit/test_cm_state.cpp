@@ -200,11 +200,52 @@ KTEST(cm_params, send_clock_resets_on_first_send)
 	d.posted(1, 100);
 	d.posted(1, 100 + kSendWatchdogMs);
 	EXPECT_TRUE(d.stalled(101 + kSendWatchdogMs));
-	// a completion does, and the count never wraps below zero
-	d.completed(1, 200 + kSendWatchdogMs);
-	EXPECT_FALSE(d.stalled(201 + kSendWatchdogMs));
-	d.completed(5, 300 + kSendWatchdogMs);
+	// a completion that empties the ring does, and the count never wraps below zero
+	d.completed(1, 150 + kSendWatchdogMs);
+	EXPECT_TRUE(d.stalled(151 + kSendWatchdogMs));	// one of two: not progress yet
+	d.completed(5, 200 + kSendWatchdogMs);
 	EXPECT_EQ(d.outstanding, 0u);
+	EXPECT_FALSE(d.stalled(201 + 10 * kSendWatchdogMs));
+}
+
+// A trickle (one completion every 3 s with sends always outstanding) is a stall; the quota
+// of completions within the window is not.
+KTEST(cm_params, send_clock_judges_progress)
+{
+	SendClock t;
+	t.posted(32, 0);
+	u64 now = 0;
+	bool torn = false;
+	for (int i = 0; i < 10 && !torn; i++) {
+		now += 3000;
+		t.completed(1, now);
+		t.posted(1, now);	// the sender keeps the ring full
+		torn = t.stalled(now + 1000);
+	}
+	EXPECT_TRUE(torn);
+	EXPECT_LE(now, 3 * 3000u + kSendWatchdogMs);	// within one window after the last progress
+	// one completion a second (10 a window, above the quota): never a stall
+	SendClock q;
+	q.posted(32, 0);
+	for (u64 ms = 1000; ms <= 100000; ms += 1000) {
+		q.completed(1, ms);
+		q.posted(1, ms);
+		EXPECT_FALSE(q.stalled(ms));
+	}
+	// one short of the quota per window: a stall
+	SendClock r;
+	r.posted(32, 0);
+	const u64 gap = kSendWatchdogMs / (kSendProgressQuota - 1) + 1;
+	bool stalled = false;
+	for (u64 ms = gap; ms <= 10 * kSendWatchdogMs && !stalled; ms += gap) {
+		r.completed(1, ms);
+		r.posted(1, ms);
+		stalled = r.stalled(ms);
+	}
+	EXPECT_TRUE(stalled);
+	EXPECT_TRUE(send_progressed(kSendProgressQuota, 5));
+	EXPECT_FALSE(send_progressed(kSendProgressQuota - 1, 5));
+	EXPECT_TRUE(send_progressed(1, 0));
 }
 
 KTEST(cm_params, names)
@@ -2117,7 +2158,7 @@ KTEST(cm_params, cq_grows_with_the_connections)
 
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog), KTEST_CASE(cm_params, qp_retry_clamp),
-	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
+	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, send_clock_judges_progress), KTEST_CASE(cm_params, names),
 	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names),
 	    KTEST_CASE(cm_params, cq_grows_with_the_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
