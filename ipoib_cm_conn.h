@@ -143,6 +143,9 @@ public:
 	// 0 when xmit/NAPI touched it after the caller read now (kstd::ms_since; no wrap).
 	u64 idle_ms(u64 now) const { return kstd::ms_since(now, __atomic_load_n(&used_ms_, __ATOMIC_RELAXED)); }
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
+	bool delivered() const { return tx_.delivered(); }
+	u32 tx_inflight() const { return tx_.outstanding(); }
+	u64 tx_no_progress_ms(u64 now) const { return tx_.no_progress_ms(now); }	// a send completed: the peer took traffic
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work

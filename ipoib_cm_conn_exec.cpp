@@ -164,6 +164,20 @@ const char *Connection::wait_name() const
 	}
 }
 
+// Our QP's retry behaviour is ours: what the REQ/REP asked, bounded by local policy
+// (cm::clamp_qp_retry, docs/connected.md §3); clamped says whether any was lowered.
+static int qp_to_rts(kapi_cm_id *id, kapi_qp *qp, u8 rnr_policy, bool &clamped)
+{
+	kapi_cm_qp_retry k{};
+	if (const int rc = kapi_cm_rts_retry(id, &k))
+		return rc;
+	const cm::QpRetry peer{k.timeout, k.retry_cnt, k.rnr_retry};
+	const cm::QpRetry r = cm::clamp_qp_retry(peer, rnr_policy);
+	clamped = !(r == peer);
+	const kapi_cm_qp_retry set{r.timeout, r.retry_cnt, r.rnr_retry};
+	return kapi_cm_modify_qp(id, qp, KAPI_CM_QPS_RTS, 0, &set);
+}
+
 Status Connection::act(cm::Action a, const cm::Step &st)
 {
 	using cm::Action;
@@ -190,16 +204,20 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 	case Action::QpToInit:
 		if (dir_ == cm::Dir::Active)	// its cm_id is idle until the REQ: ib_cm cannot help
 			return kstd::from_errno(kapi_rc_qp_to_init(qp_, t_.port(), t_.pkey_index()));
-		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0, 0, 0));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_INIT, 0, nullptr));
 	case Action::PostRecv:
 		if (srq_)	// the SRQ holds the receives; it must hold some
 			return t_.srq_ring().posted() ? Status::Ok : Status::NoMem;
 		return rx_.post_initial(t_.params().nonsrq_min_recv);
 	case Action::QpToRtr:
-		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer), 0, 0));
+		return kstd::from_errno(kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTR, u8(t_.params().min_rnr_timer), nullptr));
 	case Action::QpToRts: {
-		const int rc = kapi_cm_modify_qp(id_, qp_, KAPI_CM_QPS_RTS, 0, cm::kQpMaxLocalAckTimeout,
-						 cm::kQpMaxRetryCount);
+		bool clamped = false;
+		const int rc = qp_to_rts(id_, qp_, u8(t_.params().rnr_retry), clamped);
+		if (clamped) {
+			kstd::SpinIrqSaveGuard g(lock_);
+			conn_.count(cm::Ctr::QpRetryClamped);
+		}
 		rts_done_ = rc == 0;
 		return kstd::from_errno(rc);
 	}

@@ -19,8 +19,7 @@ namespace ipoib {
 void CmTable::publish(CmPeer &p, Connection &c)
 {
 	p.send = &c;
-	p.fallback_until = 0;
-	p.backoff_ms = 0;
+	p.fallback_until = 0;	// backoff_ms stays: it resets once a connection delivered (fall_back)
 	p.stale_retries = 0;
 	p.crossing_waits = 0;
 	p.await_until = 0;
@@ -170,6 +169,11 @@ void CmTable::fall_back(Connection &c)
 			return;
 		first = !p->fallback_logged;
 		p->fallback_logged = true;
+		// The back-off resets only after a connection to the peer delivered traffic: one
+		// that is established and then carries nothing (a receiver that NAKs forever, a
+		// trickle) doubles it as a failed setup does.
+		if (c.delivered())
+			p->backoff_ms = 0;
 		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
 					      : kCmBackoffMinMs;
 		backoff = p->backoff_ms;
@@ -245,6 +249,8 @@ void CmTable::retire(Connection &c)
 			}
 			p->conns--;
 			c.owner = nullptr;
+			if (c.delivered())	// the peer took traffic: the next failure starts afresh
+				p->backoff_ms = 0;
 			// Packets that waited for this connection and now have nobody to carry
 			// them (a teardown without FallBack/Reconnect, e.g. the
 			// peer's DREQ or REJ while they queued): back to xmit, which opens a new

@@ -138,7 +138,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 	"cm_setup_failures", "cm_fall_backs", "cm_reconnects", "cm_drain_timeouts",
 	"cm_peer_gone", "cm_connect_over_limit", "cm_crossings_refused", "cm_forced_destroys",
 	"cm_neg_bidir", "cm_neg_oneway", "cm_neg_no_caps", "cm_neg_csum_free", "cm_neg_rfc_sid",
-	"cm_neg_mtu_capped",
+	"cm_neg_mtu_capped", "cm_qp_retry_clamped",
 	"cm_ignored_events",
 };
 
@@ -148,6 +148,18 @@ static_assert(usize(Action::WaitDrep) + 1 == kActionCount);
 static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
 
 } // namespace
+
+QpRetry clamp_qp_retry(const QpRetry &peer, u8 rnr_policy)
+{
+	QpRetry r = peer;
+	if (r.timeout > kQpMaxLocalAckTimeout)
+		r.timeout = kQpMaxLocalAckTimeout;
+	if (r.retry_cnt > kQpMaxRetryCount)
+		r.retry_cnt = kQpMaxRetryCount;
+	if (r.rnr_retry > rnr_policy)
+		r.rnr_retry = rnr_policy;
+	return r;
+}
 
 const char *state_name(State s) { return usize(s) < kStateCount ? kStateNames[usize(s)] : "?"; }
 const char *action_name(Action a) { return usize(a) < kActionCount ? kActionNames[usize(a)] : "?"; }

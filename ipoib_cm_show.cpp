@@ -74,13 +74,18 @@ void CmTable::show_limits(kapi_seq *s)
 }
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
-// rx_shrunk= rx= tx= idle= rx_kib= tx_kib= rx_left_empty= [wait=] (docs/connected.md §9; rx_kib=/tx_kib= are
+// rx_shrunk= rx= tx= idle= rx_kib= tx_kib= rx_left_empty= tx_inflight= stalled= [wait=]
+// (docs/connected.md §9; stalled= the ms without send progress while sends are outstanding,
+// 0 below kStallShownMs: the send watchdog's view, §3; rx_kib=/tx_kib= are
 // what its own receive ring (0 on the SRQ) and its send ring hold, KiB rounded up, §5.1;
 // state= is cm::state_name; rx_posted=
 // and rx_size= (buffers held: posted or queued) count the SRQ's receives for an SRQ-attached QP;
 // rx_grown=/rx_shrunk= are the non-SRQ ring's buffers added by growth / retired after idle;
 // wait=sends / wait=drep while a graceful wait is parked); then one per peer in UD fallback:
 // dir=none peer= state=fallback fallback= backoff= idle=.
+// A second without send progress is far beyond any healthy completion time: worth showing.
+inline constexpr u64 kStallShownMs = 1000;
+
 void CmTable::show(kapi_seq *s)
 {
 	const u64 now = kapi_now_ms();
@@ -91,7 +96,8 @@ void CmTable::show(kapi_seq *s)
 		char addr[3 * kHwAddrLen];
 		format_addr(peer, addr);
 		const char *wait = c.wait_name();
-		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu rx_kib=%llu tx_kib=%llu rx_left_empty=%llu%s%s\n",
+		const u64 stall = c.tx_no_progress_ms(now);
+		kapi_seq_printf(s, "dir=%s peer=%s qpn=0x%06x rqpn=0x%06x state=%s mtu=%u bidir=%u rx_posted=%u rx_size=%u rx_grown=%llu rx_shrunk=%llu rx=%llu tx=%llu idle=%llu rx_kib=%llu tx_kib=%llu rx_left_empty=%llu tx_inflight=%u stalled=%llu%s%s\n",
 				c.dir() == cm::Dir::Active ? "active" : "passive", addr, c.qpn(), c.remote_qpn(),
 				cm::state_name(c.state()), c.mtu(), c.bidir() ? 1u : 0u, c.rx_posted(),
 				c.rx_ring().active(), (unsigned long long)c.rx_ring().grows(),
@@ -100,7 +106,9 @@ void CmTable::show(kapi_seq *s)
 				(unsigned long long)read_stat(c.stats().rc_tx_packets),
 				(unsigned long long)(c.idle_ms(now) / 1000), (unsigned long long)kib(c.rx_bytes()),
 				(unsigned long long)kib(c.tx_bytes()),
-				(unsigned long long)read_stat(c.stats().rc_rx_left_empty), wait ? " wait=" : "", wait ? wait : "");
+				(unsigned long long)read_stat(c.stats().rc_rx_left_empty), c.tx_inflight(),
+				(unsigned long long)(stall >= kStallShownMs ? stall : 0),
+				wait ? " wait=" : "", wait ? wait : "");
 	}
 	// Peers in UD fallback (docs/design.md §4 item 8): no RC path and the back-off still running, so xmit
 	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
@@ -316,7 +324,7 @@ void CmTable::housekeeping()
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// stale reaping (docs/design.md §4 item 9)
 				c.feed(cm::Event::of(cm::Ev::IdleTimeout), notes);
-			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
+			else if (c.send_stalled(now)) {	// §3: sends outstanding, no progress
 				// once per connection: the event tears it down (cm_watchdog_teardowns)
 				if (nstalled < kLogMax)
 					stalled[nstalled++] = c.qpn();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "ipoib_cm_wire.h"	// PrivDataResult, Survivor (header-only use)
+#include "ipoib_cm_send_clock.h"
 
 namespace ipoib::cm {
 
@@ -56,12 +57,25 @@ struct ReqTimers {
 enum class ReqBound : u8 { Ok, CmResponseTimeout, LocalAckTimeout };
 ReqBound req_timers_check(const ReqTimers &t);
 // What ib_cm copies from a REQ/REP into our RC QP at RTS (IBA 9.7.6.1.3 timeout and
-// retry_cnt), bounded before ib_modify_qp: a timeout of 31 (2.4 h per retry) with 7 retries
-// would hold a send to a dead peer for most of a day, past the send watchdog's reach (the
-// watchdog tears down, but the QP's flush still waits for the retries). The peer's RNR retry
-// count is left as it asks (the RNR behaviour is its own policy).
+// retry_cnt, 9.7.5.2.8 rnr_retry) is bounded by local policy before ib_modify_qp: a timeout of
+// 31 (2.4 h per retry) with 7 retries would hold a send to a dead peer for most of a day, past
+// the send watchdog's reach (the watchdog tears down, but the QP's flush still waits for the
+// retries), and a peer's rnr_retry 7 would make our finite cm_rnr_retry infinite.
 inline constexpr u8 kQpMaxLocalAckTimeout = kReqMaxLocalAckTimeout;
 inline constexpr u8 kQpMaxRetryCount = 3;
+struct QpRetry {
+	u8 timeout = 0;		// local ACK timeout, IBA time value
+	u8 retry_cnt = 0;	// transport retries
+	u8 rnr_retry = 0;	// RNR retries, 7 = infinite
+	bool operator==(const QpRetry &o) const
+	{
+		return timeout == o.timeout && retry_cnt == o.retry_cnt && rnr_retry == o.rnr_retry;
+	}
+};
+// Each lowered to its bound: timeout to kQpMaxLocalAckTimeout, retry_cnt to kQpMaxRetryCount,
+// rnr_retry to rnr_policy (cm_rnr_retry; 7, infinite, is the largest code, so with the
+// default 7 the peer's own count stands and below 7 ours is never exceeded).
+QpRetry clamp_qp_retry(const QpRetry &peer, u8 rnr_policy);
 
 // Transport retries (IBA 9.7.6.1.3 retry_cnt, 3 bits; 7 is NOT infinite for this counter):
 // a send to a dead responder fails with RETRY_EXC after (2 + 1) local ACK timeouts. The
@@ -93,16 +107,7 @@ u32 cm_time_ms(u8 n);
 u32 cm_dead_peer_ms(u8 packet_life, u8 response_timeout, u8 retries);
 // An IBA time value n exactly: 4.096 us * 2^n, in ns (cm_time_ms is ib_cm's rounded-down ms).
 u64 iba_time_ns(u8 n);
-// The send watchdog: a connection with sends outstanding and no send completion for this long
-// is torn down (counted). A backstop, not ordered after RETRY_EXC: the nominal transport-retry
-// failure with OpenSM's default lifetime is 6.4 s (above), but the real local ACK timeout also
-// depends on the peer's ACK delay (ib_cm takes the larger of it and lifetime + 1, core/cm.c
-// cm_ack_timeout, at the REP) and HCAs may let the timer run longer than the encoded value, so
-// RETRY_EXC can come after the watchdog. Either way the connection goes and the neighbour falls
-// back; the watchdog also catches what retries cannot: a live responder that keeps answering
-// RNR NAK under infinite RNR retry.
-inline constexpr u64 kSendWatchdogMs = 10000;
-bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// The send watchdog (kSendWatchdogMs, SendClock): ipoib_cm_send_clock.h.
 // A passive connection stays accepting (our REP sent, no RTU, no receive) at most this long:
 // an RTU follows a REP within milliseconds, and a lost REP is resent after the REQ's Local CM
 // Response Timeout (at most 4.3 s, kReqMaxCmResponseTimeout). ib_cm itself would wait the
@@ -111,25 +116,6 @@ bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
 // (cm_accept_timeouts) and ib_cm's destroy cancels the REP.
 inline constexpr u64 kAcceptDeadlineMs = 10000;
 bool accept_overdue(u64 now_ms, u64 since_ms);
-// The per-connection input of send_stalled. last_progress is reset when the outstanding count
-// goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once.
-struct SendClock {
-	u32 outstanding = 0;
-	u64 last_progress_ms = 0;
-
-	void posted(u32 n, u64 now_ms)
-	{
-		if (outstanding == 0 && n)
-			last_progress_ms = now_ms;
-		outstanding += n;
-	}
-	void completed(u32 n, u64 now_ms)
-	{
-		outstanding -= n < outstanding ? n : outstanding;
-		last_progress_ms = now_ms;
-	}
-	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
-};
 // The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
 // entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
 // own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ
@@ -486,9 +472,10 @@ enum class Ctr : u8 {
 	NegCsumFree,		// both announced kCapCsumFree: no L4 checksum over it (§9b)
 	NegRfcSid,		// on the RFC 4755 §3.5 service ID (active: after the Linux one's REJ)
 	NegMtuCapped,		// the peer's Receive MTU set the connection MTU (below ours)
+	QpRetryClamped,		// a REQ/REP asked retry attributes above local policy (clamp_qp_retry)
 	Ignored,		// events not legal in the state they arrived in
 };
-inline constexpr usize kCtrCount = 52;
+inline constexpr usize kCtrCount = 53;
 const char *ctr_name(Ctr c);
 
 struct Counters {
@@ -530,6 +517,8 @@ public:
 	bool qp_exists() const { return qp_; }
 	bool qp_reached_rts() const { return rts_; }
 	const Counters &counters() const { return ctr_; }
+	// A fact the executor found outside the event flow (QpRetryClamped).
+	void count(Ctr c) { ctr_.inc(c); }
 
 private:
 	Step dispatch(const Event &e);	// on() without the final ordering (destroy_last)

@@ -206,7 +206,14 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 		kapi_skb_free(s.skb);
 	s.skb = nullptr;
 	s.nsge = 0;
-	__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
+	if (ok && !delivered_)
+		__atomic_store_n(&delivered_, true, __ATOMIC_RELAXED);
+	// cm::SendClock's rule: only a quota of completions, or an empty ring, is progress
+	done_++;
+	if (cm::send_progressed(done_, __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - (tail_ + 1))) {
+		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
+		done_ = 0;
+	}
 	__atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
 	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR ? RcWc::Done : RcWc::Error;
 }

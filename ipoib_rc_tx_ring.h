@@ -109,13 +109,23 @@ public:
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed;
 	// returns how many there were.
 	u32 drain();
-	// The send watchdog (docs/connected.md §3): sends outstanding and none completed for
-	// cm::kSendWatchdogMs. Any context (a racy read is fine for a 10 s backstop).
+	// The send watchdog (docs/connected.md §3): sends outstanding and no progress (fewer than
+	// cm::kSendProgressQuota completions, the ring never empty) for cm::kSendWatchdogMs. Any context (a racy read is fine for a 10 s backstop).
 	bool stalled(u64 now_ms) const
 	{
 		return cm::send_stalled(outstanding(), now_ms, __atomic_load_n(&progress_ms_, __ATOMIC_RELAXED));
 	}
+	// Sends outstanding: how long without progress (ms); 0 when nothing is outstanding.
+	// debugfs shows it as stalled= from kStallShownMs. Any context (a racy read).
+	u64 no_progress_ms(u64 now_ms) const
+	{
+		const u64 p = __atomic_load_n(&progress_ms_, __ATOMIC_RELAXED);
+		return outstanding() && kstd::i64(now_ms - p) > 0 ? now_ms - p : 0;
+	}
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
+	// A send of this ring completed successfully: the peer took traffic (its back-off may
+	// reset, docs/connected.md §3). Any context.
+	bool delivered() const { return __atomic_load_n(&delivered_, __ATOMIC_RELAXED); }
 	// Gather chunks held now (each kTxRowsPerChunk rows), for tests and the memory figures.
 	u32 gather_chunks() const { return __atomic_load_n(&chunks_, __ATOMIC_RELAXED); }
 	// Bytes the ring holds now: the slots, the chunk table and the chunks held (not the
@@ -145,9 +155,12 @@ private:
 	u32 lkey_ = 0;
 	u32 head_ = 0;	// producer
 	u32 tail_ = 0;	// consumer
-	// cm::SendClock's last_progress_ms: the last completion, or the post that took the
-	// outstanding count from 0 to 1 (an idle minute must not look like a stall).
+	// cm::SendClock's last_progress_ms: the last completion that was progress
+	// (cm::send_progressed), or the post that took the outstanding count from 0 to 1 (an idle
+	// minute must not look like a stall).
 	u64 progress_ms_ = 0;
+	u32 done_ = 0;		// consumer: completions since progress_ms_ (0 whenever the ring empties)
+	bool delivered_ = false;	// consumer writes (delivered())
 	u32 sge_ = 1;
 	u32 chunks_ = 0;	// producer (gather_chunks(): any context)
 	u64 gather_ms_ = 0;	// producer: when a fragmented send last used a row (trim())

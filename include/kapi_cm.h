@@ -120,12 +120,20 @@ int kapi_cm_notify_comm_est(struct kapi_cm_id *id) KAPI_NOEXCEPT;
 
 /* ---- RC QP state changes ---- */
 enum kapi_cm_qp_state { KAPI_CM_QPS_INIT, KAPI_CM_QPS_RTR, KAPI_CM_QPS_RTS };
+/* The retry attributes of an RC QP at RTS (IBA 9.7.6.1.3 timeout and retry_cnt, 9.7.5.2.8
+ * rnr_retry), as ib_cm takes them from the REQ/REP. */
+struct kapi_cm_qp_retry {
+	kapi_u8 timeout;	/* local ACK timeout, IBA time value */
+	kapi_u8 retry_cnt;	/* transport retries */
+	kapi_u8 rnr_retry;	/* RNR retries, 7 = infinite */
+};
+/* What ib_cm_init_qp_attr(RTS) would write for the three (0 for any it leaves out). */
+int kapi_cm_rts_retry(struct kapi_cm_id *id, struct kapi_cm_qp_retry *out) KAPI_NOEXCEPT;
 /* ib_cm_init_qp_attr(state) then ib_modify_qp; for RTR, min_rnr_timer (IBA table 45 code) is
- * written over what ib_cm chose; for RTS, the local ACK timeout and retry count ib_cm took from
- * the REQ/REP are lowered to max_timeout / max_retry when above them. INIT needs an id that
- * received a REQ or sent one (ib_cm). */
+ * written over what ib_cm chose; for RTS, rts (NULL: ib_cm's) replaces the retry attributes
+ * ib_cm sets. INIT needs an id that received a REQ or sent one (ib_cm). */
 int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp_state state,
-		      kapi_u8 min_rnr_timer, kapi_u8 max_timeout, kapi_u8 max_retry) KAPI_NOEXCEPT;
+		      kapi_u8 min_rnr_timer, const struct kapi_cm_qp_retry *rts) KAPI_NOEXCEPT;
 /* INIT without ib_cm (an active QP before its REQ: its id is still idle): port, P_Key index,
  * no remote access. */
 int kapi_rc_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index) KAPI_NOEXCEPT;

@@ -176,8 +176,33 @@ int kapi_cm_notify_comm_est(struct kapi_cm_id *id)
 }
 
 /* ---- RC QP state changes ---- */
+int kapi_cm_rts_retry(struct kapi_cm_id *id, struct kapi_cm_qp_retry *out)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RTS };
+	int mask = 0;
+	int rc = ib_cm_init_qp_attr(to_id(id), &a, &mask);
+
+	if (rc)
+		return rc;
+	out->timeout = mask & IB_QP_TIMEOUT ? a.timeout : 0;
+	out->retry_cnt = mask & IB_QP_RETRY_CNT ? a.retry_cnt : 0;
+	out->rnr_retry = mask & IB_QP_RNR_RETRY ? a.rnr_retry : 0;
+	return 0;
+}
+
+/* the caller's retry attributes replace those ib_cm set (only those it set) */
+static void set_rts_retry(struct ib_qp_attr *a, int mask, const struct kapi_cm_qp_retry *r)
+{
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = r->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = r->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = r->rnr_retry;
+}
+
 int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp_state state, u8 min_rnr_timer,
-		      u8 max_timeout, u8 max_retry)
+		      const struct kapi_cm_qp_retry *rts)
 {
 	static const enum ib_qp_state to[] = {
 		[KAPI_CM_QPS_INIT] = IB_QPS_INIT, [KAPI_CM_QPS_RTR] = IB_QPS_RTR, [KAPI_CM_QPS_RTS] = IB_QPS_RTS,
@@ -196,12 +221,8 @@ int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp
 		a.min_rnr_timer = min_rnr_timer;
 		mask |= IB_QP_MIN_RNR_TIMER;
 	}
-	if (state == KAPI_CM_QPS_RTS) {
-		if ((mask & IB_QP_TIMEOUT) && a.timeout > max_timeout)
-			a.timeout = max_timeout;
-		if ((mask & IB_QP_RETRY_CNT) && a.retry_cnt > max_retry)
-			a.retry_cnt = max_retry;
-	}
+	if (state == KAPI_CM_QPS_RTS && rts)
+		set_rts_retry(&a, mask, rts);
 	return ib_modify_qp((struct ib_qp *)qp, &a, mask);
 }
 

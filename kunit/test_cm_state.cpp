@@ -155,6 +155,35 @@ KTEST(cm_params, transport_retries_and_watchdog)
 	EXPECT_FALSE(send_stalled(1, wrap + 20, wrap));
 }
 
+KTEST(cm_params, qp_retry_clamp)
+{
+	// within policy: unchanged (the default cm_rnr_retry 7 leaves the peer's RNR count)
+	const QpRetry fine{19, 2, 7};
+	EXPECT_TRUE(clamp_qp_retry(fine, kRnrRetryDefault) == fine);
+	const QpRetry low{14, 0, 0};
+	EXPECT_TRUE(clamp_qp_retry(low, kRnrRetryDefault) == low);
+	// a REQ/REP asking a 2.4 h ACK timeout, 7 transport retries and infinite RNR retry
+	// against cm_rnr_retry 3: each lowered to local policy
+	const QpRetry hostile{31, 7, 7};
+	const QpRetry r = clamp_qp_retry(hostile, 3);
+	EXPECT_EQ(r.timeout, kQpMaxLocalAckTimeout);
+	EXPECT_EQ(r.retry_cnt, kQpMaxRetryCount);
+	EXPECT_EQ(r.rnr_retry, 3u);
+	EXPECT_FALSE(r == hostile);
+	// cm_rnr_retry below 7 is honoured for every count the peer asks above it, never raised
+	for (u8 pol = 0; pol <= kRnrRetryMax; pol++)
+		for (u8 peer = 0; peer <= 7; peer++) {
+			const QpRetry c = clamp_qp_retry(QpRetry{1, 1, peer}, pol);
+			EXPECT_EQ(c.rnr_retry, peer < pol ? peer : pol);
+			EXPECT_EQ(c.timeout, 1u);
+			EXPECT_EQ(c.retry_cnt, 1u);
+		}
+	// the bounds themselves: 5-bit and 3-bit fields
+	EXPECT_LE(kQpMaxLocalAckTimeout, 31u);
+	EXPECT_LE(kQpMaxRetryCount, 7u);
+	EXPECT_STREQ(ctr_name(Ctr::QpRetryClamped), "cm_qp_retry_clamped");
+}
+
 KTEST(cm_params, send_clock_resets_on_first_send)
 {
 	// an hour idle, then one send: not stalled at once, only a watchdog period later
@@ -171,11 +200,52 @@ KTEST(cm_params, send_clock_resets_on_first_send)
 	d.posted(1, 100);
 	d.posted(1, 100 + kSendWatchdogMs);
 	EXPECT_TRUE(d.stalled(101 + kSendWatchdogMs));
-	// a completion does, and the count never wraps below zero
-	d.completed(1, 200 + kSendWatchdogMs);
-	EXPECT_FALSE(d.stalled(201 + kSendWatchdogMs));
-	d.completed(5, 300 + kSendWatchdogMs);
+	// a completion that empties the ring does, and the count never wraps below zero
+	d.completed(1, 150 + kSendWatchdogMs);
+	EXPECT_TRUE(d.stalled(151 + kSendWatchdogMs));	// one of two: not progress yet
+	d.completed(5, 200 + kSendWatchdogMs);
 	EXPECT_EQ(d.outstanding, 0u);
+	EXPECT_FALSE(d.stalled(201 + 10 * kSendWatchdogMs));
+}
+
+// A trickle (one completion every 3 s with sends always outstanding) is a stall; the quota
+// of completions within the window is not.
+KTEST(cm_params, send_clock_judges_progress)
+{
+	SendClock t;
+	t.posted(32, 0);
+	u64 now = 0;
+	bool torn = false;
+	for (int i = 0; i < 10 && !torn; i++) {
+		now += 3000;
+		t.completed(1, now);
+		t.posted(1, now);	// the sender keeps the ring full
+		torn = t.stalled(now + 1000);
+	}
+	EXPECT_TRUE(torn);
+	EXPECT_LE(now, 3 * 3000u + kSendWatchdogMs);	// within one window after the last progress
+	// one completion a second (10 a window, above the quota): never a stall
+	SendClock q;
+	q.posted(32, 0);
+	for (u64 ms = 1000; ms <= 100000; ms += 1000) {
+		q.completed(1, ms);
+		q.posted(1, ms);
+		EXPECT_FALSE(q.stalled(ms));
+	}
+	// one short of the quota per window: a stall
+	SendClock r;
+	r.posted(32, 0);
+	const u64 gap = kSendWatchdogMs / (kSendProgressQuota - 1) + 1;
+	bool stalled = false;
+	for (u64 ms = gap; ms <= 10 * kSendWatchdogMs && !stalled; ms += gap) {
+		r.completed(1, ms);
+		r.posted(1, ms);
+		stalled = r.stalled(ms);
+	}
+	EXPECT_TRUE(stalled);
+	EXPECT_TRUE(send_progressed(kSendProgressQuota, 5));
+	EXPECT_FALSE(send_progressed(kSendProgressQuota - 1, 5));
+	EXPECT_TRUE(send_progressed(1, 0));
 }
 
 KTEST(cm_params, names)
@@ -2087,8 +2157,8 @@ KTEST(cm_params, cq_grows_with_the_connections)
 }
 
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
-	    KTEST_CASE(cm_params, transport_retries_and_watchdog),
-	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, names),
+	    KTEST_CASE(cm_params, transport_retries_and_watchdog), KTEST_CASE(cm_params, qp_retry_clamp),
+	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, send_clock_judges_progress), KTEST_CASE(cm_params, names),
 	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names),
 	    KTEST_CASE(cm_params, cq_grows_with_the_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),

@@ -216,6 +216,8 @@ struct softib_qp {
 	u32 force_rnr;			/* fault: answer the next N messages with RNR NAK */
 	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
 	bool ud_send_err;		/* fault `ud_send_err QPN`: the next UD send fails, QP to SQE */
+	u32 trickle_ms;			/* fault `rnr QPN trickle MS`: accept one message per MS */
+	unsigned long trickle_next;	/* jiffies before which every message is NAKed */
 	struct list_head run_node;
 	struct timer_list timer;
 };

@@ -220,6 +220,8 @@ static int fault_show(struct seq_file *s, void *unused)
 	xa_for_each(&sd->qps, idx, qp) {
 		if (qp->force_rnr_forever)
 			seq_printf(s, "rnr 0x%x forever\n", qp->qpn);
+		else if (qp->trickle_ms)
+			seq_printf(s, "rnr 0x%x trickle %u\n", qp->qpn, qp->trickle_ms);
 		else if (qp->force_rnr)
 			seq_printf(s, "rnr 0x%x %u\n", qp->qpn, qp->force_rnr);
 		if (qp->vanished)
@@ -424,6 +426,22 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_rx_stop = !strcmp(argv[0], "rx_stop");
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "rnr") && argc == 4) {
+		/* `rnr QPN trickle MS`, MS 1..60000; replaces a count or `forever` */
+		if (strcmp(argv[2], "trickle") || kstrtou32(argv[1], 0, &a) ||
+		    kstrtou32(argv[3], 0, &b) || !b || b > 60000)
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		qp = xa_load(&sd->qps, a);
+		if (!qp || qp->dead) {
+			spin_unlock_irqrestore(&softib_lock, flags);
+			return -EINVAL;
+		}
+		qp->force_rnr = 0;
+		qp->force_rnr_forever = false;
+		qp->trickle_ms = b;
+		qp->trickle_next = jiffies + msecs_to_jiffies(b);
+		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if ((!strcmp(argv[0], "rnr") && argc == 3) ||
 		   ((!strcmp(argv[0], "qp_err") || !strcmp(argv[0], "vanish")) && argc == 2)) {
 		bool forever = argc == 3 && !strcmp(argv[2], "forever");
@@ -440,9 +458,10 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			return -EINVAL;
 		}
 		if (argv[0][0] == 'r') {
-			/* `rnr QPN N` replaces `forever`; `rnr QPN 0` clears either */
+			/* `rnr QPN N` replaces `forever`/`trickle`; `rnr QPN 0` clears any */
 			qp->force_rnr = b;
 			qp->force_rnr_forever = forever;
+			qp->trickle_ms = 0;
 		}
 		else if (argv[0][0] == 'q')
 			softib_qp_error(qp);
@@ -522,6 +541,7 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		xa_for_each(&sd->qps, idx, qp) {
 			qp->force_rnr = 0;
 			qp->force_rnr_forever = false;
+			qp->trickle_ms = 0;
 		}
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else {

@@ -325,6 +325,7 @@ static void qp_reset(struct softib_qp *qp)
 	qp->delayed_head = false;
 	qp->force_rnr = 0;
 	qp->force_rnr_forever = false;
+	qp->trickle_ms = 0;
 	del_timer(&qp->timer);
 	if (qp->on_runlist) {
 		list_del_init(&qp->run_node);

@@ -86,6 +86,20 @@ static void rnr_nak(struct softib_qp *qp, struct softib_port *sp, struct softib_
 	mod_timer(&qp->timer, jiffies + softib_scaled_jiffies(rnr_usec[dq->min_rnr_timer & 31]));
 }
 
+/*
+ * fault `rnr QPN trickle MS`: a receiver that is slow, not dead: one message per MS of
+ * wall time is accepted, every other one RNR NAKed (the requester retries it).
+ */
+static bool trickle_refuses(struct softib_qp *dq)
+{
+	if (!dq->trickle_ms)
+		return false;
+	if (time_before(jiffies, dq->trickle_next))
+		return true;
+	dq->trickle_next = jiffies + msecs_to_jiffies(dq->trickle_ms);
+	return false;
+}
+
 /* lock held: try to transfer the SQ head of an RTS RC QP */
 void softib_rc_process(struct softib_qp *qp)
 {
@@ -104,12 +118,12 @@ void softib_rc_process(struct softib_qp *qp)
 	qp->retry_left = qp->retry_cnt;
 
 	/*
-	 * fault knobs: `rnr QPN N|forever` on this QP, `rx_stop` on the responder's whole host.
+	 * fault knobs: `rnr QPN N|forever|trickle MS` on this QP, `rx_stop` on the responder's whole host.
 	 * A NAKed message stays at the head of the requester's SQ (IBA 9.7.5.2.8): with
 	 * rnr_retry 7 and `forever` it is retried at every RNR timer expiry and never completes.
 	 */
-	r = dq->force_rnr || dq->force_rnr_forever || dq->sdev->f_rx_stop ? NULL :
-		softib_get_rwqe(dq);
+	r = dq->force_rnr || dq->force_rnr_forever || dq->sdev->f_rx_stop ||
+		trickle_refuses(dq) ? NULL : softib_get_rwqe(dq);
 	if (!r) {
 		if (dq->force_rnr)
 			dq->force_rnr--;

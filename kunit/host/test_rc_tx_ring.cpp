@@ -144,11 +144,33 @@ KTEST(rc_tx_ring, watchdog_clock)
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
 	EXPECT_EQ(int(t.r.post(t.skb(64), 55000, false)), int(RcPost::Posted));	// 1 -> 2: no restart
 	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
-	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 58000)), int(RcWc::Done));	// progress
-	EXPECT_FALSE(t.r.stalled(58000 + W));
-	EXPECT_TRUE(t.r.stalled(58000 + W + 1));
+	// one of two completed: below cm::kSendProgressQuota with one still outstanding, no progress
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 58000)), int(RcWc::Done));
+	EXPECT_TRUE(t.r.stalled(50000 + W + 1));
 	EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 59000)), int(RcWc::Done));
 	EXPECT_FALSE(t.r.stalled(59000 + 10 * W));	// nothing outstanding again
+	EXPECT_TRUE(t.r.delivered());
+}
+
+// The quota: with the ring never empty, kSendProgressQuota completions are progress, fewer
+// are not (a trickle keeps no connection alive).
+KTEST(rc_tx_ring, watchdog_judges_progress)
+{
+	constexpr u64 W = cm::kSendWatchdogMs;
+	constexpr u32 Q = cm::kSendProgressQuota;
+	TxOn t(32);
+	EXPECT_FALSE(t.r.delivered());
+	for (u32 i = 0; i < Q + 2; i++)
+		EXPECT_EQ(int(t.r.post(t.skb(64), 1000, false)), int(RcPost::Posted));
+	for (u32 i = 0; i < Q - 1; i++)
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 2000 + i)), int(RcWc::Done));
+	EXPECT_TRUE(t.r.stalled(1000 + W + 1));	// Q - 1 completions: not progress
+	EXPECT_EQ(int(t.r.complete(t.wc(Q - 1, KAPI_WC_SUCCESS), 5000)), int(RcWc::Done));
+	EXPECT_FALSE(t.r.stalled(5000 + W));	// the Q-th is
+	EXPECT_TRUE(t.r.stalled(5000 + W + 1));
+	EXPECT_TRUE(t.r.delivered());
+	EXPECT_EQ(int(t.r.complete(t.wc(Q, KAPI_WC_SUCCESS), 6000)), int(RcWc::Done));
+	EXPECT_EQ(int(t.r.complete(t.wc(Q + 1, KAPI_WC_SUCCESS), 6000)), int(RcWc::Done));
 }
 
 
@@ -485,7 +507,7 @@ KTEST(rc_tx_ring, refused_reaches_the_owners_counter)
 
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
-	    KTEST_CASE(rc_tx_ring, watchdog_clock),
+	    KTEST_CASE(rc_tx_ring, watchdog_clock), KTEST_CASE(rc_tx_ring, watchdog_judges_progress),
 	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_send_clock.h - the send watchdog of connected mode as pure logic (host-compilable,
+// for KUnit): when a connection with sends outstanding has stopped making progress
+// (docs/connected.md §3). RcTxRing keeps the same clock over its own indices.
+#pragma once
+
+#include "kstd/base.h"
+
+namespace ipoib::cm {
+
+// The send watchdog: a connection with sends outstanding and no send progress for this long
+// is torn down (counted). A backstop, not ordered after RETRY_EXC: the nominal transport-retry
+// failure with OpenSM's default lifetime is 6.4 s (kRetryCount, ipoib_cm_state.h), but the
+// real local ACK timeout also depends on the peer's ACK delay (ib_cm takes the larger of it and lifetime + 1, core/cm.c
+// cm_ack_timeout, at the REP) and HCAs may let the timer run longer than the encoded value, so
+// RETRY_EXC can come after the watchdog. Either way the connection goes and the neighbour falls
+// back; the watchdog also catches what retries cannot: a live responder that keeps answering
+// RNR NAK under infinite RNR retry.
+inline constexpr u64 kSendWatchdogMs = 10000;
+bool send_stalled(u32 outstanding, u64 now_ms, u64 last_progress_ms);
+// The watchdog judges progress, not the last completion: with sends outstanding throughout,
+// fewer than kSendProgressQuota completions in kSendWatchdogMs (0.8 a second) is a stall, as
+// none is. A peer that accepts one message every few seconds (an RNR NAK on all the others)
+// would otherwise keep a connection alive that carries almost nothing. A healthy peer
+// completes thousands a second; one whose RNR timer is Linux's 655 ms still ~15 per window.
+// Progress is a completion that is the kSendProgressQuota-th since the last progress, or one
+// that leaves nothing outstanding (the sender went quiet: nothing is owed).
+inline constexpr u32 kSendProgressQuota = 8;
+inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
+{
+	return outstanding_after == 0 || done_since_progress >= kSendProgressQuota;
+}
+// The per-connection input of send_stalled. last_progress is reset when the outstanding count
+// goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a
+// completion moves it only when it is progress (send_progressed).
+struct SendClock {
+	u32 outstanding = 0;
+	u32 done = 0;	// completions since last_progress_ms
+	u64 last_progress_ms = 0;
+
+	void posted(u32 n, u64 now_ms)
+	{
+		if (outstanding == 0 && n) {
+			last_progress_ms = now_ms;
+			done = 0;
+		}
+		outstanding += n;
+	}
+	void completed(u32 n, u64 now_ms)
+	{
+		outstanding -= n < outstanding ? n : outstanding;
+		done += n;
+		if (send_progressed(done, outstanding)) {
+			last_progress_ms = now_ms;
+			done = 0;
+		}
+	}
+	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
+};
+} // namespace ipoib::cm
