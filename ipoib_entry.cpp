@@ -31,6 +31,11 @@ LinkArgs link_args(const kapi_link_args &a)
 // ---- module, ib_client, rdma_cm lookup ----
 extern "C" int ipoib_core_init(const kapi_params *params) noexcept { return kstd::to_errno(driver_load(*params)); }
 extern "C" void ipoib_core_exit(void) noexcept { driver_unload(); }
+extern "C" int ipoib_core_debug_level_write(const char *buf, kapi_size_t len) noexcept
+{
+	return kstd::to_errno(set_debug_level(StrView(buf, len)));
+}
+extern "C" int ipoib_core_debug_level_read(void) noexcept { return __atomic_load_n(&g_debug_level, __ATOMIC_RELAXED); }
 extern "C" int ipoib_core_add_device(kapi_ctx *drv, kapi_ib_device *ib, void **ctx) noexcept
 {
 	Driver *d = from_ctx<Driver>(drv);

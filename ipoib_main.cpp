@@ -97,6 +97,25 @@ void Driver::teardown()
 	KSTD_WARN_ON(!devices_.empty());
 }
 
+// sysfs: /sys/module/ib_ipoib_cm/parameters/debug_level (0644, as the in-tree driver's).
+Status set_debug_level(StrView v)
+{
+	ParseError err;
+	int level = 0;
+	if (!kstd::ok(parse_debug_level(v, level, err))) {
+		StrView shown = v;
+		if (!shown.empty() && shown[shown.size() - 1] == '\n')
+			shown = shown.substr(0, shown.size() - 1);
+		kstd::log.warn("invalid debug_level \"%.*s\": %s", int(shown.size() < 32 ? shown.size() : 32),
+			       shown.data(), err.what);
+		return Status::Invalid;
+	}
+	const int was = __atomic_exchange_n(&g_debug_level, level, __ATOMIC_RELAXED);
+	if (was != level)
+		kstd::log.info("debug_level %d (was %d)", level, was);
+	return Status::Ok;
+}
+
 Status driver_load(const kapi_params &params)
 {
 	auto drv = kstd::make_unique<Driver>(Gfp::Kernel);
@@ -107,7 +126,7 @@ Status driver_load(const kapi_params &params)
 	Status s = drv.value()->config().load(params);
 	if (!kstd::ok(s))
 		return s;
-	g_debug_level = drv.value()->config().debug_level;
+	__atomic_store_n(&g_debug_level, drv.value()->config().debug_level, __ATOMIC_RELAXED);
 	s = drv.value()->start();
 	if (!kstd::ok(s)) {
 		drv.value()->teardown();

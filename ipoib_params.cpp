@@ -116,6 +116,17 @@ Status validate_debug_level(int level, ParseError &err)
 	return Status::Ok;
 }
 
+Status parse_debug_level(StrView v, int &level, ParseError &err)
+{
+	if (!v.empty() && v[v.size() - 1] == '\n')
+		v = v.substr(0, v.size() - 1);
+	u32 l = 0;
+	if (!kstd::parse_u32(v, u32(kMaxDebugLevel), l))
+		return fail(err, "must be from 0 to 3", 0);
+	level = int(l);
+	return Status::Ok;
+}
+
 namespace {
 
 // Each message spells its limits out.

@@ -56,6 +56,9 @@ Status validate_ifname(StrView tmpl, ParseError &err);
 
 inline constexpr int kMaxDebugLevel = 3;
 Status validate_debug_level(int level, ParseError &err);
+// A run-time write of /sys/module/ib_ipoib_cm/parameters/debug_level: one decimal 0..3
+// without sign or leading zeros, one trailing newline allowed (echo's).
+Status parse_debug_level(StrView v, int &level, ParseError &err);
 
 // ---- connected mode (docs/connected.md §3, §5)
 // The validated values the interfaces use.

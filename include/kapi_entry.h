@@ -29,6 +29,11 @@ enum kapi_qp_event_kind;
 /* ---- module and ib_client (kapi/module.c, kapi/ib.c) ---- */
 int ipoib_core_init(const struct kapi_params *params) KAPI_NOEXCEPT;
 void ipoib_core_exit(void) KAPI_NOEXCEPT;
+/* The debug_level module parameter once the module is live (before, the value is only kept
+ * for ipoib_core_init): the core parses, validates and applies a write (0, or -EINVAL with
+ * one log line) and reports the level in force. */
+int ipoib_core_debug_level_write(const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
+int ipoib_core_debug_level_read(void) KAPI_NOEXCEPT;
 /* Returns 0 and sets *ctx to keep the device, or -EOPNOTSUPP when nothing on it is wanted. */
 int ipoib_core_add_device(struct kapi_ctx *driver, struct kapi_ib_device *dev, void **ctx) KAPI_NOEXCEPT;
 void ipoib_core_remove_device(struct kapi_ctx *driver, struct kapi_ib_device *dev, void *ctx) KAPI_NOEXCEPT;

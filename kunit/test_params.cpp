@@ -242,7 +242,25 @@ KTEST(params_debug_level, range)
 	EXPECT_NOT_NULL(err.what);
 }
 
-KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
+// A run-time write of the parameter (sysfs): "0".."3", one trailing newline allowed.
+KTEST(params_debug_level, write)
+{
+	ParseError err;
+	int l = -1;
+	EXPECT_OK(ipoib::parse_debug_level(StrView("0"), l, err));
+	EXPECT_EQ(l, 0);
+	EXPECT_OK(ipoib::parse_debug_level(StrView("3\n"), l, err));
+	EXPECT_EQ(l, 3);
+	const char *const bad[] = {"", "\n", "4", "-1", "+1", "01", "1\n\n", " 1", "1 ", "abc", "1a", "99999999999"};
+	for (const char *b : bad) {
+		l = 7;
+		EXPECT_EQ(ipoib::parse_debug_level(StrView(b), l, err), Status::Invalid);
+		EXPECT_EQ(l, 7);	// left alone on failure
+	}
+	EXPECT_NOT_NULL(err.what);
+}
+
+KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range), KTEST_CASE(params_debug_level, write));
 
 // ---------------------------------------------------------------- connected-mode parameters
 namespace {

@@ -1,6 +1,6 @@
 #!/bin/sh
-# ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, and module
-# parameters not covered by ipoib-bind. Every bad value fails with its errno and exactly one
+# ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, debug_level written
+# at run time, and module parameters not covered by ipoib-bind. Every bad value fails with its errno and exactly one
 # ib_ipoib_cm log line, and changes nothing (the value is read back). ethtool requests the
 # driver does not implement (-G: EOPNOTSUPP, tx coalescing: EINVAL) are refused by the ethtool
 # core before the driver sees them (no driver log line). Out-of-range queue sizes load, clamped, with one log line each.
@@ -10,7 +10,7 @@
 # timeout: 150
 # tier: full
 . /e2e/lib.sh
-plan 33
+plan 45
 
 ko=/e2e/modules/ib_ipoib_cm.ko
 ib0=/sys/class/net/ib0
@@ -54,6 +54,20 @@ check_output "coalescing unchanged (rx-usecs 10)" 'rx-usecs:[[:space:]]+10$' eth
 check_output "coalescing unchanged (rx-frames 16)" 'rx-frames:[[:space:]]+16$' ethtool -c ib0
 check "ethtool -G rx 512: EOPNOTSUPP (ring sizes are module parameters)" refused "Operation not supported" 0 ethtool -G ib0 rx 512
 check_output "rings unchanged (RX 256)" 'RX:[[:space:]]+256' sh -c 'ethtool -g ib0 | sed -n "/Current/,\$p"'
+
+# ---- debug_level: writable at run time (0644, as the in-tree driver's), validated by the core
+P=/sys/module/ib_ipoib_cm/parameters/debug_level
+check_output "debug_level is 0644" '^-rw-r--r--' ls -l $P
+dmesg_mark dbg
+check "debug_level 2 accepted" wr $P 2
+check_output "... reads 2" '^2$' cat $P
+check "... one log line says so" test "$(dmesg_since_mark | grep -c 'ib_ipoib_cm: debug_level 2 (was 0)')" -eq 1
+for v in 4 -1 01 abc ""; do
+    check "debug_level \"$v\": EINVAL, one log line" einval wr $P "$v"
+done
+check_output "debug_level still 2" '^2$' cat $P
+check "debug_level 0 accepted" wr $P 0
+check_output "... reads 0" '^0$' cat $P
 
 # ---- module parameters (kmod's insmod: busybox's retries and would log each error twice)
 check "rmmod" rmmod ib_ipoib_cm
