@@ -160,6 +160,7 @@ private:
 	bool registered_ = false;
 	bool sa_registered_ = false;
 	bool link_registered_ = false;
+	bool notifier_registered_ = false;
 };
 
 } // namespace ipoib

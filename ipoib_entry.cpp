@@ -93,6 +93,11 @@ extern "C" int ipoib_core_if_change_mtu(kapi_ctx *c, u32 mtu) noexcept
 	Interface *i = ifc(c);
 	return i ? kstd::to_errno(i->change_mtu(mtu)) : -KAPI_ENODEV;
 }
+extern "C" void ipoib_core_if_renamed(kapi_ctx *c) noexcept
+{
+	if (Interface *i = ifc(c))
+		i->renamed();
+}
 extern "C" u32 ipoib_core_if_fix_features(kapi_ctx *c, u32 features) noexcept
 {
 	Interface *i = ifc(c);

@@ -198,6 +198,8 @@ public:
 	const char *name() const { return kapi_netdev_name(nd()); }
 	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
+	// NETDEV_CHANGENAME (rtnl held): the debugfs directory and the log prefix take the new name.
+	void renamed();
 
 	// SA callbacks
 	int join_done(McGroup &g, kapi_mcast *mc, int status);
@@ -283,6 +285,11 @@ private:
 	void path_gc(u64 now, u64 stale_ms);
 	void show_neigh(kapi_seq *s);
 
+	// The netdev's name as the log lines and the debugfs directory carry it, under names_lock_
+	// (a rename's notifier holds rtnl, then this; start() and teardown() may not hold rtnl).
+	// Readers (every log line) take no lock: the last byte stays NUL, a line printed during
+	// a rename may show a mix of the two names.
+	kstd::Mutex names_lock_{KAPI_LOCK_IF_NAMES};
 	char log_prefix_[KAPI_IFNAMSIZ] = {};
 	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;

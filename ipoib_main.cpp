@@ -73,6 +73,13 @@ Status Driver::start()
 	else if (rc)
 		kstd::log.warn("cannot register the rtnl kind ipoib (error %d); use create_child", rc);
 	link_registered_ = rc == 0;
+	// before the client: a netdev renamed right after its registration is seen
+	rc = kapi_netdev_notifier_register();
+	if (rc) {
+		kstd::log.err("cannot register the netdev notifier: %d", rc);
+		return kstd::from_errno(rc);
+	}
+	notifier_registered_ = true;
 	Status s = kstd::from_errno(kapi_ib_register_client(ctx()));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
@@ -87,6 +94,8 @@ void Driver::teardown()
 	// Unregistering calls remove_device() for every device we kept, which unlinks it.
 	if (kstd::exchange(registered_, false))
 		kapi_ib_unregister_client();
+	if (kstd::exchange(notifier_registered_, false))
+		kapi_netdev_notifier_unregister();
 	// After the ports: no child is left for rtnl_link_unregister() to delete.
 	if (kstd::exchange(link_registered_, false))
 		kapi_link_unregister();

@@ -51,6 +51,7 @@ void ipoib_core_if_rx_mode(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* atomic conte
 int ipoib_core_if_change_mtu(struct kapi_ctx *core, kapi_u32 mtu) KAPI_NOEXCEPT;
 /* ndo_fix_features: the KAPI_FEAT_* offloads the admin mode allows out of those wanted. */
 kapi_u32 ipoib_core_if_fix_features(struct kapi_ctx *core, kapi_u32 features) KAPI_NOEXCEPT;
+void ipoib_core_if_renamed(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* rtnl held */
 int ipoib_core_if_poll(struct kapi_ctx *core, int budget) KAPI_NOEXCEPT;
 void ipoib_core_if_work(struct kapi_ctx *core) KAPI_NOEXCEPT;
 int ipoib_core_if_header_create(struct kapi_ctx *core, struct kapi_skb *skb, kapi_u16 type,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, debug_level written
-# at run time, and module parameters not covered by ipoib-bind. Every bad value fails with its errno and exactly one
+# at run time, a rename (debugfs and log names follow it), and module parameters not covered
+# by ipoib-bind. Every bad value fails with its errno and exactly one
 # ib_ipoib_cm log line, and changes nothing (the value is read back). ethtool requests the
 # driver does not implement (-G: EOPNOTSUPP, tx coalescing: EINVAL) are refused by the ethtool
 # core before the driver sees them (no driver log line). Out-of-range queue sizes load, clamped, with one log line each.
@@ -10,7 +11,7 @@
 # timeout: 150
 # tier: full
 . /e2e/lib.sh
-plan 45
+plan 54
 
 ko=/e2e/modules/ib_ipoib_cm.ko
 ib0=/sys/class/net/ib0
@@ -68,6 +69,19 @@ done
 check_output "debug_level still 2" '^2$' cat $P
 check "debug_level 0 accepted" wr $P 0
 check_output "... reads 0" '^0$' cat $P
+
+# ---- rename (udev's ib0 -> ibp0s9): the debugfs directory and the log lines follow the name
+D=/sys/kernel/debug/ib_ipoib_cm
+dmesg_mark ren
+check "ip link set ib0 name ibp0s9" ip link set ib0 name ibp0s9
+check "debugfs: ib_ipoib_cm/ibp0s9/connections" test -e $D/ibp0s9/connections
+check_rc "debugfs: no ib_ipoib_cm/ib0 any more" 1 test -e $D/ib0
+check "one log line: ib0: renamed to ibp0s9" test "$(dmesg_since_mark | grep -c 'ib_ipoib_cm: ib0: renamed to ibp0s9$')" -eq 1
+check "a later line names ibp0s9" einval wr /sys/class/net/ibp0s9/mode bogus
+check "... (ib_ipoib_cm: ibp0s9: invalid mode)" dmesg_has 'ib_ipoib_cm: ibp0s9: invalid mode'
+check "ip link set ibp0s9 name ib0 (back)" ip link set ibp0s9 name ib0
+check "debugfs: ib_ipoib_cm/ib0/connections again" test -e $D/ib0/connections
+check_rc "debugfs: no ib_ipoib_cm/ibp0s9" 1 test -e $D/ibp0s9
 
 # ---- module parameters (kmod's insmod: busybox's retries and would log each error twice)
 check "rmmod" rmmod ib_ipoib_cm
