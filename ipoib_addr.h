@@ -73,8 +73,8 @@ void encap_write(u8 out[kEncapLen], u16 ethertype);
 bool encap_parse(const u8 *data, usize len, u16 &ethertype);
 inline constexpr u16 kEthRarp = 0x8035;
 // Connected mode: must a unicast packet go over UD whatever its peer announces? RFC 4755 §7:
-// "all ARP/ND responses MUST be sent in UD packets" (the in-tree driver's defect L8 sends
-// IPv6 ND over RC). Arp: ARP or RARP (also the in-tree unicast_arp_send's rule: an ARP reply
+// "all ARP/ND responses MUST be sent in UD packets" (the in-tree driver sends IPv6 ND over
+// RC). Arp: ARP or RARP (also the in-tree unicast_arp_send's rule: an ARP reply
 // held until the replier's connection is established makes the asker's resolution wait for
 // a whole CM exchange, and fail after its 3 probes when 63 setups run at once,
 // docs/connected.md §10.3a). Nd: IPv6 whose header's next header is ICMPv6 (58) with type
@@ -120,7 +120,7 @@ struct RxLocal {
 RxKind classify_rx(const RxInfo &rx, const RxLocal &me);
 
 // How much cached fabric state a port event invalidates (the in-tree levels, Linux
-// ee1e2c82c245; protocol.md §2.16). Light: path records and multicast memberships may be
+// ee1e2c82c245; docs/protocol.md §2.16). Light: path records and multicast memberships may be
 // stale (the SA forgot them or the SM moved), the link itself is fine. Normal: the port
 // went down/up or our LID changed: take the carrier down and start over. Heavy: the P_Key
 // table changed: re-check the interface's P_Key, then as normal if it moved or vanished.

@@ -155,7 +155,7 @@ cm::Step Connection::feed(const cm::Event &e)
 	FeedNote note;
 	const cm::Step st = feed_note(e, note);
 	if (note.any())
-		note.print(log);	// after our lock (review s7 LOW-6)
+		note.print(log);	// after our lock (ipoib_cm_notes.h)
 	return st;
 }
 
@@ -300,7 +300,7 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 		feed(cm::Event::wc_error(wc_cause(wc.status)));
 	if (ok && skb) {	// !skb: no replacement buffer, dropped and counted by the ring
 		touch(now);
-		t_.ifc().receive_rc(skb, peer_, st_, csum_free());
+		t_.ifc().receive_rc(skb, peer_, st_, csum_free(), qpn());
 	}
 	if (srq_)
 		return;

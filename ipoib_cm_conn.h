@@ -9,7 +9,7 @@
 // inline, in the context the event came in; every other step is appended to the
 // connection's FIFO and run by its work item, behind the steps already queued. The items of
 // an interface's connections run on its unbound workqueue, side by side (so setups to many
-// peers run concurrently, issue 13 item 2); one item never runs concurrently with itself, so
+// peers run concurrently); one item never runs concurrently with itself, so
 // a connection's steps still run one at a time and in order. What connections share (the
 // table, a peer's send path) is taken under the table's lock and the netif tx lock. A
 // failed action is fed back as Ev::SetupFailed and the rest of its step is skipped; a
@@ -17,7 +17,7 @@
 // CM state still needs).
 //
 // WaitSends and WaitDrep never sleep in the work item (a sleeping item would hold a worker
-// of the interface's workqueue, review2-s5 R1): a step reaching one whose condition does
+// of the interface's workqueue): a step reaching one whose condition does
 // not hold yet is parked, the item returns, and this connection's FIFO waits (its later steps
 // stay queued behind it) while the other connections' items run. The last send completion
 // (NAPI), the peer's answer to the DREQ (ib_cm) or the deadline (the housekeeping work, or
@@ -61,7 +61,7 @@ struct CmPeer;
 	X(rc_tx_csum_skipped) X(rc_tx_csum_filled) X(rc_tx_drop_csum) X(rc_rx_csum_restored)  \
 	X(rc_rx_csum_unexpected) X(rc_rx_drop_csum) X(rc_tx_linearized) X(rc_tx_drop_linearize) \
 	X(rc_tx_gathered)                                                                       \
-	/* issue 13 items 1-3 (helper mem): refused completions, gather chunks (un)made */     \
+	/* memory: refused completions, gather chunks (un)made (docs/connected.md §9) */        \
 	X(rc_rx_refused) X(rc_tx_refused) X(rc_tx_gather_alloc) X(rc_tx_gather_freed)        \
 	/* a non-SRQ QP left with no receive posted after a poll's reposts (must stay 0) */   \
 	X(rc_rx_left_empty)

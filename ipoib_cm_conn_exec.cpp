@@ -167,15 +167,23 @@ const char *Connection::wait_name() const
 Status Connection::act(cm::Action a, const cm::Step &st)
 {
 	using cm::Action;
-	if (!qp_ && (a == Action::QpToErr || a == Action::PostDrainWr)) {
-		// A teardown step queued behind a setup step whose CreateQp failed (review-s5 F2):
+	switch (cm::act_guard(a, qp_ != nullptr, rts_done_)) {
+	case cm::ActGuard::Run:
+		break;
+	case cm::ActGuard::SkipNoQp:
+		// A teardown step queued behind a setup step whose CreateQp failed:
 		// no QP, nothing to move to error or fence; SetupFailed already decided Destroy.
 		count(t_.ifstats().cm_no_qp_actions);
 		return Status::Ok;
-	}
-	if (!qp_ && (a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts)) {
+	case cm::ActGuard::FailNoQp:
 		count(t_.ifstats().cm_no_qp_actions);
 		return Status::Invalid;	// never on a NULL QP: fed back as SetupFailed
+	case cm::ActGuard::SkipNoRts:
+		// A teardown step computed before the setup step ahead of it failed at
+		// QpToRtr/QpToRts: SetupFailed took the drain WR out of
+		// the fence (some firmware never completes one on a QP not in RTS).
+		count(t_.ifstats().cm_drain_wr_skipped);
+		return Status::Ok;
 	}
 	switch (a) {
 	case Action::CreateQp: return create_qp();
@@ -218,13 +226,6 @@ Status Connection::act(cm::Action a, const cm::Step &st)
 		return kstd::from_errno(rc);
 	}
 	case Action::PostDrainWr:
-		if (!rts_done_) {
-			// A teardown step computed before the setup step ahead of it failed at
-			// QpToRtr/QpToRts (review2-s5 R4): SetupFailed took the drain WR out of
-			// the fence (some firmware never completes one on a QP not in RTS).
-			count(t_.ifstats().cm_drain_wr_skipped);
-			return Status::Ok;
-		}
 		// A refused drain WR leaves the fence open: the connection stays in draining
 		// until ForceDestroy (counted, never a destroy without the fence).
 		if (kapi_post_drain_wr(qp_, wrid(WrKind::Drain, 0)) != 0)
@@ -287,7 +288,7 @@ Status Connection::create_qp()
 	return Status::Ok;
 }
 
-// RFC 4755 §6 private data + the capability block (design.md §4 item 5), in REQ, REP, REJ.
+// RFC 4755 §6 private data + the capability block (docs/design.md §4 item 5), in REQ, REP, REJ.
 void Connection::priv_data(u8 *out) const
 {
 	cm::PrivData pd;
@@ -361,7 +362,7 @@ void Connection::destroy()
 		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
 	rx_.release();
 	if (const u32 n = tx_.drain())	// ForceDestroy: sends NAPI will never complete
-		t_.rc_destroyed(n);	// dropped: counted (issue 11 R6)
+		t_.rc_destroyed(n);	// dropped: counted (cm_tx_drop_teardown)
 	destroyed_ = true;
 	t_.retire(*this);
 }

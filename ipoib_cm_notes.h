@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_notes.h - what a Connection's feed() has to log, kept until no lock of ours is
-// held (review s7 LOW-6; docs/connected.md §10.2b). Pure but for the log: host-tested
+// held (with netconsole on this device a printk sends over it). Pure but for the log: host-tested
 // (kunit/host/test_cm_notes.cpp).
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace ipoib {
 
-// What one feed() has to say in the log (review s7 LOW-6): it is printed only where no lock
+// What one feed() has to say in the log: it is printed only where no lock
 // of ours is held. With netconsole on this device a printk sends over it, and xmit takes the
 // table lock and a connection's lock (may_send reads its state): a printk under either could
 // spin on a lock its own CPU holds.

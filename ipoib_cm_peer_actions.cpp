@@ -10,7 +10,7 @@ namespace ipoib {
 
 // ---- peer-level actions (the connection's work item, process context)
 
-// The table decides which connection is the peer's send path (review-s5 F1). A peer may have
+// The table decides which connection is the peer's send path (docs/connected.md §10). A peer may have
 // two connections that may send: a crossing both ends accepted (cm_crossings_both), or a peer
 // that came back from a new QP while its DREQ for our old connection was lost (ib_cm sends a
 // DREQ once, core/cm.c cm_destroy_id). The first to offer is published; when it stops, the
@@ -22,6 +22,7 @@ void CmTable::publish(CmPeer &p, Connection &c)
 	p.fallback_until = 0;
 	p.backoff_ms = 0;
 	p.stale_retries = 0;
+	p.crossing_waits = 0;
 	p.await_until = 0;
 }
 
@@ -31,11 +32,11 @@ Connection *CmTable::candidate(CmPeer &p)
 }
 
 // The queue that waited for p's send path goes out while the RC send bound has room
-// (review-s5 R5: the flush posted all 64 whatever the bound the CQ is sized for). What does
-// not fit stays at the front of p.pending, in order, and p joins the backlog (review s6 L5:
-// it was requeued to the stack, behind what the qdisc held, and under noqueue dropped on the
+// (the CQ is sized for the bound, not for 64 queued per peer). What does
+// not fit stays at the front of p.pending, in order, and p joins the backlog (requeued to the
+// stack it would go behind what the qdisc holds, and under noqueue be dropped on the
 // stopped queue): xmit queues p's newer packets behind it and flushes the backlog before any
-// packet of its own (review s7 MED-1), and the flush work rc_sent kicks continues it once the
+// packet of its own, and the flush work rc_sent kicks continues it once the
 // bound has room again (cm_flush_peer, cm_xmit_rc). p.pending only grows under the xmit lock
 // we hold (xmit, this); the work items' FallBack and retire only take from it. p lives: peers
 // are freed only under the xmit lock. The connection lives until QuiesceTx, which waits for us.
@@ -57,9 +58,16 @@ void CmTable::flush_held(u32 fresh)
 }
 
 // The flush work (rc_sent's kick) and each housekeeping run: the backlogged peers only, a
-// round in the order they began to wait (review s7 LOW-4: each kick ran all of housekeeping
-// and walked every peer). A flush stopping again asks for the next kick (flush_held).
+// round in the order they began to wait (a kick does not run all of housekeeping nor walk
+// every peer). A flush stopping again asks for the next kick (flush_held).
 void CmTable::flush_backlogs(u64 now)
+{
+	ident_tick(now);	// each housekeeping run: proof deadlines and probe resends
+	ident_run(now);
+	backlog_round(now);
+}
+
+void CmTable::backlog_round(u64 now)
 {
 	kapi_netdev_xmit_lock(netdev());
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE)) {
@@ -71,7 +79,9 @@ void CmTable::flush_backlogs(u64 now)
 
 void CmTable::flush_work()
 {
-	flush_backlogs(kapi_now_ms());
+	const u64 now = kapi_now_ms();
+	ident_run(now);		// a proof completed or an echo is due (NAPI's kick)
+	backlog_round(now);
 }
 
 // Scheduled now unless teardown stopped it (house_on_, under lock_ as teardown clears it).
@@ -88,23 +98,35 @@ void CmTable::start_sending(Connection &c)
 {
 	CmPeer *sends = nullptr;
 	const u64 now = kapi_now_ms();
-	// Under the tx queue's xmit lock no xmit runs (noqueue and netpoll too, review s6 M2): the queue goes out in order before any new packet,
+	HwAddr probe_to;
+	u32 probe_qpn = 0;
+	u64 nonce = 0;
+	// Under the tx queue's xmit lock no xmit runs (noqueue and netpoll too): the queue goes out in order before any new packet,
 	// which finds the published connection once we unlock.
 	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		c.offered = true;
 		CmPeer *p = c.owner;
-		// Not if c's teardown began meanwhile (an error fed after this step was queued,
-		// review s6 L1): its QP may be in error, and its FallBack is queued behind.
-		if (p && !p->send && may_send(&c)) {
+		// Not if c's teardown began meanwhile (an error fed after this step was queued):
+		// its QP may be in error, and its FallBack is queued behind.
+		// A passive one only once its peer proved its address (ipoib_cm_ident.cpp): an
+		// unproven one sends the first probe now that it is established.
+		if (p && !p->send && may_send(&c) && cm_publishable(&c, c.dir() == cm::Dir::Active, p->passive)) {
 			publish(*p, c);
 			sends = p;
+		} else if (p && p->proving == &c && !p->proof.nonce && may_send(&c)) {
+			p->proof.probe(now, kapi_cm_random_u64());
+			probe_to = p->addr;
+			probe_qpn = c.qpn();
+			nonce = p->proof.nonce;
 		}
 	}
 	if (sends)
 		flush(*sends, now);
 	kapi_netdev_xmit_unlock(netdev());
+	if (nonce)
+		send_probe(probe_to, probe_qpn, nonce);	// dev_queue_xmit: not under the xmit lock
 }
 
 // Under the tx lock, like start_sending: the successor's queue goes out before new packets.
@@ -133,7 +155,7 @@ void CmTable::stop_sending(Connection &c)
 	kapi_netdev_xmit_unlock(netdev());
 }
 
-// FallBack: UD for that peer for a back-off (design.md §4 item 8). The packets that waited
+// FallBack: UD for that peer for a back-off (docs/design.md §4 item 8). The packets that waited
 // go back to xmit, which now sends them over UD (or, above the UD MTU, answers them with
 // ICMP, the mode's send_too_big).
 void CmTable::fall_back(Connection &c)
@@ -156,14 +178,14 @@ void CmTable::fall_back(Connection &c)
 			p->active = nullptr;
 		// A peer that still has a send path (a bidirectional passive connection) keeps its
 		// queue: a flush of it may be stopped at the RC bound, and a requeue to the stack
-		// would reorder it or, under noqueue, drop it (review s7 MED-2, s6 L5). Otherwise
+		// would reorder it or, under noqueue, drop it. Otherwise
 		// all of it, also while a flush over a send path whose teardown began is posting:
 		// the flush pops one packet at a time and stops when it finds the queue taken
-		// (cm_flush_peer, review s8 L1). Same capacity: all of it fits.
+		// (cm_flush_peer). Same capacity: all of it fits.
 		if (!may_send(p->send))
 			(void)cm_take_pending(*p, q);
 	}
-	if (first) {	// issue 13 item 3: logged once per peer, counted
+	if (first) {	// logged once per peer, counted
 		count(ifs_.cm_fallback_peers);
 		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs)",
 			   c.peer().qpn(), backoff);
@@ -177,7 +199,7 @@ void CmTable::fall_back(Connection &c)
 
 void CmTable::reconnect(Connection &c)
 {
-	FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
+	FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 	kstd::SpinIrqSaveGuard g(lock_);
 	CmPeer *p = c.owner;
 	if (!p || !open_)
@@ -185,7 +207,9 @@ void CmTable::reconnect(Connection &c)
 	if (p->active == &c)
 		p->active = nullptr;
 	p->stale_retries++;
-	if (!p->active)
+	// Not in datagram mode: a Reconnect queued before the switch would open a connection
+	// nobody asked for (xmit opens one again once the mode is connected).
+	if (!p->active && connected())
 		connect(*p, kapi_now_ms(), Gfp::Atomic, notes);
 }
 
@@ -197,6 +221,8 @@ void CmTable::await_other(Connection &c)
 		return;
 	if (p->active == &c)
 		p->active = nullptr;
+	if (p->crossing_waits < 0xff)
+		p->crossing_waits++;	// until a connection is published (cm::kMaxCrossingWaits)
 	if (!p->send)
 		p->await_until = kapi_now_ms() + kCmAwaitOtherMs;
 }
@@ -212,13 +238,18 @@ void CmTable::retire(Connection &c)
 				p->active = nullptr;
 			if (p->passive == &c)
 				p->passive = nullptr;
+			if (p->proving == &c) {
+				p->proving = nullptr;
+				p->proof.close();
+				proofs_open_--;
+			}
 			p->conns--;
 			c.owner = nullptr;
 			// Packets that waited for this connection and now have nobody to carry
-			// them (review-s5 F8: a teardown without FallBack/Reconnect, e.g. the
+			// them (a teardown without FallBack/Reconnect, e.g. the
 			// peer's DREQ or REJ while they queued): back to xmit, which opens a new
 			// connection or takes UD, instead of waiting for the next packet.
-			// A one-way passive connection never sends (xmit's rule, review s7 LOW-1).
+			// A one-way passive connection never sends (xmit's rule).
 			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
 			if (open_ && !p->send && !may_carry(p->active) && !passive_will_send && !p->await_until)
 				(void)cm_take_pending(*p, q);	// same capacity: all of it

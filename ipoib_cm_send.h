@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §4,
-// §10.2; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
+// §10; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
 // (RcSendBudget), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
 // connections may become its send path (cm_send_candidate). CmTable (ipoib_cm_table.*)
 // holds one of each and does the locking and the netdev queue.
@@ -16,8 +16,8 @@ namespace ipoib {
 // send_queue_size: the receive CQ is sized for that many send completions (§4), and one
 // netdev queue carries UD and RC, so the queue stops at the bound and wakes at half.
 // A slot is reserved BEFORE the post (a completion polled on another CPU right after the
-// post must find it counted, review-s5 R3: counted after the post, the completion's
-// decrement was clamped away and the count leaked upward until the queue stopped for good)
+// post must find it counted: counted after the post, the completion's decrement would be
+// clamped away and the count leak upward until the queue stopped for good)
 // and released when the post fails. Producers: xmit and the queue flushes, all under the
 // tx queue's xmit lock (kapi_netdev_xmit_lock: one producer at a time, whatever the qdisc,
 // netpoll included); consumer: NAPI. Lock-free: the producer's check
@@ -65,13 +65,13 @@ private:
 };
 
 // The peers of an interface by address (flags octet zero), for xmit's per-packet lookup
-// (review-s5 F12: the list was searched linearly, under the table lock). A fixed array of
+// (not a linear search under the table lock). A fixed array of
 // buckets of singly linked entries, hashed as the neighbour table hashes (neigh_hash); P has
 // `HwAddr addr` and `P *hnext`. Writers are serialised by the caller (the table lock).
 // find() may also run without that lock while inserts happen: an entry is complete before
 // the store that links it (release; the reader's loads acquire). Unlinking and freeing need
 // the reader excluded another way: CmTable removes and frees only under the tx queue's xmit
-// lock, which its lock-free reader (xmit) holds (review s6 M2: not netif_tx_lock, whose
+// lock, which its lock-free reader (xmit) holds (not netif_tx_lock, whose
 // FROZEN bit the noqueue qdisc and netpoll do not honour; an RCU-bh grace period would free
 // safely too, but the flushes still need the producers serialised, which this lock does).
 inline constexpr u32 kCmPeerBuckets = 256;
@@ -116,8 +116,8 @@ private:
 // Which of a peer's connections takes over as its send path (StopSending's hand-over,
 // docs/connected.md §10): one that offered (StartSending ran, StopSending not yet) AND can
 // still carry (carry(c): not draining or closed). An offered connection whose error
-// teardown has begun is skipped (review-s5 R2: the hand-over chose it by `offered` alone and
-// the queue went to a QP in error). The active one first, as before.
+// teardown has begun is skipped (chosen by `offered` alone, the queue would go to a QP in
+// error). The active one first.
 template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive, Carry carry)
 {
 	if (active && active->offered && carry(active))
@@ -127,7 +127,7 @@ template <typename C, typename Carry> C *cm_send_candidate(C *active, C *passive
 	return nullptr;
 }
 
-// xmit's per-peer order (review s6 L5): a packet goes to the peer's send path at once only
+// xmit's per-peer order: a packet goes to the peer's send path at once only
 // when that path may send and nothing of the peer still waits on its pending queue (a flush
 // that stopped at the RC bound); otherwise it queues behind, and the flush sends it in turn.
 inline bool cm_post_now(bool may_send, u32 waiting)
@@ -136,11 +136,11 @@ inline bool cm_post_now(bool may_send, u32 waiting)
 }
 
 // The peers whose pending queue waits for the RC send bound (a flush stopped there, or xmit
-// met it, review s7 MED-1, LOW-2), in the order they began to wait, each at most once: P has
+// met it), in the order they began to wait, each at most once: P has
 // `P *bnext` and `bool backlogged`. add/pop/remove/clear are serialised by the caller: in
 // the driver every change holds both the tx queue's xmit lock and the table lock, so either
-// lock is enough to read it (review s8 L6); waiting() is read under the xmit lock alone
-// (xmit's fast path: a relaxed load, review s7 LOW-5). What flushes it walks only these peers (review s7 LOW-4: every peer was walked).
+// lock is enough to read it; waiting() is read under the xmit lock alone
+// (xmit's fast path: a relaxed load). What flushes it walks only these peers, not every peer.
 template <typename P> class CmBacklog : kstd::NonCopyable {
 public:
 	u32 waiting() const { return __atomic_load_n(&n_, __ATOMIC_RELAXED); }
@@ -221,7 +221,7 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 	return p.pending.empty();
 }
 
-// The order of RC sends under the tx queue's xmit lock (review s7 MED-1 and LOW-2), for a
+// The order of RC sends under the tx queue's xmit lock (docs/connected.md §4), for a
 // context X that gives: guard() (the table lock, for the queues and the backlog),
 // backlog() (its CmBacklog<P>), may_flush(p) (table lock held: p's send path may send, in
 // connected mode), reserve() (one RC slot, false at the bound: it stops the netdev queue),
@@ -234,12 +234,12 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 // p's pending queue goes out one packet at a time while the bound has room: a slot is
 // reserved, then the oldest packet popped under the table lock, then posted outside it.
 // Nothing of p's queue is ever held outside p.pending, so FallBack and retire (the table
-// lock alone) take all that is left, in order, at any point of a flush (review s8 L1: the
-// flush took the whole queue out while it posted, a FallBack meanwhile found it empty, and
-// the rest, pushed back after, waited behind the UD packets sent under the back-off:
+// lock alone) take all that is left, in order, at any point of a flush (a flush that took
+// the whole queue out while it posted would leave a FallBack meanwhile an empty queue, and
+// the rest, pushed back after, would wait behind the UD packets sent under the back-off:
 // delayed and reordered). may_flush is asked for each packet: a send path whose teardown
 // begins during the flush gets nothing more (its hand-over, StopSending, takes the rest).
-// What does not fit stays at the front, in order (review s6 L5), and p waits in the
+// What does not fit stays at the front, in order, and p waits in the
 // backlog: where it was when nothing of it fitted (its turn is not lost to a full bound),
 // at the back when it had its share (the peers behind it go next). A peer that may not flush
 // leaves the backlog. True when nothing of p waits for the bound.
@@ -308,22 +308,22 @@ template <typename P, typename X> void cm_flush_backlog(X &x)
 }
 
 // Sent: posted. Queued: behind p's waiting packets. AtBound: queued because the bound was
-// full (review s7 LOW-2). Full: p's queue is full, v not taken.
+// full. Full: p's queue is full, v not taken.
 enum class CmRcXmit { Sent, Queued, AtBound, Full };
 
 // xmit of v to peer p whose send path may send (tx queue's xmit lock held). Peers that waited
-// for the bound go first (review s7 MED-1: rc_sent woke the netdev queue, and the qdisc's
-// packets of a busy peer took every freed slot before the housekeeping work flushed the
-// waiting peer's queue: it starved while the other kept the bound busy). Then v goes at once
+// for the bound go first (when rc_sent wakes the netdev queue, the qdisc's packets of a busy
+// peer would otherwise take every freed slot before the work flushes the waiting peer's
+// queue, which would starve while the other kept the bound busy). Then v goes at once
 // only when nothing of p waits and a slot is free; otherwise it queues behind p's packets
-// (at the bound too, review s7 LOW-2: it was dropped there) and is sent in turn. Full: p's
+// (at the bound too, not dropped there) and is sent in turn. Full: p's
 // queue is full, v not taken (the caller drops it, counted).
 template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T v)
 {
 	if (x.backlog().waiting())
 		cm_flush_backlog<P>(x);
 	// Unlocked: pushes happen only under the xmit lock we hold, and the work items' pops
-	// only shrink it, so an empty queue seen here stays empty (LOW-5: relaxed loads).
+	// only shrink it, so an empty queue seen here stays empty (relaxed loads).
 	const bool behind = !cm_post_now(true, p.pending.size_relaxed());
 	if (!behind && x.reserve()) {
 		x.post(p, v);
@@ -336,6 +336,79 @@ template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T 
 	}
 	cm_flush_peer(x, p);
 	return behind ? CmRcXmit::Queued : CmRcXmit::AtBound;
+}
+
+// ---- The identity proof of a bidirectional passive connection (docs/security.md "Who may
+// carry our traffic"). Its REQ claims a GID and UD QPN that anyone on the partition can
+// write; the connection becomes the peer's send path only after the peer echoed, over this
+// connection, the nonce of a probe we sent over UD to the claimed address (cm::IdentMsg).
+// Table lock; one proof open per peer (the newest REQ's).
+//
+// How long a proof may take from the REQ: REP, RTU, probe and echo take milliseconds; the
+// probe is resent while unanswered (UD is unreliable), kCmProbeMax sends in all.
+inline constexpr u32 kCmProofMs = 4000;
+inline constexpr u32 kCmProbeEveryMs = 1000;
+inline constexpr u8 kCmProbeMax = 3;
+// After a peer's proof failed, an unproven connection claiming it no longer holds our own
+// connect back for this long (a stream of forged REQs delays nothing but the first time).
+inline constexpr u32 kCmProofQuietMs = 30000;
+
+struct IdProof {
+	u64 until = 0;		// the proof's deadline; 0: no proof open
+	u64 nonce = 0;		// the probe's; 0 until the first probe
+	u64 sent_ms = 0;	// the last probe
+	u8 probes = 0;
+
+	bool open() const { return until != 0; }
+	void begin(u64 now)
+	{
+		*this = IdProof{};
+		until = now + kCmProofMs;
+	}
+	// The connection became established (StartSending): the first probe goes with nonce n
+	// (never 0: 0 means "no probe sent").
+	void probe(u64 now, u64 n)
+	{
+		nonce = n ? n : 1;
+		sent_ms = now;
+		probes = 1;
+	}
+	bool probe_due(u64 now) const
+	{
+		return open() && nonce && probes < kCmProbeMax && now < until && now - sent_ms >= kCmProbeEveryMs;
+	}
+	void probed(u64 now)
+	{
+		sent_ms = now;
+		probes++;
+	}
+	bool expired(u64 now) const { return open() && now >= until; }
+	enum class Echo { Match, Mismatch, NoProbe };
+	// An echo of nonce n arrived on the connection under proof.
+	Echo echo(u64 n) const
+	{
+		if (!open() || !nonce)
+			return Echo::NoProbe;
+		return n == nonce ? Echo::Match : Echo::Mismatch;
+	}
+	void close() { *this = IdProof{}; }
+};
+
+// xmit, for a peer without a send path: an unproven connection (carry: it may still carry)
+// holds our own connect back, as a proven bidirectional one does, only while its proof is
+// open and the peer is not in the quiet time after a failed proof; otherwise we connect
+// ourselves, so a forged REQ never stops us reaching the host it claims.
+inline bool cm_proof_holds(bool carry, const IdProof &pr, u64 now, u64 quiet_until)
+{
+	return carry && pr.open() && now < pr.until && now >= quiet_until;
+}
+
+// A connection of a peer may become its send path (StartSending): ours (active), or the
+// passive one the table filed as the peer's (proven, or one-way with the send_accepted test
+// knob); never an unproven one.
+template <typename C> bool cm_publishable(const C *c, bool active, const C *peer_passive)
+{
+	return active || c == peer_passive;
 }
 
 } // namespace ipoib

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_show.cpp - what connected mode shows and what its periodic work does: the debugfs
-// `connections` file (issue 11 item 9), the ethtool -S counters (cm::Counters summed over
+// `connections` file, the ethtool -S counters (cm::Counters summed over
 // live and destroyed connections, the RC datapath counters, the interface's own), the admin
 // mode switch, and the housekeeping work (idle reaping, the send watchdog, peers nobody
 // uses, freeing destroyed connections).
@@ -61,7 +61,7 @@ u64 kib(u64 bytes) { return (bytes + 1023) / 1024; }
 
 } // namespace
 
-// One line: the non-SRQ connection limit in force and where it comes from (issue 13 item 2),
+// One line: the non-SRQ connection limit in force and where it comes from (nonsrq_mem_mb or max_nonsrq_conn_qp),
 // the per-connection estimate the budget was divided by, and what the receive CQ holds.
 void CmTable::show_limits(kapi_seq *s)
 {
@@ -102,7 +102,7 @@ void CmTable::show(kapi_seq *s)
 				(unsigned long long)kib(c.tx_bytes()),
 				(unsigned long long)read_stat(c.stats().rc_rx_left_empty), wait ? " wait=" : "", wait ? wait : "");
 	}
-	// Peers in UD fallback (issue 13 item 3): no RC path and the back-off still running, so xmit
+	// Peers in UD fallback (docs/design.md §4 item 8): no RC path and the back-off still running, so xmit
 	// sends to them over UD. fallback= the seconds until the next try (rounded up; the next
 	// packet after it connects again), backoff= the current back-off in ms.
 	for (CmPeer &p : peers_) {
@@ -168,8 +168,8 @@ const char *CmTable::stat_name(u32 i)
 	return i < kCmMemStatCount ? g_mem_stat_names[i] : "";
 }
 
-// One snapshot under lock_ (review9's note: this was one walk per value, each connection's
-// Counters copied under its lock once per counter): the connections are walked once, and
+// One snapshot under lock_ (not one walk per value, each connection's Counters copied under
+// its lock once per counter): the connections are walked once, and
 // every per-connection sum (cm::Counters, the RC datapath's, the memory levels) is taken in
 // that walk, so a dump's values are consistent with each other (rc_pinned_kib is
 // rc_rx + rc_tx of the same instant). out has kCmTableStats entries, in stat_name() order.
@@ -220,12 +220,12 @@ void CmTable::stat_values(u64 *out) const
 // UD: a connection still connecting closes without StartSending (and without FallBack), so
 // nothing else would ever send them. xmit checks the mode again under lock_, so none is queued
 // after the switch. Drained under the xmit lock, so that no flush runs meanwhile (a flush
-// after it sees datagram mode and stops; review s7 MED-2), and requeued after both locks are
+// after it sees datagram mode and stops), and requeued after both locks are
 // dropped (xmit takes them), one queue's worth at a time.
 void CmTable::mode_changed(bool connected)
 {
 	{
-		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
+		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 		kstd::SpinIrqSaveGuard g(lock_);
 		__atomic_store_n(&connected_, connected, __ATOMIC_RELEASE);
 		for (Connection &c : conns_)
@@ -286,7 +286,7 @@ void CmTable::housekeeping()
 	const u64 idle_ms = u64(p_.idle_timeout_s) * 1000;
 	kstd::List<CmPeer> gone;
 	u64 next = now + kCmHousekeepMs;
-	// Logged after lock_ is dropped (review s7 LOW-6: with netconsole on this device a printk
+	// Logged after lock_ is dropped (with netconsole on this device a printk
 	// re-enters xmit, which takes lock_). Each event comes once per connection (it tears it
 	// down); past the array the rest are counted only (cm_drain_timeouts, cm_watchdog_teardowns).
 	constexpr u32 kLogMax = 8;
@@ -314,7 +314,7 @@ void CmTable::housekeeping()
 			}
 			if (c.state() != cm::State::Established)
 				continue;
-			if (c.idle_ms(now) >= idle_ms)	// issue 11 item 8: stale reaping
+			if (c.idle_ms(now) >= idle_ms)	// stale reaping (docs/design.md §4 item 9)
 				c.feed(cm::Event::of(cm::Ev::IdleTimeout), notes);
 			else if (c.send_stalled(now)) {	// §3: sends outstanding, none completing
 				// once per connection: the event tears it down (cm_watchdog_teardowns)
@@ -330,12 +330,12 @@ void CmTable::housekeeping()
 	for (u32 i = 0; i < nstalled; i++)
 		log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", stalled[i],
 			   (unsigned)cm::kSendWatchdogMs);
-	flush_backlogs(now);	// a backlog whose kick was lost or refused (review s6 L5)
+	flush_backlogs(now);	// a backlog whose kick was lost or refused
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
-	// (CmPeerIndex), holding that lock whatever the qdisc (review s6 M2). Freed after it.
+	// (CmPeerIndex), holding that lock whatever the qdisc (noqueue too). Freed after it.
 	// Under the same lock, every send ring is its producer: the gather chunks of those
-	// quiet for kTxGatherIdleMs go back (issue 13, RcTxRing::trim; not in the send path).
+	// quiet for kTxGatherIdleMs go back (RcTxRing::trim; not in the send path).
 	kapi_netdev_xmit_lock(netdev());
 	{
 		kstd::SpinIrqSaveGuard g(lock_);

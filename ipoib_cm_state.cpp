@@ -12,8 +12,8 @@ namespace ipoib::cm {
 bool Conn::may_send() const
 {
 	// An accepted connection carries our packets only when both ends announced kCapBidir:
-	// a Linux peer's passive path would corrupt memory or drop the connection (protocol.md
-	// §2.9). The test knob stands in for a third-party RFC peer that sends anyway.
+	// a Linux peer's passive path would corrupt memory or drop the connection
+	// (docs/protocol.md §2.9). The test knob stands in for a third-party RFC peer that sends anyway.
 	return mode_connected_ && (dir_ == Dir::Active || bidir() || cfg_.send_accepted);
 }
 
@@ -66,6 +66,20 @@ void Conn::fence_done(Step &st)
 {
 	if ((!rts_ || drain_done_) && (cfg_.srq || rx_empty_))
 		destroy(st);
+}
+
+// Non-SRQ, before the teardown began: the ring reports RxEmpty only once it is stopped, and
+// only an error completion stops it before our QpToErr, so every receive flushed: the QP
+// entered error by itself (IBA 10.3.1, 11.6.3), e.g. its affiliated error (a peer's RDMA with a
+// bad R_Key) whose event is still on its way. The ring reports it once: latched here, so the
+// fence does not wait for a second one, and the teardown starts now (the event may come late
+// or never). False with an SRQ (the SRQ's count is not the QP's) or when already seen.
+bool Conn::rx_flushed_early()
+{
+	if (cfg_.srq || rx_empty_ || !qp_)
+		return false;
+	rx_empty_ = true;
+	return true;
 }
 
 void Conn::destroy(Step &st)
@@ -180,8 +194,15 @@ Step Conn::on_idle(const Event &e)
 	Step st;
 	switch (e.kind) {
 	case Ev::Connect:
-		if (dir_ != Dir::Active || !mode_connected_)
+		if (dir_ != Dir::Active)
 			return ignore();
+		if (!mode_connected_) {
+			// Made after the switch to datagram (a Reconnect queued before it): left
+			// idle it would stay the peer's active connection for good, and xmit
+			// would wait for it in connected mode again. No QP: gone at once.
+			destroy(st);
+			return st;
+		}
 		if (e.over_limit) {
 			// max_nonsrq_conn_qp bounds active QPs too: the CQ is sized for it and
 			// an overrun errors every QP on the CQ.
@@ -191,7 +212,7 @@ Step Conn::on_idle(const Event &e)
 			return st;
 		}
 		// Receives are posted in INIT, before the REQ: the peer may send right after
-		// its REP/our RTU (protocol.md §5 item 2).
+		// its REP/our RTU (docs/protocol.md §5 item 2).
 		st.push(Action::CreateQp);
 		st.push(Action::QpToInit);
 		st.push(Action::PostRecv);
@@ -221,7 +242,7 @@ Step Conn::on_idle(const Event &e)
 				ctr_.inc(Ctr::CrossingsRefused);
 		} else {
 			// Accepted. A crossing with a peer that is not bidirectional keeps both
-			// one-way connections, as Linux does (protocol.md §5 item 6).
+			// one-way connections, as Linux does (docs/protocol.md §5 item 6).
 			if (pair && e.crossing == Crossing::RemoteWins)
 				ctr_.inc(Ctr::CrossingsLost);
 			peer_bidir_ = e.peer_bidir;
@@ -270,10 +291,16 @@ Step Conn::rej_received(const Event &e)
 		st.push(Action::SendReq);
 		return st;
 	case RejClass::Crossing:
-		ctr_.inc(Ctr::RejRxCrossing);
-		teardown(st, false);
-		st.push(Action::AwaitOther);
-		return st;
+		// Unless we accepted the peer's crossing REQ (its connection exists), a peer whose
+		// announced crossings never brought a connection kMaxCrossingWaits times is
+		// refusing: fall back (counted cm_rej_rx_fall_back, cm_fall_backs).
+		if (crossing_lost_ || cfg_.crossing_waits < kMaxCrossingWaits) {
+			ctr_.inc(Ctr::RejRxCrossing);
+			teardown(st, false);
+			st.push(Action::AwaitOther);
+			return st;
+		}
+		break;
 	case RejClass::Stale:
 		ctr_.inc(Ctr::RejRxStale);
 		teardown(st, false);
@@ -361,6 +388,13 @@ Step Conn::on_connecting(const Event &e)
 		teardown(st, false);
 		fall_back(st, ctr_);
 		return st;
+	case Ev::RxEmpty:
+		if (!rx_flushed_early())
+			return ignore();
+		ctr_.inc(Ctr::QpFatal);
+		teardown(st, false);
+		fall_back(st, ctr_);
+		return st;
 	default:
 		return ignore();
 	}
@@ -423,11 +457,14 @@ Step Conn::on_accepting(const Event &e)
 	case Ev::QpFatal:
 	case Ev::WcError:
 	case Ev::LastWqeReached:
+	case Ev::RxEmpty:
 		if (e.kind == Ev::LastWqeReached) {
 			if (!cfg_.srq)
 				return ignore();
 			last_wqe_ = true;
 		}
+		if (e.kind == Ev::RxEmpty && !rx_flushed_early())
+			return ignore();
 		ctr_.inc(e.kind == Ev::WcError ? Ctr::WcErrors : Ctr::QpFatal);
 		reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
 		teardown(st, false);
@@ -435,6 +472,17 @@ Step Conn::on_accepting(const Event &e)
 	default:
 		return ignore();
 	}
+}
+
+ActGuard act_guard(Action a, bool qp, bool rts)
+{
+	if (!qp && (a == Action::QpToErr || a == Action::PostDrainWr))
+		return ActGuard::SkipNoQp;
+	if (!qp && (a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts))
+		return ActGuard::FailNoQp;
+	if (a == Action::PostDrainWr && !rts)
+		return ActGuard::SkipNoRts;
+	return ActGuard::Run;
 }
 
 namespace {

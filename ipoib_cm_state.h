@@ -72,7 +72,7 @@ inline constexpr u8 kQpMaxRetryCount = 3;
 inline constexpr u8 kRetryCount = 2;
 // RNR retries (IBA 9.7.5.2.8 RNR NAK, rnr_retry 3 bits, 7 = infinite): cm_rnr_retry's default.
 // With infinite RNR retry a receiver that stops refilling would stall the sender forever:
-// the send watchdog below is the bound (issue 11 item 5).
+// the send watchdog below is the bound (docs/connected.md §3).
 inline constexpr u8 kRnrRetryInfinite = 7;
 inline constexpr u8 kRnrRetryDefault = kRnrRetryInfinite;
 inline constexpr u8 kRnrRetryMax = 7;
@@ -136,7 +136,7 @@ struct SendClock {
 // (max_cqe); the connections that fit are the bound on connections, at most `want`
 // (max_nonsrq_conn_qp, or the SRQ mode bound). 0: not even one fits.
 u32 cq_conns_fit(u32 max_cqe, u32 fixed, u32 per_conn, u32 want);
-// The receive CQ grows with the connections open (issue 13 item 1): it has room for `have`
+// The receive CQ grows with the connections open (docs/connected.md §4): it has room for `have`
 // connections and `need` are counted (the one being set up included), at most `max` (what
 // cq_conns_fit allows). Returns the connections to resize it for: have when it holds need
 // already (never smaller: the open QPs can still complete), else have doubled (at least
@@ -145,6 +145,11 @@ inline constexpr u32 kCqInitialConns = 16;
 u32 cq_conns_grow(u32 have, u32 need, u32 max);
 // Reconnects after a "stale" REJ before the neighbour falls back to UD for a back-off.
 inline constexpr u8 kMaxStaleRetries = 2;
+// RFC 4755 §3.3 crossing REJs (Consumer Reject from a bidirectional peer) in a row whose
+// connection from the peer never came (AwaitOther expired each time) before a Consumer Reject
+// counts as a refusal: a peer that announces kCapBidir and rejects every REQ with it would
+// otherwise hold our queue for it in a connect, REJ, wait loop for ever.
+inline constexpr u8 kMaxCrossingWaits = 2;
 
 // ---- REJ reasons, IBA 12.6.7.2 table "REJ reason codes" (the values of ib_cm.h's enum).
 namespace rej {
@@ -265,7 +270,8 @@ enum class Ev : u8 {
 	QpFatal,	// IB_EVENT_QP_FATAL / QP_ACCESS_ERR / PATH_MIG_ERR
 	WcError,	// a send or receive completed in error (not a flush): wc
 	DrainWrDone,	// the drain WR's completion was polled (docs/connected.md §4)
-	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost)
+	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost);
+			// reported once per QP, possibly before the error event that explains it
 	DrainTimeout,	// the fence did not complete in time
 };
 inline constexpr usize kEvCount = 30;
@@ -281,9 +287,9 @@ enum class WcCause : u8 { RnrRetryExceeded, RetryExceeded, Other };
 
 // What the peer's REQ (passive) or REP (active) settled besides kCapBidir (Event::peer_bidir),
 // computed by the core from the private data; the state machine counts it once per
-// connection, when the connection becomes established (issue 13 item 6, docs/connected.md §9).
+// connection, when the connection becomes established (docs/connected.md §9).
 struct Negotiated {
-	bool peer_caps = false;		// the peer sent a capability block (design.md §4 item 5)
+	bool peer_caps = false;		// the peer sent a capability block (docs/design.md §4 item 5)
 	bool csum_free = false;		// both ends announce kCapCsumFree (csum_free_allowed, §9b)
 	bool mtu_capped = false;	// the peer's Receive MTU is below ours: RFC 4755 §5.1's min is its
 	bool rfc_sid = false;		// passive: the REQ came on the RFC 4755 §3.5 service ID
@@ -352,7 +358,7 @@ enum class Action : u8 {
 			// non-SRQ: max_recv_wr = recv_queue_size (an RQ cannot be resized)
 	QpToInit,
 	PostRecv,	// non-SRQ: post nonsrq_min_recv buffers; SRQ: the SRQ holds receives. Always
-			// before the REQ/REP goes out (design.md §4 item 2)
+			// before the REQ/REP goes out (docs/design.md §4 item 2)
 	QpToRtr,	// ib_cm_init_qp_attr(RTR), then min_rnr_timer = cm_min_rnr_timer
 	QpToRts,	// ib_cm_init_qp_attr(RTS); passive: before the REP (a drain WR on a QP
 			// that never reached RTS may never complete, ipoib_cm.c's firmware note)
@@ -390,7 +396,7 @@ inline constexpr usize kActionCount = 23;
 // The bound of WaitSends: a live peer ACKs in microseconds; a dead one fails the sends with
 // RETRY_EXC (0.8 s at softib's lifetime, §3) or is the send watchdog's, which does not wait.
 inline constexpr u32 kWaitSendsMs = 1000;
-// The bound of WaitDrep, longer than the peer's WaitSends by design (review2-s5 R9): a peer of
+// The bound of WaitDrep, longer than the peer's WaitSends by design: a peer of
 // our kind sends its DREP only after its own WaitSends (up to kWaitSendsMs) and the steps its
 // connection had queued before the DREQ; with equal bounds a slow peer's sends always made
 // ours expire first and our QP entered error under them, the loss the wait is there to
@@ -399,6 +405,14 @@ inline constexpr u32 kWaitSendsMs = 1000;
 inline constexpr u32 kWaitDrepMs = 2 * kWaitSendsMs;
 static_assert(kWaitDrepMs > kWaitSendsMs, "our DREP wait must outlast the peer's WaitSends");
 const char *action_name(Action a);
+// What the executor does with an action given the QP it has (qp: CreateQp succeeded; rts: its
+// QpToRts succeeded). Steps are computed when their event arrives and run later, so a teardown
+// step can run behind a setup step that failed: without a QP, QpToErr and PostDrainWr have
+// nothing to do (SkipNoQp) and a QP transition must not run on a NULL QP (FailNoQp: fed back
+// as SetupFailed); a drain WR on a QP that never reached RTS may never complete on some
+// firmware (SkipNoRts; the fence does not wait for it, Conn::fence). Run otherwise.
+enum class ActGuard : u8 { Run, SkipNoQp, FailNoQp, SkipNoRts };
+ActGuard act_guard(Action a, bool qp, bool rts);
 // Actions that sleep (ib_modify_qp takes a mutex in mlx5, ib_destroy_* and synchronize_net
 // sleep): never run in the atomic context an event may arrive in.
 bool may_sleep(Action a);
@@ -494,6 +508,7 @@ struct Config {
 	bool send_accepted = false;	// test knob: send over accepted connections without it
 	bool connected_mode = true;	// the interface's admin mode
 	u8 stale_retries = 0;		// reconnects the neighbour already made after Stale
+	u8 crossing_waits = 0;		// AwaitOther in a row whose connection never came
 };
 
 class Conn {
@@ -524,6 +539,7 @@ private:
 	void teardown(Step &st, bool dreq, bool graceful = false);
 	void fence(Step &st);
 	void fence_done(Step &st);
+	bool rx_flushed_early();
 	void peer_gone(Step &st);
 	void destroy(Step &st);
 	void establish(Step &st);

@@ -71,12 +71,17 @@ Step Conn::on_established(const Event &e)
 		return st;
 	case Ev::QpFatal:
 	case Ev::WcError:
-	case Ev::LastWqeReached: {
+	case Ev::LastWqeReached:
+	case Ev::RxEmpty: {
 		if (e.kind == Ev::LastWqeReached) {
 			if (!cfg_.srq)
 				return ignore();
 			last_wqe_ = true;	// the QP entered error by itself
 			ctr_.inc(Ctr::QpFatal);
+		} else if (e.kind == Ev::RxEmpty) {
+			if (!rx_flushed_early())
+				return ignore();
+			ctr_.inc(Ctr::QpFatal);	// every receive flushed: the QP is in error
 		} else if (e.kind == Ev::QpFatal) {
 			ctr_.inc(Ctr::QpFatal);
 		} else {
@@ -157,11 +162,11 @@ Step Conn::on_draining(const Event &e)
 		// Steps are computed when their event arrives and run later, in order: a setup
 		// step (Connect's, a REQ's) whose CreateQp then failed can be followed by the
 		// teardown step queued behind it (Close, ModeDatagram, REJ). Without a QP there
-		// is nothing to fence: no receive was posted, nothing was sent (review-s5 F2). The
+		// is nothing to fence: no receive was posted, nothing was sent. The
 		// executor skips the queued QP actions (cm_no_qp_actions); without this Destroy a
 		// non-SRQ connection would wait for an RxEmpty that never comes. A QP that does
 		// exist is still in the queued teardown's hands — unless it never reached RTS
-		// (QpToRtr/QpToRts of the setup step failed, review2-s5 R4): then the queued
+		// (QpToRtr/QpToRts of the setup step failed): then the queued
 		// teardown's drain WR would go on a QP some firmware never completes it on
 		// (fence). With an SRQ such a QP has no CQE at all (nothing sent, the peer never
 		// got our REP/RTU... nor our QPN from a REP), so QpToErr Destroy now, as a failed

@@ -54,7 +54,7 @@ u32 CmTable::cq_entries() const
 	return cq_fixed() + cq_conns_ * cq_per_conn();
 }
 
-// Issue 13 item 1: a CQ for the QPs open, not for every connection the limit allows (at
+// A CQ for the QPs open (docs/connected.md §4), not for every connection the limit allows (at
 // the default 33 entries per non-SRQ connection and the budget's limit, softib's ring of
 // ib_wc would be ~2.4 MiB per interface from bring-up on). nconns_ counts the connection
 // being set up (connect / on_req took its slot), so after this every QP that exists can
@@ -147,7 +147,7 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	kapi_ib_query_sge(ib(), &sge);
 	const u32 srq_sge = sge.max_srq_sge < KAPI_RECV_SGE_MAX ? sge.max_srq_sge : KAPI_RECV_SGE_MAX;
 	const u32 qp_sge = sge.max_recv_sge < KAPI_RECV_SGE_MAX ? sge.max_recv_sge : KAPI_RECV_SGE_MAX;
-	// F4: an skb's head and fragments as separate SGEs, as many as the device gathers.
+	// An skb's head and fragments as separate SGEs, as many as the device gathers.
 	rc_send_sge_ = sge.max_send_sge < KAPI_RC_SEND_SGE_MAX ? sge.max_send_sge : KAPI_RC_SEND_SGE_MAX;
 	if (rc_send_sge_ == 0)
 		rc_send_sge_ = 1;
@@ -187,7 +187,7 @@ const char *CmTable::summary() const
 	return srq_.raw() ? "connected mode with SRQ" : "connected mode without SRQ";
 }
 
-// Both service IDs (RFC 4755 §3.5 and the Linux value), in both admin modes (protocol.md
+// Both service IDs (RFC 4755 §3.5 and the Linux value), in both admin modes (docs/protocol.md
 // §2.12): a peer in connected mode that sees our RC flag connects.
 Status CmTable::open()
 {
@@ -241,7 +241,7 @@ void CmTable::stop_begin()
 	const u64 start = kapi_now_ms();
 	__atomic_store_n(&waits_cut_, start + kCmStopWaitMs - kCmStopFenceMs, __ATOMIC_RELEASE);
 	{
-		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
+		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_)
 			c.feed(cm::Event::of(cm::Ev::Close), notes);
@@ -302,6 +302,7 @@ void CmTable::stop_end()
 			peers.push_back(*p);
 		index_.clear();
 		backlogged_.clear();
+		ident_clear();	// the peers go, their proofs and echoes with them
 		// Exact, not reset: the sends of the connections kept here still complete (their
 		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
 		// none kept, anything left is a leak (it would hold the shared queue): logged.
@@ -316,7 +317,7 @@ void CmTable::stop_end()
 		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
 			   left);
 	free_dead();
-	u64 dropped = 0;	// packets that waited for a connection (issue 11 R6: counted)
+	u64 dropped = 0;	// packets that waited for a connection (counted cm_tx_drop_teardown)
 	while (CmPeer *p = peers.pop_front()) {
 		kapi_skb *skb;
 		while (p->pending.pop(skb)) {
@@ -338,7 +339,7 @@ void CmTable::teardown()
 	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
 	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
 	{
-		FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
+		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 		kstd::SpinIrqSaveGuard g(lock_);
 		for (Connection &c : conns_) {
 			c.feed(cm::Event::of(cm::Ev::ForceDestroy), notes);
@@ -364,7 +365,7 @@ void CmTable::teardown()
 		log().warn("%llu RC send(s) of connections destroyed without their fence dropped (counted: cm_tx_drop_teardown)",
 			   (unsigned long long)n);
 	if (house_) {
-		// Under the lock, as kick_house checks and schedules (review-s5 F6): a retire or
+		// Under the lock, as kick_house checks and schedules: a retire or
 		// NAPI pass that read house_on_ before this has scheduled it already, and the
 		// cancel below waits for that; none can schedule it after.
 		{
@@ -407,7 +408,7 @@ bool CmTable::over_limit() const
 	return nconns_ >= max_conns_;	// what the CQ holds (fit_cq)
 }
 
-cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
+cm::Config CmTable::config(cm::Dir, u8 stale_retries, u8 crossing_waits) const
 {
 	cm::Config c;
 	c.srq = srq_.raw() != nullptr;
@@ -415,12 +416,13 @@ cm::Config CmTable::config(cm::Dir, u8 stale_retries) const
 	c.send_accepted = __atomic_load_n(&send_accepted_, __ATOMIC_RELAXED);
 	c.connected_mode = connected();
 	c.stale_retries = stale_retries;
+	c.crossing_waits = crossing_waits;
 	return c;
 }
 
 Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 {
-	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries), p.addr);
+	Connection *c = new (gfp) Connection(*this, cm::Dir::Active, config(cm::Dir::Active, p.stale_retries, p.crossing_waits), p.addr);
 	if (!c || !kstd::ok(c->init(gfp))) {
 		delete c;
 		count(ifs_.cm_tx_nomem_ud);	// xmit sends it over UD; a reconnect waits for the next packet
@@ -527,7 +529,7 @@ void CmTable::after_poll()
 		kick_house(10);
 }
 
-// SRQ_LIMIT_REACHED (atomic context): the backstop after failed reposts (issue 11 item 4).
+// SRQ_LIMIT_REACHED (atomic context): the backstop after failed reposts (docs/connected.md §5).
 // NAPI reposts what the ring has queued; the limit is one-shot and re-armed by the
 // housekeeping work (ib_modify_srq may sleep).
 void CmTable::srq_event(kapi_qp_event_kind kind)
@@ -555,7 +557,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	const cm::Caps caps = cm::caps_parse(ev.priv, ev.priv_len);
 	const bool peer_bidir = caps.present && (caps.flags & cm::kCapBidir);
 	// The peer's 20-octet address: its UD QPN from the private data, its GID from the
-	// primary path (design.md §4 item 6); flags zero (the table's key).
+	// primary path (docs/design.md §4 item 6); flags zero (the table's key).
 	const HwAddr peer = HwAddr::make(0, res == cm::PrivDataResult::Ok ? pd.ud_qpn : 0, ev.dgid);
 	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, config(cm::Dir::Passive, 0), peer);
 	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
@@ -565,7 +567,8 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
 	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
-	FeedNotes notes(log());	// printed after the unlock (review s7 LOW-6)
+	const LidCheck lid = peer_bidir && p_.bidir ? lid_check(ev.dgid, ev.req_lid) : LidCheck::Unknown;
+	FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 	kstd::SpinIrqSaveGuard g(lock_);
 	if (!open_) {	// stopping: the listeners are going
 		delete c;
@@ -586,10 +589,7 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg, b), notes);
 	const bool accepted = st.has(cm::Action::SendRep);
 	if (accepted && (p || (p = find_or_add(peer, Gfp::Atomic)))) {
-		p->passive = c;
-		c->owner = p;
-		p->conns++;
-		p->used_ms = kapi_now_ms();
+		file_passive(*p, *c, lid, kapi_now_ms());	// a bidirectional one is proven first
 	}
 	if (x == cm::Crossing::RemoteWins && p->active)
 		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused), notes);

@@ -10,7 +10,7 @@
 // Who may call in: xmit (xmit(), the tx queue's xmit lock held), NAPI (on_wc), ib_cm (on_req), the provider
 // (SRQ events), the interface's open/stop/teardown and mode switch (process context).
 // Lock: lock_ (KAPI_LOCK_IF_CM, irqsave): peers, the connection list, counts. Taken inside
-// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock, review s6 M2), around a Connection's lock, never around the path or neighbour
+// the tx queue's xmit lock (xmit; the table's own kapi_netdev_xmit_lock), around a Connection's lock, never around the path or neighbour
 // locks (a path record is copied under the path lock alone).
 #pragma once
 
@@ -24,12 +24,12 @@ namespace ipoib {
 
 class Interface;
 
-// Packets waiting for a connection to a peer (issue 11 item 7: far more than in-tree's 3).
+// Packets waiting for a connection to a peer (far more than in-tree's 3).
 inline constexpr u32 kCmPendingQueue = 64;
 using CmPending = kstd::Ring<kapi_skb *, kCmPendingQueue>;
 
 // How long a peer whose connection failed is reached over UD before CM is tried again
-// (design.md §4 item 8): doubling from 1 s to 64 s; a success resets it.
+// (docs/design.md §4 item 8): doubling from 1 s to 64 s; a success resets it.
 inline constexpr u32 kCmBackoffMinMs = 1000;
 inline constexpr u32 kCmBackoffMaxMs = 64000;
 // AwaitOther (RFC 4755 §3.3): how long the peer's crossing REQ may take to arrive before we
@@ -54,7 +54,13 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	HwAddr addr;			// flags octet zero
 	CmPeer *hnext = nullptr;	// CmPeerIndex's bucket chain
 	Connection *active = nullptr;	// ours, connecting or established
-	Connection *passive = nullptr;	// accepted from the peer
+	Connection *passive = nullptr;	// accepted from the peer: one-way, or bidirectional and proven
+	// A bidirectional passive connection whose peer has not yet proven the address its REQ
+	// claimed (IdProof): never a send path until the echo makes it `passive`.
+	Connection *proving = nullptr;
+	IdProof proof;
+	u64 proof_quiet_until = 0;	// a proof failed: unproven ones do not hold xmit back until then
+	bool publish_due = false;	// proven in NAPI: the flush work publishes it
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
 	u32 held = 0;			// table lock: the first `held` of pending are counted cm_tx_flush_held
@@ -65,6 +71,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
+	u8 crossing_waits = 0;		// AwaitOther in a row, no connection since (cm::Config)
 	u32 conns = 0;			// connections whose owner this is (retire drops it)
 	u64 used_ms = 0;
 };
@@ -76,7 +83,12 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
 	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
-	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)
+	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)                \
+	/* identity proofs of bidirectional passive connections (docs/security.md) */          \
+	X(cm_id_proofs) X(cm_id_verified) X(cm_id_proof_timeouts) X(cm_id_superseded)         \
+	X(cm_id_lid_mismatch) X(cm_id_probes_sent) X(cm_id_probes_rx) X(cm_id_probes_unmatched) \
+	X(cm_id_echoes_sent) X(cm_id_echoes_dropped) X(cm_id_echo_mismatch) X(cm_id_echo_unexpected) \
+	X(cm_id_rx_bad) X(cm_id_nomem)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -86,7 +98,7 @@ struct CmIfStats {
 inline constexpr u32 kCmIfStatCount = 0 IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_ONE);
 #undef IPOIB_CM_IF_STAT_ONE
 
-// Not counters but levels (issue 13 item 1, helper mem; docs/connected.md §9): KiB the
+// Not counters but levels (docs/connected.md §9): KiB the
 // driver holds now, summed over the live connections' rings (rc_rx: their own receive
 // rings, rc_tx: their send rings, rc_pinned: both) and the SRQ's ring (rc_srq). Each sum
 // is taken in bytes and rounded up once.
@@ -160,7 +172,7 @@ public:
 	static const char *stat_name(u32 i);
 	void stat_values(u64 *out) const;	// kCmTableStats values, one walk of the connections
 	// rtnl_link_stats64: what RC adds to the UD totals (its receives are in them already,
-	// Interface::receive_rc): sends, their bytes, errors and drops (review-cm finding 8).
+	// Interface::receive_rc): sends, their bytes, errors and drops.
 	void add_stats64(kapi_stats64 &o) const;
 
 	// ---- for Connection
@@ -188,7 +200,7 @@ public:
 	u32 buf_size() const { return recv_mtu_; }
 	u32 nsge() const { return nsge_; }
 	u32 send_ring_size() const { return send_ring_; }
-	u32 rc_send_sge() const { return rc_send_sge_; }	// SGEs per RC send (review F4)
+	u32 rc_send_sge() const { return rc_send_sge_; }	// SGEs per RC send (docs/connected.md §9b)
 	u32 recv_queue_size() const { return recv_queue_; }
 	bool bidir() const { return p_.bidir; }
 	bool csum_free() const { return p_.csum_free; }	// we announce kCapCsumFree
@@ -205,7 +217,11 @@ public:
 	void retire(Connection &c);	// Destroy done: unlink; freed by the housekeeping work
 	bool path_copy(const HwAddr &peer, kapi_cm_path *out);
 	void rc_sent(u32 n);		// NAPI: n RC sends completed (the interface-wide bound)
-	// ForceDestroy: n sends of a connection freed unsent or never completed (issue 11 R6):
+	// NAPI: an identity message (cm::IdentMsg, after the encapsulation header) received
+	// over UD from src_qp, or over the RC connection local_qpn to peer; consumed, counted.
+	void on_ident_ud(u32 src_qp, const u8 *msg, u32 len);
+	void on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 len);
+	// ForceDestroy: n sends of a connection freed unsent or never completed:
 	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
 	void rc_destroyed(u32 n);
 	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
@@ -228,14 +244,14 @@ private:
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
 	// Lock held; the new connection's feed notes go to notes (printed after the unlock).
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes);
-	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued (R7)
-	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed (R2)
+	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued
+	static bool may_send(const Connection *c);	// may take a packet now: not draining or closed
 	void free_dead();
 	bool over_limit() const;
 	bool fit_cq(u32 ud_entries);	// start(): max_conns_ from the device's max_cqe
 	u32 cq_fixed() const;		// CQ entries connected mode needs whatever the connections
 	u32 cq_per_conn() const;	// CQ entries per connection
-	cm::Config config(cm::Dir d, u8 stale_retries) const;
+	cm::Config config(cm::Dir d, u8 stale_retries, u8 crossing_waits = 0) const;
 	template <typename F> void for_each_conn(F f);
 	// Schedule the housekeeping work in ms unless teardown stopped it or it is due sooner
 	// (a parked wait's deadline, wake_at, is not postponed by a later request).
@@ -244,8 +260,8 @@ private:
 	// Lock held: c becomes p's send path (the caller then flushes p's queue over it).
 	void publish(CmPeer &p, Connection &c);
 	// The tx queue's xmit lock held, lock_ not: p's pending queue over its send path, oldest
-	// first, while the send bound has room (review-s5 R5); the rest stays queued, in order,
-	// and backlog_ asks the flush work to continue once sends complete (review s6 L5).
+	// first, while the send bound has room; the rest stays queued, in order,
+	// and backlog_ asks the flush work to continue once sends complete.
 	void flush(CmPeer &p, u64 now);
 	// The peers whose flush stopped at the bound (backlogged_), oldest first: the flush work
 	// rc_sent kicks, and each housekeeping run. Takes the xmit lock.
@@ -267,6 +283,28 @@ private:
 	// counted (cm_tx_flush_held), the flush work asked for.
 	void flush_held(u32 fresh);
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
+	// ---- identity proofs (ipoib_cm_ident.cpp)
+	enum class LidCheck { Unknown, Match, Mismatch };
+	// Not under lock_ (the path lock): the REQ's requester LID against our path record.
+	LidCheck lid_check(const u8 *gid, u32 req_lid);
+	// Lock held: an accepted passive connection c becomes p's, filed as one-way or put to its proof.
+	void file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now);
+	bool proof_holds(const CmPeer &p, u64 now) const;	// lock held: xmit waits for it
+	void send_probe(const HwAddr &to, u32 qpn, u64 nonce);	// no lock: over UD
+	// The flush work / housekeeping: proofs past their deadline or due a probe (ident_tick),
+	// proven connections published and echoes sent (ident_run: takes the xmit lock).
+	void ident_tick(u64 now);
+	void ident_run(u64 now);
+	void backlog_round(u64 now);	// flush_backlogs without the identity duties
+	void ident_clear();		// lock held, interface stop: no proof open, no echo queued
+	struct CmEcho {
+		HwAddr peer;
+		u32 qpn = 0;
+		u64 nonce = 0;
+		u64 until = 0;	// 0: free
+	};
+	static constexpr u32 kCmEchoes = 8;	// echoes waiting for the flush work
+	static constexpr u32 kCmEchoMs = 2000;	// how long one waits for its connection to offer
 
 	Interface &ifc_;
 	CmParams p_;
@@ -279,7 +317,7 @@ private:
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
-	kapi_dwork *flush_ = nullptr;	// flush_backlogs alone (review s7 LOW-4), gated by house_on_ too
+	kapi_dwork *flush_ = nullptr;	// flush_backlogs alone (not all of housekeeping), gated by house_on_ too
 	bool house_on_ = false;		// lock_: house_ may be scheduled (start() .. teardown())
 	u64 house_due_ = ~0ull;		// lock_: when house_ is scheduled to run (~0: none, or running)
 	u64 waits_cut_ = ~0ull;		// atomic: no graceful wait lasts beyond (interface stop)
@@ -313,6 +351,9 @@ private:
 	u64 rej_tx_[cm::kRejCodeCount] = {};	// count_rej (atomic increments)
 	u64 rej_rx_[cm::kRejCodeCount] = {};
 	RcSendBudget budget_{ifs_.cm_inflight_underflows};	// RC sends in flight, all connections
+	CmEcho echoes_[kCmEchoes];	// lock_
+	u32 proofs_open_ = 0;		// lock_: peers with `proving` set
+	bool ident_due_ = false;	// atomic: ident_run has work
 };
 
 } // namespace ipoib

@@ -217,4 +217,35 @@ RejCode rej_code(u32 reason)
 	}
 }
 
+void ident_encode(u8 out[kIdentLen], const IdentMsg &m)
+{
+	put_be32(out, kCapMagic);
+	out[4] = kCapVersion;
+	out[5] = u8(m.type);
+	out[6] = 0;
+	out[7] = 0;
+	put_be32(out + 8, u32(m.nonce >> 32));
+	put_be32(out + 12, u32(m.nonce));
+	put_be32(out + 16, m.qpn & kQpnMask);
+	for (usize i = 0; i < 16; i++)
+		out[20 + i] = m.gid[i];
+}
+
+bool ident_parse(const u8 *p, usize len, IdentMsg &out)
+{
+	if (!p || len < kIdentLen || get_be32(p) != kCapMagic || p[4] == 0)
+		return false;
+	if (p[5] != u8(IdentType::Probe) && p[5] != u8(IdentType::Echo))
+		return false;
+	const u32 qpn = get_be32(p + 16) & kQpnMask;
+	if (qpn <= 1)
+		return false;
+	out.type = IdentType(p[5]);
+	out.nonce = (u64(get_be32(p + 8)) << 32) | get_be32(p + 12);
+	out.qpn = qpn;
+	for (usize i = 0; i < 16; i++)
+		out.gid[i] = p[20 + i];
+	return true;
+}
+
 } // namespace ipoib::cm

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_wire.h - connected-mode wire logic as pure functions (no kernel calls,
 // host-compilable, for KUnit): RFC 4755 §6 private data, the project's capability block
-// after it (design.md §4 item 5), service IDs (RFC 4755 §3.5 and the Linux value), the
+// after it (docs/design.md §4 item 5), service IDs (RFC 4755 §3.5 and the Linux value), the
 // connection MTU (RFC 4755 §5.1) and crossing-REQ arbitration (RFC 4755 §3.3).
 // Linked into the KUnit module only until the CM implementation calls it.
 #pragma once
@@ -48,7 +48,7 @@ PrivDataResult priv_data_parse(const u8 *p, usize len, PrivData &out);
 // A QPN usable as a UD QPN: 24 bits, not QP0/QP1 (IBA special QPs), not the multicast QPN.
 bool is_ud_qpn(u32 qpn);
 
-// ---- Capability block, right after the 8 RFC octets (design.md §4 item 5):
+// ---- Capability block, right after the 8 RFC octets (docs/design.md §4 item 5):
 // magic(32) "IPCM" | version(8) | reserved(8) | flags(16), big-endian. Peers that do not
 // know it ignore trailing private data; a later version may only append fields and define
 // new flag bits, so any version >= 1 is read as version 1 and unknown bits are dropped.
@@ -104,8 +104,8 @@ RxCsum rx_csum(const u8 hdr[kEncapLen], bool negotiated);
 // negotiated peer and only when its checksum field is the one the receiver's
 // skb_checksum_setup restores: csum_start is the transport header right after the IPv4
 // header (options included; not a fragment) or the fixed IPv6 header, the protocol there is
-// TCP with the field at offset 16 or UDP at offset 6 (review s6 L2: decided on the offset
-// alone, a tunnel's partial inner checksum was marked and the receiver "restored" the outer
+// TCP with the field at offset 16 or UDP at offset 6 (decided on the offset alone, a
+// tunnel's partial inner checksum would be marked and the receiver "restore" the outer
 // one). Anything else is checksummed before posting. pkt: the packet from its encapsulation
 // header, headlen octets of it readable; csum_start: from pkt.
 enum class TxCsum { AsIs, Mark, Fill };
@@ -113,7 +113,7 @@ TxCsum tx_csum(bool partial, u32 csum_start, u16 csum_offset, const u8 *pkt, u32
 inline constexpr u16 kTcpCsumOffset = 16;	// RFC 9293 §3.1
 inline constexpr u16 kUdpCsumOffset = 6;	// RFC 768
 // Octets 2-3 as sent (RFC 4391 §6: reserved, zero on send): the mark for Mark, zero for AsIs
-// and Fill, whatever the sender wrote there (a raw socket cannot forge the mark, review s6 L2).
+// and Fill, whatever the sender wrote there (a raw socket cannot forge the mark).
 void encap_set_csum(u8 hdr[kEncapLen], TxCsum how);
 
 // ---- Service IDs.
@@ -123,7 +123,7 @@ enum class SidKind { Linux, Rfc };
 inline constexpr usize kConnectAttempts = 2;
 
 u64 service_id(SidKind kind, u32 ud_qpn);
-// The service ID of connect attempt n (0: Linux value, 1: RFC value; design.md §4 item 4,
+// The service ID of connect attempt n (0: Linux value, 1: RFC value; docs/design.md §4 item 4,
 // as illumos does); false when n >= kConnectAttempts or the QPN is not a UD QPN.
 bool connect_service_id(usize attempt, u32 ud_qpn, u64 &sid);
 // Recognises an incoming service ID: one of the two prefixes, the 32 bits between prefix and
@@ -137,11 +137,39 @@ u32 connection_mtu(u32 local_recv_mtu, u32 peer_recv_mtu);
 // ---- RFC 4755 §3.3 crossing REQs: compare the two 20-octet link addresses with the flag bits
 // zeroed (octet 0), most significant octet first. If the local address is numerically smaller,
 // the remote REQ is accepted (it survives); otherwise it is rejected ("Consumer Reject") and the
-// local REQ survives. Applied only between bidirectional-capable peers (protocol.md §5 item 6).
+// local REQ survives. Applied only between bidirectional-capable peers (docs/protocol.md §5 item 6).
 enum class Survivor { Local, Remote };
 Survivor crossing_req_survivor(const u8 local[kHwAddrLen], const u8 remote[kHwAddrLen]);
 
-// ---- REJs by reason (IBA 12.6.7.2 "REJ reason codes"; issue 11 item 9): the codes connected
+// ---- Identity proof of a passive connection (docs/security.md "Who may carry our traffic").
+// A bidirectional passive connection carries our packets only once its peer proved that it
+// receives at the address its REQ claimed: we send a probe over UD to that address (through
+// our own SA path record for the GID), and the genuine peer echoes the probe's nonce over its
+// own connection whose remote QPN is the one the probe names, i.e. over the connection under
+// proof. Both travel with the ethertype below (IEEE 802 Local Experimental Ethertype 1),
+// consumed by the driver's receive paths, never delivered to the stack. Only a peer that
+// announced kCapBidir is sent a probe.
+// Message: magic(32) "IPCM" | version(8) | type(8) | reserved(16) | nonce(64) |
+// reserved(8) QPN(24) | GID(128), big-endian, 36 octets after the encapsulation header.
+inline constexpr u16 kIdentEthertype = 0x88b5;
+inline constexpr usize kIdentLen = 36;
+enum class IdentType : u8 {
+	Probe = 1,	// verifier -> claimed address, UD: qpn = the verifier's connection under
+			// proof, gid = the verifier's port GID (the prover finds its peer entry by it)
+	Echo = 2,	// prover -> verifier over the connection under proof: qpn as in the probe
+};
+struct IdentMsg {
+	IdentType type = IdentType::Probe;
+	u64 nonce = 0;
+	u32 qpn = 0;
+	u8 gid[16] = {};
+};
+void ident_encode(u8 out[kIdentLen], const IdentMsg &m);
+// False for anything shorter than kIdentLen, another magic, version 0, an unknown type, a QPN
+// outside 24 bits or 0/1; trailing octets (a later version's fields) are ignored.
+bool ident_parse(const u8 *p, usize len, IdentMsg &out);
+
+// ---- REJs by reason (IBA 12.6.7.2 "REJ reason codes"; docs/connected.md §6): the codes connected
 // mode meets each get a counter of their own, sent and received, the rest one "other". 1 No
 // QP, 2 No EEC, 3 No Resources (Linux's and ib_cm's own refusals), 5 Unsupported request and
 // 26 Invalid MTU (bad private data), 8 Invalid Service ID (the RFC service-ID retry), 28

@@ -11,7 +11,7 @@ namespace ipoib {
 
 // The peer's connection can still carry its queue (it has not started its teardown), or it
 // has and its step still holds a decision for the peer (FallBack, Reconnect, AwaitOther) that
-// has not run yet (review2-s5 R7): a new connection opened in between would skip the
+// has not run yet: a new connection opened in between would skip the
 // back-off once, and FallBack would then send the new connection's queue over UD.
 bool CmTable::may_carry(const Connection *c)
 {
@@ -24,9 +24,9 @@ bool CmTable::may_carry(const Connection *c)
 }
 
 // The connection may take a packet now: not in its teardown. Stricter than may_carry, which
-// also holds for a draining connection whose FallBack/Reconnect is still queued (R7): that
+// also holds for a draining connection whose FallBack/Reconnect is still queued: that
 // one keeps xmit from opening another connection, but its QP may already be in error, so
-// nothing is posted to it (review-s5 R2).
+// nothing is posted to it.
 bool CmTable::may_send(const Connection *c)
 {
 	if (!c)
@@ -39,10 +39,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
 	HwAddr key = dst;
 	key.b[0] = 0;
-	// The common case without the table lock (review-s5 F12): the peer has a send path
+	// The common case without the table lock (CmPeerIndex): the peer has a send path
 	// that can carry. Both are stable here: p->send is written only under the tx queue's
 	// xmit lock we hold (publish, stop_sending: kapi_netdev_xmit_lock, which every xmit
-	// holds whatever the root qdisc, noqueue and netpoll included, review s6 M2), and peers
+	// holds whatever the root qdisc, noqueue and netpoll included), and peers
 	// are unlinked and freed only under it too (housekeeping, stop_end); a peer inserted meanwhile (on_req) is complete before it is
 	// linked (CmPeerIndex). The order against packets that wait (the peer's own, and other
 	// peers' stopped at the RC bound) is cm_xmit_rc's (send_rc).
@@ -56,7 +56,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	}
 	CmPeer *send = nullptr;
 	{
-		FeedNotes notes(log());	// connect()'s, printed after the unlock (review s7 LOW-6)
+		FeedNotes notes(log());	// connect()'s, printed after the unlock (ipoib_cm_notes.h)
 		kstd::SpinIrqSaveGuard g(lock_);
 		// the mode is read again here: mode_changed(false) requeues what waits under lock_
 		if (!open_ || !__atomic_load_n(&connected_, __ATOMIC_RELAXED))
@@ -69,15 +69,15 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				return Verdict::UseUd;
 			p = find_or_add(key, Gfp::Atomic);
 			if (!p) {
-				// Not a drop: the UD path carries it (review s5 R6: it was
-				// counted cm_tx_drop_nomem and summed into tx_dropped).
+				// Not a drop: the UD path carries it (so not cm_tx_drop_nomem,
+				// nor in tx_dropped).
 				count(ifs_.cm_tx_nomem_ud);
 				return Verdict::UseUd;
 			}
 		}
 		p->used_ms = now;
 		if (may_send(p->send)) {
-			// Published meanwhile: send_rc queues behind what waits (review s6 L5),
+			// Published meanwhile: send_rc queues behind what waits,
 			// never ahead of it over UD (the queue-full case below would reorder).
 			send = p;
 		} else if (p->fallback_until && now < p->fallback_until) {
@@ -89,8 +89,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 				p->await_until = 0;
 			}
 			// p->send set here: its error teardown has begun and its StopSending (which
-			// hands the queue on) has not run yet; queue, never post to a QP in error
-			// (review-s5 R2).
+			// hands the queue on) has not run yet; queue, never post to a QP in error.
 			if (p->send)
 				count(ifs_.cm_tx_held_draining);
 			// A connection accepted from a bidirectional peer will carry our packets too
@@ -99,7 +98,10 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			// will: the queue would only wait for its fence and overflow, so a new
 			// connection replaces it as the peer's active one. (An established one that
 			// offered would be p->send: stop_sending hands the slot on.)
-			const bool passive_will_send = may_carry(p->passive) && p->passive->bidir();
+			// An unproven one (p->proving) holds us back only while its proof is open
+			// (ipoib_cm_ident.cpp): a forged REQ never stops us connecting ourselves.
+			const bool passive_will_send =
+				(may_carry(p->passive) && p->passive->bidir()) || proof_holds(*p, now);
 			if (!may_carry(p->active) && !p->await_until && !passive_will_send) {
 				if (!ifc_.path_resolved(dst))
 					return Verdict::UseUd;
@@ -128,7 +130,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 
 // Outside the table lock: p's send path lives until QuiesceTx, which waits for us, and
 // p->send changes only under the xmit lock we hold. The backlog of other peers goes first,
-// then this packet, or it waits behind p's (cm_xmit_rc: review s7 MED-1, LOW-2).
+// then this packet, or it waits behind p's (cm_xmit_rc).
 CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 {
 	RcOrder x{*this, now};
@@ -137,7 +139,7 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 		break;
 	case CmRcXmit::AtBound:
 		// The stop/wake race, or a backlog flushed first took the slots: it waits on
-		// p's queue (it was dropped here before session 8).
+		// p's queue, not dropped.
 		count(ifs_.cm_inflight_full);
 		count(ifs_.cm_tx_queued);
 		break;
@@ -154,9 +156,9 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 
 // Table lock held (cm_flush_peer, for each packet): p's send path may take a packet now, in
 // connected mode: mode_changed drains p.pending under the xmit lock we hold, after its store
-// of connected_ under lock_ (review s7 MED-2: a flush begun after the switch pushed its rest
-// back behind that drain, and nothing drained it again; since review s8 L1 a flush holds
-// nothing outside p.pending).
+// of connected_ under lock_ (a flush begun after the switch could otherwise push its rest
+// back behind that drain, and nothing would drain it again; a flush holds nothing outside
+// p.pending).
 bool CmTable::RcOrder::may_flush(CmPeer &p) const
 {
 	return may_send(p.send) && __atomic_load_n(&t.connected_, __ATOMIC_RELAXED);
@@ -198,8 +200,8 @@ void CmTable::stop_at_bound()
 // inflight count): it stops when either is full and wakes only when both are below their
 // wake marks (half), whichever completion comes last. Each side publishes its count, then a
 // full fence, then reads the other's: of two completions racing, at least one sees both
-// below and wakes (review-cm finding 4: a UD completion woke the queue while RC was at its
-// bound, and the next RC packet was dropped).
+// below and wakes (a UD completion that woke the queue while RC was at its bound would hand
+// the next RC packet to a full bound).
 bool CmTable::tx_may_wake()
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	// the UD ring published its tail
@@ -214,9 +216,9 @@ void CmTable::rc_sent(u32 n)
 {
 	budget_.complete(n);	// fully ordered: the fence of the wake rule above
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	// A flush stopped at the bound (review s6 L5): the flush work continues it under the xmit
+	// A flush stopped at the bound: the flush work continues it under the xmit
 	// lock, which NAPI must not take (netpoll polls NAPI with that lock held); xmit flushes it
-	// too, before its own packet, when the queue wakes first (review s7 MED-1).
+	// too, before its own packet, when the queue wakes first.
 	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.below_wake() &&
 	    __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
@@ -263,7 +265,7 @@ void CmTable::add_stats64(kapi_stats64 &o) const
 	o.tx_bytes += t.rc_tx_bytes;
 	o.tx_errors += t.rc_tx_wc_errors + t.rc_tx_drop_post + t.rc_tx_drop_dma;
 	// rc_tx_too_big is not here: the interface counts what became of those (tx_icmp_*, tx_drop_too_big).
-	// cm_inflight_full is not here: such packets wait on their peer's queue (review s7 LOW-2).
+	// cm_inflight_full is not here: such packets wait on their peer's queue.
 	o.tx_dropped += t.rc_tx_drop_ring_full + t.rc_tx_drop_csum + t.rc_tx_drop_linearize +
 			read_stat(ifs_.cm_tx_drop_queue_full) + read_stat(ifs_.cm_tx_drop_teardown);
 	o.rx_errors += t.rc_rx_wc_errors + t.rc_rx_drop_short + t.rc_rx_drop_csum;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_dispatch.h - the NAPI completion dispatcher. Polls a CQ in batches (kPollBatch per
 // boundary crossing, at most budget) and hands each completion to the object its QP
-// context names (design.md §4 item 1), by the kind its wr_id carries (ipoib_wrid.h): UD
+// context names (docs/design.md §4 item 1), by the kind its wr_id carries (ipoib_wrid.h): UD
 // receives and sends to on_ud with the interface's UdQp, RC receives, RC sends and drain WRs
 // to on_rc with the RcQp (a Connection). Never from kapi_wc.is_recv: the opcode is
 // undefined in an error completion (IBA 11.4.2.1), exactly the flushes the teardown fence

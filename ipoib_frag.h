@@ -5,8 +5,8 @@
 // skb_shared_info) fits one page, never a high-order allocation (a 4096-byte head would be
 // kmalloc-8k); that bound decides how many SGEs a buffer takes (RecvRing::sges_for). Within
 // those SGEs the head is only what the pages do not hold, and at least kFragHeadMin
-// (frag_head_len): 65524 bytes = a 256-byte head + 16 pages (session 11; it was 3712 + 16
-// pages, 3 KiB more per posted buffer). After a receive of len bytes, the head holds the
+// (frag_head_len): 65524 bytes = a 256-byte head + 16 pages (a head of 3712 + 16 pages
+// would pin 3 KiB more per posted buffer). After a receive of len bytes, the head holds the
 // first bytes and each further page becomes one skb fragment; pages past the data stay
 // with the ring for the next post. Datagram mode does not use it (its buffer is the head).
 #pragma once

@@ -225,7 +225,7 @@ public:
 	CmTable &cm() { return cm_; }
 	// NAPI: one RC receive (skb at the encapsulation header) from peer up the stack.
 	// csum_free: the connection negotiated kCapCsumFree (cm::rx_csum decides per packet).
-	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free);
+	void receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free, u32 qpn);
 	// Any context: the path to dst's GID is resolved (the REQ has its path record).
 	bool path_resolved(const HwAddr &dst);
 	// xmit: an RC connection's packet (at the encapsulation header) above its MTU

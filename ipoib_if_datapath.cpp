@@ -83,7 +83,7 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 	kapi_skb_pull(skb, kPseudoLen);
 	u32 len = kapi_skb_len(skb);
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
-	// Checked before the checksum and the linearize (review s6 M1): a 64 KiB SG segment of
+	// Checked before the checksum and the linearize: a 64 KiB SG segment of
 	// connected mode sent to a peer in UD fallback would otherwise be summed and copied into
 	// an order-4 atomic allocation only to be dropped, and a failed copy lost its ICMP (the
 	// route's PMTU never came down).
@@ -125,7 +125,7 @@ void Interface::poll_tx()
 		},
 		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
 		// One netdev queue for UD and RC: it wakes only when both are below their wake
-		// marks (CmTable::tx_may_wake; review-cm finding 4).
+		// marks (CmTable::tx_may_wake; docs/connected.md §4).
 		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
 	warn_foreign(foreign);
 }
@@ -145,7 +145,7 @@ void Interface::tx_timeout()
 	count(stats_.tx_timeouts);
 	// One netdev queue carries UD and RC: an RC peer that takes no sends (RNR forever) holds
 	// the RC bound full and the queue stopped until its send watchdog tears it down, so say
-	// which side is full (session 9 read "0 sends outstanding" while RC held 32).
+	// which side is full (the UD count alone reads 0 while RC holds the bound).
 	log_.warn("transmit timeout: %u UD sends outstanding, %u RC sends in flight (bound %u)", tx_.outstanding(),
 		  cm_.rc_inflight(), cm_.rc_limit());
 	kapi_napi_schedule(nd());
@@ -200,6 +200,14 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 	u16 type = 0;
 	if (!encap_parse(kapi_skb_data(skb), kapi_skb_len(skb), type))
 		return drop_rx(skb, stats_.rx_drop_short);
+	if (type == cm::kIdentEthertype) {	// connected mode's identity probe: never the stack's
+		const u32 head = kapi_skb_headlen(skb);
+		if (kind == RxKind::Host)
+			cm_.on_ident_ud(wc.src_qp, kapi_skb_data(skb) + kEncapLen, head > kEncapLen ? head - kEncapLen : 0);
+		else
+			count(cm_.ifstats().cm_id_rx_bad);
+		return kapi_skb_consume(skb);
+	}
 	bytes_copy(kapi_skb_push(skb, kPseudoLen), src.b, kPseudoLen);
 	u32 pt = KAPI_PACKET_HOST;
 	if (kind == RxKind::Broadcast) {
@@ -216,13 +224,18 @@ void Interface::receive(kapi_skb *skb, const kapi_wc &wc, const LocalAddrs &a)
 
 // One RC receive (RFC 4755 §4: the 4-octet encapsulation header, then the packet; no GRH).
 // The source address is the connection's peer, with the RC flag its REQ/REP implied.
-void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free)
+void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool csum_free, u32 qpn)
 {
 	const u32 len = kapi_skb_len(skb);
 	u16 type = 0;
 	if (len < kEncapLen || !encap_parse(kapi_skb_data(skb), len, type)) {
 		count_local(st.rc_rx_drop_short);
 		return kapi_skb_free(skb);
+	}
+	if (type == cm::kIdentEthertype) {	// an identity echo over connection qpn: the table's
+		const u32 head = kapi_skb_headlen(skb);
+		cm_.on_ident_rc(peer, qpn, kapi_skb_data(skb) + kEncapLen, head > kEncapLen ? head - kEncapLen : 0);
+		return kapi_skb_consume(skb);
 	}
 	const cm::RxCsum csum = cm::rx_csum(kapi_skb_data(skb), csum_free);
 	if (csum == cm::RxCsum::UnexpectedMark)

@@ -86,11 +86,10 @@ inline constexpr int kMaxNonSrqMemMb = 1 << 20;	// 1 TiB
 // (max_send_wr, + 1 for the drain WR): 32 sends of at most 64 KiB each, 2 MiB in flight.
 // The interface's RC bound (RcSendBudget) is never above it, so a connection's ring cannot
 // fill before the bound stops the queue. At send_queue_size + 1 = 129 WQEs of 18 SGEs the
-// send queue was what an idle connection pinned most after its receive buffer (64 KiB per
-// end; 33 WQEs take 16 KiB, 65 would take 32: docs/connected.md §5.1, measured at N = 20:
-// 275 KiB per pair at 64). ipoib-cm-bidir saw at most 33 (6.1) and 47 (6.12) sends in
-// flight with 128 allowed (§10.4): a stream may now wait at the bound more often (its
-// throughput at 32 is not measured yet).
+// send queue would be what an idle connection pins most after its receive buffer (64 KiB per
+// end; 33 WQEs take 16 KiB, 65 would take 32: docs/connected.md §5.1). ipoib-cm-bidir sees at
+// most 33 (6.1) and 47 (6.12) sends in flight with 128 allowed (docs/connected.md §10.4), so
+// a stream may wait at the bound at 32 more often.
 inline constexpr u32 kRcSendRingMax = 32;
 inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendRingMax ? send_queue_size : kRcSendRingMax; }
 
@@ -101,15 +100,14 @@ inline u32 rc_send_ring(u32 send_queue_size) { return send_queue_size < kRcSendR
 // KAPI_RC_SEND_SGE_MAX SGEs (a real HCA pins the same WQE arrays; the sizes are softib's,
 // close to an mlx5 WQE), each array as the allocator takes it (a power of two: 9 and 11.6
 // KiB are 16 KiB each, kmalloc_large), and its fixed part. Fitted to the measured figure at
-// the largest N (session 11: 219, 221, 219 KiB per idle pair over 300 connections, both
-// ends; docs/connected.md §5.1): the itemised parts are 100.3 KiB per end, so the fixed
+// the largest N (219-221 KiB per idle pair over 300 connections, both ends;
+// docs/connected.md §5.1): the itemised parts are 100.3 KiB per end, so the fixed
 // part is the other ≈ 10 KiB — the objects (Connection, QP, cm_id, ring tables, send ring:
 // the bench's slab lines read ≈ 11 KiB per end). The estimate is 111 KiB per end at the
-// defaults (session 10 fitted 27 KiB of fixed part to a figure at N = 20, 261 per pair,
-// where the ping processes' partial slabs and the measure's noise weighed ≈ 20 KiB per
-// pair: 131 KiB, with the 3712-byte receive head of sessions 6-10).
+// defaults (a figure at small N overstates the fixed part: the ping processes' partial slabs
+// and the measure's noise weigh ≈ 20 KiB per pair there).
 // 16 pages, the head skb's truesize on 6.1 (a 256-byte head: kmalloc-1k data + the sk_buff,
-// 1280; the 3712-byte head of sessions 6-10 was 4352), RxBuf + page array (RecvRing::bytes: 66 KiB)
+// 1280), RxBuf + page array (RecvRing::bytes: 66 KiB)
 inline constexpr u32 kRecvBufBytes = 16 * 4096 + 1280 + 512;
 inline constexpr u32 kRecvWqeBytes = 16 + 17 * 16;	// a WQE with 17 SGEs
 inline constexpr u32 kSendWqeBytes = 72 + 18 * 16;	// a WQE with KAPI_RC_SEND_SGE_MAX (18) SGEs

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_rc_qp.h - the tag every connected-mode QP's context carries (design.md §4 item 1,
+// ipoib_rc_qp.h - the tag every connected-mode QP's context carries (docs/design.md §4 item 1,
 // docs/connected.md §1). The dispatcher (ipoib_dispatch.h) hands a completion whose QP
 // context is a live KAPI_CTX_RC_QP to on_rc(RcQp &, wc); the Connection derives from RcQp
 // and decides what the completion means. The base has no members of its own: everything a

@@ -108,8 +108,8 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	const cm::TxCsum how = cm::tx_csum(partial, partial ? kapi_skb_csum_start(skb) : 0, csum_off,
 					   kapi_skb_data(skb), kapi_skb_headlen(skb), csum_free);
 	// The mark, or RFC 4391 §6's zero: written only when octets 2-3 differ, and into a head
-	// of the skb's own (review s7 LOW-3: a clone's head, a tap's or tc mirred's, is shared,
-	// and every RC send wrote it). A failed copy is a drop, counted with the checksum's.
+	// of the skb's own (a clone's head, a tap's or tc mirred's, is shared and must not be
+	// written). A failed copy is a drop, counted with the checksum's.
 	if (!encap_csum_as(kapi_skb_data(skb), how)) {
 		if (kapi_skb_cow_head(skb) != 0) {
 			count_local(*c_.drop_csum);
@@ -133,7 +133,7 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 		count_local(*c_.csum_filled);
 		break;
 	}
-	// F4: the head and each fragment are gathered by the HCA; only an skb with more
+	// The head and each fragment are gathered by the HCA; only an skb with more
 	// fragments than SGEs (or, without memory, for its slot's gather row) is copied into
 	// one buffer.
 	const u32 idx = head_ & (size - 1);
@@ -175,8 +175,8 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 {
 	// In order on one QP: the completion is the tail's, and its wr_id names that slot. One
-	// that names another slot, or whose slot holds no skb, is not a send of ours (review s6
-	// L3: it used to free and unmap an empty slot's NULL skb). Not head_: the HCA may
+	// that names another slot, or whose slot holds no skb, is not a send of ours (a duplicate
+	// CQE or a stale wr_id: nothing to free or unmap). Not head_: the HCA may
 	// complete a send before xmit has advanced head_ past it (the skb is in the slot before
 	// the post, so its completion is never refused; ipoib-cm-storm-nosrq hit that race
 	// when this test read head_).

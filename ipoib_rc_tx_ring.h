@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_rc_tx_ring.h - the send ring of one RC QP (connected mode, RFC 4755): one slot per
-// posted send (skb + one DMA mapping per SGE: its head and each page fragment, review F4),
+// posted send (skb + one DMA mapping per SGE: its head and each page fragment),
 // the checksum rule per packet (cm::tx_csum), free-running producer/consumer indices, and what the send
 // watchdog reads (docs/connected.md §3: cm::send_stalled over the outstanding count and the
 // time of the last progress, cm::SendClock's rule).
@@ -33,7 +33,7 @@ namespace ipoib {
 
 // The lengths of the mappings are the skb's (head, fragments), unchanged while it is posted;
 // the head's length is kept here so that nothing at completion reads an skb it did not
-// check (review s6 L3). skb == nullptr: the slot holds no send.
+// check. skb == nullptr: the slot holds no send.
 struct RcTxSlot {
 	kapi_skb *skb = nullptr;
 	u64 head_dma = 0;

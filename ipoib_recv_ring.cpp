@@ -258,13 +258,12 @@ kapi_skb *RecvRing::complete(const kapi_wc &wc)
 	b->posted = false;
 	consumed_++;
 	kapi_skb *skb = settle(idx, *b, wc);
-	// The guarantee (issue 11 item 4): a non-SRQ QP whose last posted receive completed gets
+	// The guarantee (docs/design.md §4 item 2): a non-SRQ QP whose last posted receive completed gets
 	// that buffer (or its replacement) posted again before the completion is counted and
 	// before its packet goes up the stack, not at the end of the NAPI batch: the QP is
 	// without a receive only from the HCA's consumption to here (RNR retry covers that), and
-	// the driver's count (debugfs rx_posted) never reads 0 while the QP can receive
-	// (session 10: a ring of one read rx_posted=0 in ipoib-cm-bidir while its packet was up
-	// the stack). A ring that is stopped, or kept nothing to post, falls to 0 as before.
+	// the driver's count (debugfs rx_posted) never reads 0 while the QP can receive (a
+	// ring of one would otherwise read 0 while its packet is up the stack). A ring that is stopped, or kept nothing to post, falls to 0 as before.
 	if (q_ == RecvQueue::RcQp && !stopped_ && posted_ == 1 && queue_.size())
 		repost();
 	set_posted(posted_ - 1);
@@ -378,18 +377,18 @@ void RecvRing::adapt(u64 now_ms)
 		return;
 	if (!busy_ms_)
 		busy_ms_ = now_ms;	// the idle period starts with the first look
-	// Idle is no completion at all for kRcShrinkIdleMs, not "never low" (review s6 L4: a
-	// steady stream at a quarter of the ring per poll shrank it to the floor while packets
-	// kept coming). Only a completion can retire a buffer (a posted receive is never
+	// Idle is no completion at all for kRcShrinkIdleMs, not "never low" (a steady stream at
+	// a quarter of the ring per poll would otherwise shrink it to the floor while packets
+	// keep coming). Only a completion can retire a buffer (a posted receive is never
 	// cancelled), so the shrink is decided at the first one after the silence.
 	const bool was_idle = now_ms - busy_ms_ >= kRcShrinkIdleMs;
 	// Low: the window took 3/4 of what is left, so a stream that drains a shrinking ring is
-	// demand and stops the shrink near 4/3 of its rate (review10 M1: measured against the
-	// buffers the window started with, a stream resuming after the idle period shrank its
-	// ring to about a third of its rate and met RNR NAKs). But a window whose completions
+	// demand and stops the shrink near 4/3 of its rate (measured against the buffers the
+	// window started with, a stream resuming after the idle period would shrink its ring to
+	// about a third of its rate and meet RNR NAKs). But a window whose completions
 	// were all retirements is no demand for the ring of one it leaves: counted as demand, the
-	// completion that retired the second-to-last buffer grew it back in the same pass, and
-	// a ring that once grew idled at 2 buffers, never at its floor of 1 (session 10).
+	// completion that retires the second-to-last buffer would grow it back in the same pass,
+	// and a ring that once grew would idle at 2 buffers, never at its floor of 1.
 	const bool low = consumed && consumed * 4 >= active_ * 3 && (active_ > 1 || consumed > retired);
 	// A ring of one is low at every completion: it counts the low windows that follow each
 	// other within kRcGrowGapMs (a stream) and grows at the streak1_-th (kRcGrowStreak1, or

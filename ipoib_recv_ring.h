@@ -5,7 +5,7 @@
 // only what an error or flush completion does, whether small packets are copied and whether
 // the ring grows and shrinks. Everything else is one implementation:
 //
-// Replacement first, never zero (issue 11 item 4): complete() hands a filled buffer up only
+// Replacement first, never zero (docs/design.md §4 item 2): complete() hands a filled buffer up only
 // once a fresh one took its slot; when none can be had, the packet is dropped (counted) and
 // the same buffer queued again, so allocation failure never lowers posted() after repost().
 //
@@ -42,7 +42,7 @@
 // contexts only ask for the UD fill (want_fill, from the broadcast join) and schedule NAPI.
 // posted(), active(), grows(), shrinks() and bytes() may be read from any context (debugfs).
 //
-// Memory accounting (issue 13 item 1, docs/connected.md §5.1): bytes() is what the ring holds
+// Memory accounting (docs/connected.md §5.1): bytes() is what the ring holds
 // right now, counted where it is allocated and freed rather than inferred from free pages:
 // its slot table and FIFO (alloc() to release()) and per buffer, posted or queued (or held
 // after a stopping error), the head skb's truesize (its sk_buff, its data allocation and
@@ -120,9 +120,9 @@ struct RxBuf {
 // head, then the pages it reached) and the same buffer reposted: no replacement allocation
 // or mapping, and the stack is charged the copy's truesize instead of a head and pages. The
 // in-tree IPOIB_CM_COPYBREAK is 256 (ARP, TCP ACKs), copied from its 4084-byte head; ours is
-// kFragHeadMax (session 11): every packet that sessions 6-10's 3712-byte head held alone
-// (a 1400-byte datagram, say) still goes up as one linear skb, now that the head is 256
-// bytes (ipoib_frag.h) and such a packet reaches the first page: copying at most 3712 bytes
+// kFragHeadMax: every packet a head of kFragHeadMax bytes would hold alone (a 1400-byte
+// datagram, say) still goes up as one linear skb although the head is 256 bytes
+// (ipoib_frag.h) and such a packet reaches the first page: copying at most 3712 bytes
 // costs less than a fresh page, its mapping and a second allocation per packet.
 // Connected mode only: the UD path keeps the in-tree driver's behaviour (no copy).
 inline constexpr u32 kRcCopybreak = kFragHeadMax;
@@ -139,19 +139,19 @@ inline constexpr u64 kRcShrinkIdleMs = 5000;
 // Derivation (docs/connected.md §5): a stream held by a ring of one delivers its next message
 // one RNR NAK delay (cm_min_rnr_timer: 0.16 ms; softib waits at least a jiffy, 4 ms at
 // HZ=250) plus one NAPI repost after the previous one, so its windows come well within 100 ms
-// even on the debug kernel under TCG (session 7's 20 ms, with a run of 4, was exceeded there);
+// even on the debug kernel under TCG (a 20 ms gap with a run of 4 was exceeded there);
 // sporadic traffic comes further apart: ping's default interval is 1 s, TCP keepalives
 // seconds (ARP and ND go over UD). Each window at a ring of one costs the sender about one
 // RNR NAK, so the ramp to nonsrq_max_recv = 32 costs about kRcGrowStreak1 + log2(32) NAK
-// episodes per end. 3 (session 10): a lone ping, and a setup burst of two (the packets held
-// while the connection was set up, sent back to back: one or two echo requests at the
-// bench's ping -i 0.2 when setup takes under 0.4 s), leave each end at one buffer; sessions
-// 7-9 grew at the first completion (1), so every connection that carried one packet pinned
-// two 69 KiB buffers per end. The price, two more NAK episodes per end at a stream's start,
-// is within ipoib-cm-bidir's ramp bound (64 + 1/100, stock and debug; session 9 found the
-// debug kernel's NAKs are mostly a full ring's backpressure, not the ramp). For infinite RNR
-// retry only: with a finite cm_rnr_retry a NAK spends a retry, and the ring grows at its first
-// low window (RecvRing::rnr_retry_finite, review10 L7).
+// episodes per end. 3: a lone ping, and a setup burst of two (the packets held while the
+// connection was set up, sent back to back: one or two echo requests at the bench's
+// ping -i 0.2 when setup takes under 0.4 s), leave each end at one buffer; growing at the
+// first completion (1) would pin two 69 KiB buffers per end for every connection that
+// carried one packet. The price, two more NAK episodes per end at a stream's start, is
+// within ipoib-cm-bidir's ramp bound (64 + 1/100, stock and debug; the debug kernel's NAKs
+// are mostly a full ring's backpressure, not the ramp). For infinite RNR retry only: with a
+// finite cm_rnr_retry a NAK spends a retry, and the ring grows at its first low window
+// (RecvRing::rnr_retry_finite).
 inline constexpr u32 kRcGrowStreak1 = 3;
 inline constexpr u64 kRcGrowGapMs = 100;
 
@@ -167,7 +167,7 @@ public:
 	// SGEs a connected-mode buffer of buf_size bytes takes: the head, then one per page.
 	static u32 sges_for(u32 buf_size);
 	// The Receive MTU (RFC 4755 §6 private data, IPoIB header included) that buffers of at
-	// most max_sge SGEs really hold, for a wanted buf_size (design.md §4 item 5: advertise
+	// most max_sge SGEs really hold, for a wanted buf_size (docs/design.md §4 item 5: advertise
 	// what the buffers hold, never more). 0 when max_sge is 0.
 	static u32 receive_mtu(u32 buf_size, u32 max_sge);
 
@@ -237,7 +237,7 @@ public:
 	// and below 7 (IBA 9.7.5.2.8: 7 = infinite) a message that meets more NAKs in a row than
 	// that completes in error and the connection dies. Each low window of a ring of one is a
 	// window whose messages may meet an empty queue, so with a finite count a ring of one
-	// grows at its first low window (review10 L7), as in sessions 7-9; kRcGrowStreak1's
+	// grows at its first low window (streak of 1); kRcGrowStreak1's
 	// longer run (fewer buffers for a lone ping) is only for infinite retry, where a NAK
 	// costs time, not the connection.
 	void rnr_retry_finite(bool finite) { streak1_ = finite ? 1 : kRcGrowStreak1; }

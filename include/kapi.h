@@ -9,7 +9,8 @@
  * functions, opaque struct declarations, fixed-width integers from the compiler, and
  * constants generated from the real kernel headers (kapi_sizes.h, asm-offsets technique;
  * the shim static_asserts they still match). No function is declared noreturn: objtool
- * cannot see across objects (cxx-kernel.md, pitfall 5); C++ wraps such calls itself.
+ * does not know noreturn functions of other objects and warns "falls through"; C++ wraps
+ * such calls itself (kstd/base.h KSTD_UNREACHABLE).
  */
 #ifndef KAPI_H
 #define KAPI_H

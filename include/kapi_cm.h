@@ -73,6 +73,7 @@ struct kapi_cm_event {
 	kapi_u8 req_remote_response;
 	kapi_u8 req_local_response;
 	kapi_u8 req_local_ack;
+	kapi_u32 req_lid;	/* REQ: its Primary Local Port LID, the requester's LID as it claims */
 };
 
 /* ---- cm_ids ---- */
@@ -130,6 +131,8 @@ int kapi_cm_modify_qp(struct kapi_cm_id *id, struct kapi_qp *qp, enum kapi_cm_qp
 int kapi_rc_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index) KAPI_NOEXCEPT;
 /* A random starting PSN (24 bits). */
 kapi_u32 kapi_cm_random_psn(void) KAPI_NOEXCEPT;
+/* 64 random bits (get_random_u64): the identity proof's nonce. */
+kapi_u64 kapi_cm_random_u64(void) KAPI_NOEXCEPT;
 /* The device's node GUID (network order, 8 octets): the ARI of a Timeout REJ. */
 void kapi_cm_node_guid(struct kapi_ib_device *ib, kapi_u8 out[8]) KAPI_NOEXCEPT;
 

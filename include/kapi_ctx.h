@@ -5,7 +5,7 @@
  * work item) embeds one struct kapi_ctx as its first member. The shim stores and returns the
  * pointer and never looks inside; the core checks canary and kind before it converts the
  * pointer back (ipoib_ctx.h), so a stale, freed or foreign pointer is caught and counted
- * instead of being dereferenced as the wrong type. Design.md §4 item 1: completions and
+ * instead of being dereferenced as the wrong type. docs/design.md §4 item 1: completions and
  * events dispatch on this tag, not on a "the one UD QP" assumption.
  */
 #ifndef KAPI_CTX_H

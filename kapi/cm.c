@@ -61,6 +61,8 @@ static int kapi_cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 			memcpy(e.dgid, ev->param.req_rcvd.primary_path->dgid.raw, 16);
 			/* core/cm.c cm_format_paths_from_req stored Local ACK Timeout - 1 (if > 0) */
 			e.req_local_ack = ev->param.req_rcvd.primary_path->packet_life_time + 1;
+			/* cm_format_path_lid_from_req: dlid = the REQ's Primary Local Port LID */
+			e.req_lid = be32_to_cpu(sa_path_get_dlid(ev->param.req_rcvd.primary_path));
 		}
 		/* id->context is still the listener's (cm_req_handler copies it) */
 		ctx = ipoib_core_cm_req(id->context, (struct kapi_cm_id *)id, &e);
@@ -218,6 +220,11 @@ int kapi_rc_qp_to_init(struct kapi_qp *qp, u32 port, u16 pkey_index)
 u32 kapi_cm_random_psn(void)
 {
 	return get_random_u32() & 0xffffff;
+}
+
+kapi_u64 kapi_cm_random_u64(void)
+{
+	return get_random_u64();
 }
 
 void kapi_cm_node_guid(struct kapi_ib_device *ib, u8 out[8])

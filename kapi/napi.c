@@ -53,14 +53,12 @@ void kapi_napi_disable(struct kapi_netdev *nd)
  * handlers run in task context with providers that complete from a kworker or a thread
  * (softib's wire worker, siw; 6.12's rxe posts with interrupts off and takes the plain
  * branch below). Debian's 6.1 (6.1.192) and 6.12 ____napi_schedule raise NET_RX with
- * raise_softirq_irqoff, which already wakes ksoftirqd outside interrupt context (review s8b
- * M2: the first version of this comment said 6.1 used __raise_softirq_irqoff, as kernels
- * before that stable change do; not so on the kernels we run). So on both supported kernels
- * the tasklet below behaves like a plain napi_schedule (what 9b26224 and the in-tree driver
- * do); it is kept for kernels whose napi_schedule does not wake ksoftirqd, and replacing
+ * raise_softirq_irqoff, which already wakes ksoftirqd outside interrupt context (kernels
+ * before that stable change use __raise_softirq_irqoff, which does not). So on both supported
+ * kernels the tasklet below behaves like a plain napi_schedule (as the in-tree driver does); it is kept for kernels whose napi_schedule does not wake ksoftirqd, and replacing
  * it with the plain call is a simplification left to a measured change. Running NET_RX at once there (a
  * local_bh_enable after napi_schedule, R8) polls inline with the one completion that fired
- * it, so nothing batches (docs/datagram.md, "Datagram CPU per byte since issue 9": 13x the
+ * it, so nothing batches (docs/datagram.md, "NAPI scheduling from task context": 13x the
  * polls per MB). A tasklet instead: tasklet_schedule raises its softirq with a ksoftirqd wake
  * when not in interrupt context, so the raised NET_RX never waits for a tick, and the poll
  * runs in ksoftirqd (or at the next irq exit) while the provider goes on completing; a kick

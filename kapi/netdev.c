@@ -332,7 +332,7 @@ int kapi_netdev_queue_stopped(struct kapi_netdev *nd)
 	return netif_queue_stopped(to_nd(nd));
 }
 
-/* The same lock as kapi_netdev_xmit_lock (one idiom, session 8): every xmit holds queue 0's
+/* The same lock as kapi_netdev_xmit_lock (one idiom for both): every xmit holds queue 0's
  * _xmit_lock whatever the qdisc; netif_tx_lock_bh took it too (and the FROZEN bit and
  * tx_global_lock, which a barrier does not need). */
 void kapi_netdev_tx_barrier(struct kapi_netdev *nd)

@@ -48,7 +48,7 @@ void kapi_netdev_free(struct kapi_netdev *nd)
 	 * rtnl_newlink_create() when our newlink returns the error (6.1 and 6.12), whatever state
 	 * the failure left: NETREG_UNINITIALIZED (an early step), NETREG_UNREGISTERED (the sysfs
 	 * step, netdev_register_kobject: free_netdev() releases it at once, so a second one is a
-	 * use after free and a double free; review8b L3, ipoib-pkey-regfail) or
+	 * use after free and a double free; e2e ipoib-pkey-regfail) or
 	 * NETREG_UNREGISTERING (a NETDEV_REGISTER notifier refused: free_netdev() only marks it).
 	 * reg_state alone cannot tell: a child registered, then unregistered, is UNREGISTERED too
 	 * and is ours to free.

@@ -457,7 +457,8 @@ KTEST(addr_encap, parse_short_buffers)
 }
 
 // Connected mode sends ARP and RARP over UD, everything else that is not ND may ride RC
-// (the setup-time finding of session 8, docs/connected.md §10.3a); the reserved bits do not
+// (an ARP reply held for the replier's CM setup makes the asker's neighbour fail when many
+// setups run at once, docs/connected.md §10.3a); the reserved bits do not
 // matter.
 KTEST(addr_encap, ud_only_arp)
 {
@@ -846,7 +847,7 @@ KTEST(addr_bytes, copy_exactly_n)
 
 KTEST_SUITE(addr_bytes, KTEST_CASE(addr_bytes, equal), KTEST_CASE(addr_bytes, copy_exactly_n));
 
-// Port event -> flush level: the in-tree table (protocol.md §2.16) plus SM change -> light.
+// Port event -> flush level: the in-tree table (docs/protocol.md §2.16) plus SM change -> light.
 KTEST(addr_flush_level, each_event)
 {
 	EXPECT_EQ(int(flush_for(KAPI_EV_CLIENT_REREGISTER)), int(Flush::Light));

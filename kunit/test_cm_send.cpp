@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_cm_send.cpp - connected mode's xmit-path logic (ipoib_cm_send.h): the RC send bound
-// reserved before the post and released on failure or completion, underflows counted
-// (review-s5 R3); the peer index (F12); the send-path hand-over skipping a connection in
-// teardown (R2); the pending-queue flush bounded by the RC send budget (R5), cm_flush_peer
-// and cm_xmit_rc (review s6 L5, s7 MED-1/LOW-2, s8 L1/L3/L5).
+// reserved before the post and released on failure or completion, underflows counted; the
+// peer index; the send-path hand-over skipping a connection in teardown; the pending-queue
+// flush bounded by the RC send budget, cm_flush_peer and cm_xmit_rc (docs/connected.md §4).
 #include "ktest.h"
 #include "ipoib_cm_send.h"
 
@@ -170,8 +169,8 @@ struct QPeer {
 
 struct RcX {
 	constexpr RcX() : b(under) {}	// constinit: no guard variable in the kernel
-	// Static too (4 KiB of wire): every field back to its initial value (review s8 L5:
-	// the contexts kept the previous run's state).
+	// Static too (4 KiB of wire): every field back to its initial value (a static context
+	// keeps the previous run's state otherwise).
 	void reset(u32 limit)
 	{
 		under = 0;
@@ -237,7 +236,7 @@ struct RcX {
 
 // The context and the peers of the cm_xmit_rc and cm_flush_peer cases: static (4 KiB of wire,
 // not on the kernel stack), and fresh for each case, so that a second run of the suite (the
-// KUnit module loaded again) starts from the same state (review s8 L5).
+// KUnit module loaded again) starts from the same state.
 RcX &fresh_x(u32 limit)
 {
 	static constinit RcX x;
@@ -254,12 +253,12 @@ QPeer &fresh_peer(int i, int id, int queued = 0)
 	return p[i];
 }
 
-// Review s7 MED-1: peer B's queue stopped at the bound (its StartSending found the bound
+// Peer B's queue stopped at the bound (its StartSending found the bound
 // busy) while peer A keeps it busy: each round NAPI completes 4 sends (rc_sent wakes the
 // netdev queue and kicks the flush work) and the qdisc hands xmit 4 packets of A
 // before that work runs. B's backlog must drain from xmit in spite of the late work item,
 // and every packet of both arrives once, in order (A's are queued, not dropped, when B's
-// take the slots first: LOW-2).
+// take the slots first).
 KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 {
 	RcX &x = fresh_x(8);
@@ -293,7 +292,7 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 	EXPECT_TRUE(x.rules_kept());
 }
 
-// Review s7 LOW-2: a packet that meets the bound in xmit (the stop/wake race, or the slots a
+// A packet that meets the bound in xmit (the stop/wake race, or the slots a
 // backlog took first) waits on its peer's queue, in order, and the peer is listed for the
 // next flush; only a full queue refuses it.
 KTEST(cm_xmit_rc, at_the_bound_queues_in_order)
@@ -332,8 +331,8 @@ template <u32 N> bool pops_in_order(kstd::Ring<int, N> &q, int from, int to)
 }
 
 // A flush posts the oldest packets while the bound has room and stops at the first refusal:
-// the refused packet and the rest stay queued, in order (review s6 L5: they were requeued to
-// the stack), and never past the bound (review-s5 R5).
+// the refused packet and the rest stay queued, in order (not requeued to the stack, where
+// the peer's newer packets would overtake them), and never past the bound.
 KTEST(cm_flush_peer, stops_at_the_bound_in_order)
 {
 	RcX &x = fresh_x(8);
@@ -351,7 +350,7 @@ KTEST(cm_flush_peer, stops_at_the_bound_in_order)
 	EXPECT_TRUE(x.rules_kept());
 }
 
-// Review s6 L5: one peer's packets leave in the order they came, across a hand-over flush
+// One peer's packets leave in the order they came, across a hand-over flush
 // that stops at the RC bound while new packets keep arriving (xmit queues them behind the
 // waiting ones), completions free the bound and the flush work continues.
 KTEST(cm_flush_peer, peer_order_kept_across_the_bound)
@@ -378,11 +377,11 @@ KTEST(cm_flush_peer, peer_order_kept_across_the_bound)
 	EXPECT_TRUE(x.rules_kept());
 }
 
-// Review s8 L1: FallBack (the table lock alone, from a connection's work item) runs while a
+// FallBack (the table lock alone, from a connection's work item) runs while a
 // flush of the same peer is posting over a send path whose teardown has just begun. It must
-// find every packet not yet posted, in order: the flush used to hold the rest outside the
-// peer's queue while it posted, FallBack took an empty queue, and the rest, pushed back
-// afterwards, waited (up to 64) behind the UD packets of the back-off.
+// find every packet not yet posted, in order: a flush that held the rest outside the peer's
+// queue while it posted would leave FallBack an empty queue, and the rest, pushed back
+// afterwards, would wait (up to 64) behind the UD packets of the back-off.
 namespace l1 {
 QPeer *victim;
 int posts_before = 0;
@@ -420,7 +419,7 @@ KTEST(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order)
 	EXPECT_TRUE(x.rules_kept());
 }
 
-// Review s8 L5: a peer whose send path may not send (its teardown began, or datagram mode)
+// A peer whose send path may not send (its teardown began, or datagram mode)
 // is not flushed: nothing reserved or posted, its queue kept whole and in order for its
 // hand-over, and it leaves the backlog, so that the backlog's round goes on to the next peer.
 KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
@@ -458,8 +457,8 @@ KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
 	EXPECT_TRUE(x.rules_kept());
 }
 
-// Review s8 L3: cm_tx_flush_held counts packets a flush left behind at the bound, each once
-// however many flushes it waits through (it counted the flushes that stopped).
+// cm_tx_flush_held counts packets a flush left behind at the bound, each once however many
+// flushes it waits through (not the flushes that stopped).
 KTEST(cm_flush_peer, held_counts_each_packet_once)
 {
 	int n = 20;	// queued while the connection was set up
@@ -473,7 +472,7 @@ KTEST(cm_flush_peer, held_counts_each_packet_once)
 	for (int i = 0; i < 3; i++)		// 3 new ones queue behind them: held at once
 		EXPECT_TRUE(cm_xmit_rc(x, a, n++) == CmRcXmit::Queued);
 	EXPECT_EQ(x.nheld, 15);
-	EXPECT_GE(x.nheld_calls, 5);		// one per stop: what the counter used to count
+	EXPECT_GE(x.nheld_calls, 5);		// one per stop: not what the counter counts
 	// A take that stops when its queue is full (mode_changed's batches): 4 of the 11 go,
 	// and so does their mark: the 7 left are all counted already.
 	kstd::Ring<int, 4> part;

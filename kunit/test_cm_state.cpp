@@ -130,7 +130,7 @@ KTEST(cm_params, transport_retries_and_watchdog)
 {
 	EXPECT_LE(kRetryCount, 7u);	// 3-bit field; 7 is not infinite for retry_cnt
 	EXPECT_GE(kRetryCount, 1u);	// Linux's 0: one lost ACK kills the connection
-	EXPECT_EQ(kRnrRetryDefault, 7u);	// infinite (design.md §4 item 3)
+	EXPECT_EQ(kRnrRetryDefault, 7u);	// infinite (docs/design.md §4 item 3)
 	EXPECT_LE(kRnrRetryMax, 7u);
 	// The exact IBA time, and ib_cm's ms rounding below it
 	EXPECT_EQ(iba_time_ns(0), 4096u);
@@ -379,6 +379,25 @@ KTEST(cm_state_active, rej_outcomes_fall_back_and_crossing)
 	Conn f(Dir::Active, cfg(true));
 	(void)f.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(f.on(Event::rej(rej::kConsumer, false)), Action::QpToErr, Action::FallBack, Action::Destroy);
+	// A bidirectional peer whose Consumer Rejects never brought its connection
+	// (kMaxCrossingWaits AwaitOther in a row): refusing, so UD, not a connect/REJ/wait loop
+	for (u8 waits = 0; waits <= kMaxCrossingWaits + 1; waits++) {
+		Config c = cfg(false);
+		c.crossing_waits = waits;
+		Conn g(Dir::Active, c);
+		(void)g.on(ev(Ev::Connect));
+		const Step st = g.on(Event::rej(rej::kConsumer, true));
+		const bool refused = waits >= kMaxCrossingWaits;
+		EXPECT_EQ(st.has(Action::AwaitOther), !refused);
+		EXPECT_EQ(st.has(Action::FallBack), refused);
+		EXPECT_EQ(g.counters()[Ctr::RejRxFallBack], u64(refused));
+		EXPECT_EQ(g.counters()[Ctr::RejRxCrossing], u64(!refused));
+		// we accepted its crossing REQ: its connection exists, wait for it whatever the count
+		Conn h(Dir::Active, c);
+		(void)h.on(ev(Ev::Connect));
+		EXPECT_QUIET(h.on(ev(Ev::CrossingLost)));
+		EXPECT_TRUE(h.on(Event::rej(rej::kConsumer, true)).has(Action::AwaitOther));
+	}
 }
 
 KTEST(cm_state_active, bad_rep_and_timeouts)
@@ -463,12 +482,23 @@ KTEST(cm_state_active, mode_changes)
 	Conn mc(Dir::Active, cfg(true));
 	(void)mc.on(ev(Ev::Connect));
 	EXPECT_ACTIONS(mc.on(ev(Ev::ModeDatagram)), Action::QpToErr, Action::Destroy);	// SRQ, INIT
-	// no connect in datagram mode
-	Config dg = cfg(true);
-	dg.connected_mode = false;
-	Conn d(Dir::Active, dg);
-	EXPECT_TRUE(d.on(ev(Ev::Connect)).ignored);
-	EXPECT_EQ(d.state(), State::Idle);
+	// no connect in datagram mode: a connection made then (a Reconnect queued before the
+	// switch) goes at once; left idle, xmit would wait for it in connected mode for good
+	for (int srq = 0; srq < 2; srq++) {
+		Config dg = cfg(srq);
+		dg.connected_mode = false;
+		Conn d(Dir::Active, dg);
+		EXPECT_ACTIONS(d.on(ev(Ev::Connect)), Action::Destroy);
+		EXPECT_EQ(d.state(), State::Closed);
+		EXPECT_FALSE(d.qp_exists());
+		EXPECT_EQ(d.counters()[Ctr::Opened], 0u);
+		EXPECT_EQ(d.counters()[Ctr::Ignored], 0u);
+		// the same when the switch reached it before its Connect
+		Conn l(Dir::Active, cfg(srq));
+		EXPECT_QUIET(l.on(ev(Ev::ModeDatagram)));
+		EXPECT_ACTIONS(l.on(ev(Ev::Connect)), Action::Destroy);
+		EXPECT_EQ(l.state(), State::Closed);
+	}
 }
 
 KTEST(cm_state_active, peer_events)
@@ -551,7 +581,7 @@ KTEST(cm_state_active, setup_failures)
 	EXPECT_ACTIONS(st, Action::SendRej, Action::StopSending, Action::QuiesceTx, Action::QpToErr, Action::PostDrainWr,
 		       Action::FallBack);
 	EXPECT_EQ(st.rej_reason, kRejNoResources);
-	// RTR or RTS failed (review2-s5 R4): the same without the drain WR, the receive
+	// RTR or RTS failed: the same without the drain WR, the receive
 	// flushes are the fence
 	Conn c2 = active_established(cfg(false));
 	EXPECT_ACTIONS(c2.on(Event::setup_failed(true, false)), Action::SendRej, Action::StopSending,
@@ -600,7 +630,7 @@ KTEST(cm_state_passive, who_may_send_back)
 {
 	struct { bool local, peer, knob, mode, want; } cases[] = {
 		{true, true, false, true, true},	// both announce: one connection both ways
-		{true, false, false, true, false},	// Linux peer: never (protocol.md §2.9)
+		{true, false, false, true, false},	// Linux peer: never (docs/protocol.md §2.9)
 		{false, true, false, true, false},	// cm_bidir=0
 		{false, false, true, true, true},	// the test knob stands in for an RFC peer
 		{true, false, true, true, true},
@@ -1038,7 +1068,7 @@ bool drive_to(Conn &c, State s)
 // active idle, connecting, established, draining; passive idle, accepting, established,
 // draining (reached as drive_to does: bidirectional peer, Close from established). x = legal,
 // s = legal with an SRQ only, n = without an SRQ only, . = ignored. Closed ignores everything
-// but SetupFailed (a setup step that ran after the teardown queued behind it, review-s5 F2).
+// but SetupFailed (a setup step that ran after the teardown queued behind it).
 struct LegalRow {
 	Ev e;
 	const char *cols;
@@ -1053,7 +1083,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::ModeConnected,	"x.x.xxx."},
 	{Ev::CrossingLost,	".x......"},
 	{Ev::CrossingRefused,	".x......"},
-	{Ev::SetupFailed,	".xxx.xxx"},	// draining/closed: a deferred setup step (F2)
+	{Ev::SetupFailed,	".xxx.xxx"},	// draining/closed: a deferred setup step
 	{Ev::ForceDestroy,	"xxxxxxxx"},
 	{Ev::ReqReceived,	"....x..."},
 	{Ev::RepReceived,	".x.x...x"},
@@ -1072,7 +1102,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::QpFatal,		".xx..xx."},
 	{Ev::WcError,		"..xx.xxx"},
 	{Ev::DrainWrDone,	"...n...n"},	// SRQ: no drain WR before LAST_WQE_REACHED
-	{Ev::RxEmpty,		"...n...n"},
+	{Ev::RxEmpty,		".nnn.nnn"},	// before the error event too (RxEmpty row)
 	{Ev::DrainTimeout,	"...x...x"},
 };
 static_assert(sizeof(kLegal) / sizeof(kLegal[0]) == kEvCount);
@@ -1142,7 +1172,7 @@ KTEST(cm_state_illegal, closed_is_final)
 	ASSERT_EQ(c.state(), State::Closed);
 	for (usize e = 0; e < kEvCount; e++) {
 		Step st = c.on(Event::of(Ev(e)));
-		EXPECT_EQ(st.ignored, Ev(e) != Ev::SetupFailed);	// F2: expected there, counted
+		EXPECT_EQ(st.ignored, Ev(e) != Ev::SetupFailed);	// a deferred setup step: expected there, counted
 		EXPECT_EQ(st.n, 0u);
 	}
 	EXPECT_EQ(c.counters()[Ctr::Ignored], u64(kEvCount - 1));
@@ -1199,6 +1229,103 @@ KTEST(cm_state_teardown, nonsrq_fences_at_once)
 	EXPECT_TRUE(d.on(ev(Ev::RxEmpty)).ignored);
 	EXPECT_EQ(d.state(), State::Draining);
 	EXPECT_ACTIONS(d.on(ev(Ev::DrainWrDone)), Action::Destroy);
+}
+
+// Without an SRQ the ring reports RxEmpty once, when every receive completed after it stopped,
+// and an error completion stops it: when a QP enters error by itself (an affiliated error such
+// as a peer's RDMA with a bad R_Key, IBA 11.6.3) every receive may flush, and RxEmpty reach the
+// state machine, before the QP's error event does. Each order of RxEmpty, the error (or a
+// teardown for another reason) and the drain WR's completion, in every state with a QP, must
+// end destroyed exactly once; and RxEmpty alone (the event late or never) must too.
+struct FenceWalk {
+	Conn c;
+	bool posted = false, drain_done = false;
+	int destroys = 0;
+	void feed(const Event &e)
+	{
+		const Step st = c.on(e);
+		posted = posted || st.has(Action::PostDrainWr);
+		destroys += st.has(Action::Destroy);
+	}
+	void drain_completes()
+	{
+		if (posted && !drain_done) {
+			drain_done = true;
+			feed(ev(Ev::DrainWrDone));
+		}
+	}
+};
+
+KTEST(cm_state_teardown, rx_empty_before_the_error_event_every_state)
+{
+	const Event errors[] = {ev(Ev::QpFatal), Event::wc_error(WcCause::Other), ev(Ev::Close),
+				ev(Ev::DreqReceived), Event::rej(rej::kNoResources), ev(Ev::SendWatchdog),
+				ev(Ev::IdleTimeout), ev(Ev::ModeDatagram), ev(Ev::AcceptTimeout),
+				ev(Ev::RepError), ev(Ev::ReqError)};
+	int runs = 0, early = 0;
+	for (int dir = 0; dir < 2; dir++) {
+		const Dir d = dir ? Dir::Passive : Dir::Active;
+		const State states[] = {d == Dir::Active ? State::Connecting : State::Accepting, State::Established};
+		for (State s : states) {
+			for (const Event &err : errors) {
+				// 0: RxEmpty, error, drain; 1: error, RxEmpty, drain; 2: error, drain,
+				// RxEmpty; 3: RxEmpty alone (the error event never comes)
+				for (int order = 0; order < 4; order++) {
+					FenceWalk w{Conn(d, cfg(false))};
+					ASSERT_TRUE(drive_to(w.c, s));
+					const State before = w.c.state();
+					const bool legal_err = [&] {
+						Conn probe = w.c;
+						return !probe.on(err).ignored;
+					}();
+					if (!legal_err && order != 3)
+						continue;	// not an event of this state
+					if (order == 0 || order == 3) {
+						const Step st = Conn(w.c).on(ev(Ev::RxEmpty));
+						EXPECT_FALSE(st.ignored);	// the QP is in error: teardown
+						w.feed(ev(Ev::RxEmpty));
+						EXPECT_NE(w.c.state(), before);
+						early++;
+						if (order == 0)
+							w.feed(err);
+						w.drain_completes();
+					} else {
+						w.feed(err);
+						if (order == 1)
+							w.feed(ev(Ev::RxEmpty));
+						w.drain_completes();
+						if (order == 2)
+							w.feed(ev(Ev::RxEmpty));
+						w.drain_completes();
+					}
+					runs++;
+					if (w.c.state() != State::Closed || w.destroys != 1) {
+						char msg[200];
+						ktest_snprintf(msg, sizeof(msg), "%s from %s, event %u, order %d: state %s, %d destroys",
+							       dir ? "passive" : "active", state_name(before),
+							       unsigned(err.kind), order, state_name(w.c.state()), w.destroys);
+						KTEST_FAIL(msg);
+					}
+					// the teardown counted as the QP's error, once
+					if (order == 3)
+						EXPECT_EQ(w.c.counters()[Ctr::QpFatal], 1u);
+				}
+			}
+		}
+	}
+	EXPECT_GT(runs, 40);
+	EXPECT_GT(early, 20);
+	// With an SRQ the SRQ's count says nothing about one QP: ignored outside draining.
+	Conn q = active_established(cfg(true));
+	EXPECT_TRUE(q.on(ev(Ev::RxEmpty)).ignored);
+	EXPECT_EQ(q.state(), State::Established);
+	// Established, sending: the RxEmpty teardown is the error one (DREQ, drain WR, fall back)
+	Conn e = active_established(cfg(false));
+	EXPECT_ACTIONS(e.on(ev(Ev::RxEmpty)), Action::StopSending, Action::QuiesceTx, Action::SendDreq, Action::QpToErr,
+		       Action::PostDrainWr, Action::FallBack);
+	EXPECT_TRUE(e.on(ev(Ev::RxEmpty)).ignored);	// once
+	EXPECT_TRUE(e.on(ev(Ev::QpFatal)).ignored);	// the late event: nothing left to do
+	EXPECT_ACTIONS(e.on(ev(Ev::DrainWrDone)), Action::Destroy);
 }
 
 KTEST(cm_state_teardown, force_destroy_at_interface_stop)
@@ -1354,13 +1481,13 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 						qp = false;
 				}
 				// A deferred setup step whose CreateQp failed after a teardown was
-				// queued behind it (review-s5 F2): no QP, nothing was sent.
+				// queued behind it: no QP, nothing was sent.
 				if (e.kind == Ev::SetupFailed && !e.qp_exists &&
 				    (before == State::Draining || before == State::Closed)) {
 					rts = false;
 					qp = false;
 				}
-				// ... or whose QpToRtr/QpToRts failed (review2-s5 R4): the QP is
+				// ... or whose QpToRtr/QpToRts failed: the QP is
 				// there, never in RTS, and gets no drain WR.
 				if (e.kind == Ev::SetupFailed && !e.qp_rts)
 					rts = false;
@@ -1496,10 +1623,10 @@ KTEST(cm_state_teardown, counters_sum)
 	EXPECT_EQ(total[Ctr::EnteredEstablished], 2u);
 }
 
-// review-s5 F2 (the reviewer's case): a teardown step queued behind a setup step whose CreateQp
-// then fails. SetupFailed without a QP must end in Destroy (in the queued step or its own), not be
-// ignored; before the fix s3 was ignored for both and the non-SRQ one never destroyed.
-KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
+// A teardown step queued behind a setup step whose CreateQp then fails. SetupFailed without a
+// QP must end in Destroy (in the queued step or its own), not be ignored: ignored, the non-SRQ
+// connection would never be destroyed.
+KTEST(cm_state_teardown, setup_failure_after_queued_teardown)
 {
 	for (int srq = 0; srq < 2; srq++) {
 		Conn a(Dir::Active, cfg(srq));
@@ -1513,7 +1640,7 @@ KTEST(cm_state_teardown, review_setup_failure_after_queued_teardown)
 	}
 }
 
-// review2-s5 R4: a passive setup step [CreateQp .. QpToRtr QpToRts SendRep] still queued when
+// A passive setup step [CreateQp .. QpToRtr QpToRts SendRep] still queued when
 // Close's teardown is computed; QpToRtr (or QpToRts) then fails: SetupFailed with the QP
 // left, not in RTS. A drain WR on a QP that never reached RTS may never complete (Conn::fence's
 // rule, ipoib_cm.c's firmware note), so the connection must not wait for one: with an SRQ it
@@ -1577,7 +1704,7 @@ KTEST(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close)
 	}
 }
 
-// review-s5 F2: the walk above checks each step as if it ran at once. The driver runs steps
+// The walk above checks each step as if it ran at once. The driver runs steps
 // later, in order, from the work item (docs/connected.md §1), and SetupFailed comes from what
 // actually ran. This walk models that executor: events queue steps, the FIFO runs at random
 // points, CreateQp fails at random (SetupFailed with qp_exists as executed, its step run at
@@ -1639,14 +1766,14 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					}
 					break;
 				case Action::QpToInit:
-					if (!qp)
+					if (act_guard(a, qp, rts) == ActGuard::FailNoQp)
 						return "QP transition without a QP";
 					break;
 				case Action::QpToRtr:
 				case Action::QpToRts:
-					// review2-s5 R4: ib_cm_init_qp_attr refuses once the cm_id left
+					// ib_cm_init_qp_attr refuses once the cm_id left
 					// REQ_RCVD/REP_RCVD (a REJ or our Close came first)
-					if (!qp)
+					if (act_guard(a, qp, rts) == ActGuard::FailNoQp)
 						return "QP transition without a QP";
 					ok = rnd(6) != 0;
 					if (!ok)
@@ -1664,22 +1791,27 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 					cm_sent = true;
 					break;
 				case Action::QpToErr:
-				case Action::PostDrainWr:
-					if (!qp) {
+				case Action::PostDrainWr: {
+					// the executor's own guard (Connection::act)
+					const ActGuard g = act_guard(a, qp, rts);
+					if (g == ActGuard::SkipNoQp) {
 						if (!create_failed)
 							return "QpToErr/PostDrainWr without a QP, and no CreateQp failed";
-						skipped++;	// the executor's guard
+						skipped++;	// cm_no_qp_actions
 						break;
 					}
 					if (a == Action::QpToErr)
 						in_error = true;
 					else if (!in_error)
 						return "drain WR before QpToErr";
-					else if (!rts)
-						skipped_no_rts++;	// the executor's guard (cm_drain_wr_skipped)
-					else
+					else if (g == ActGuard::SkipNoRts)
+						skipped_no_rts++;	// cm_drain_wr_skipped
+					else if (g == ActGuard::Run)
 						drain_posted = true;
+					else
+						return "unexpected guard for a drain WR";
 					break;
+				}
 				case Action::Destroy:
 					if (destroyed)
 						return "Destroy twice";
@@ -1763,15 +1895,29 @@ KTEST(cm_state_teardown, deferred_executor_walks_end_destroyed)
 		}
 		ASSERT_EQ(k.state(), State::Closed);
 	}
-	EXPECT_GT(queued_teardowns, 50);	// the walks do reach F2's order
+	EXPECT_GT(queued_teardowns, 50);	// the walks do reach a teardown queued behind a failed CreateQp
 	EXPECT_GT(skipped, 20);
 	EXPECT_GT(failed_creates, 300);
 	EXPECT_GT(failed_rtr_rts, 100);
-	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach R4's order
+	EXPECT_GT(skipped_no_rts, 5);	// the walks do reach a failed QpToRtr/QpToRts behind a teardown
 	EXPECT_EQ(destroys, 3000);
 }
 
-// The receive CQ bounds the connections (docs/connected.md §4, review finding 7): softib's
+// The executor's guard (act_guard, used by Connection::act and by the walk above), literally.
+KTEST(cm_state_teardown, executor_guard)
+{
+	for (usize i = 0; i < kActionCount; i++) {
+		const Action a = Action(i);
+		const bool transition = a == Action::QpToInit || a == Action::QpToRtr || a == Action::QpToRts;
+		const bool fence = a == Action::QpToErr || a == Action::PostDrainWr;
+		EXPECT_EQ(act_guard(a, false, false), transition ? ActGuard::FailNoQp :
+						   fence ? ActGuard::SkipNoQp : ActGuard::Run);
+		EXPECT_EQ(act_guard(a, true, false), a == Action::PostDrainWr ? ActGuard::SkipNoRts : ActGuard::Run);
+		EXPECT_EQ(act_guard(a, true, true), ActGuard::Run);
+	}
+}
+
+// The receive CQ bounds the connections (docs/connected.md §4): softib's
 // max_cqe 65536 without an SRQ, recv_queue_size 512 (UD ring 512, RC send bound 128): 128
 // rings of 512 + 512 + 128 + 128 drain WRs = 66304 do not fit; 126 connections do.
 KTEST(cm_params, cq_bounds_connections)
@@ -1794,7 +1940,7 @@ KTEST(cm_params, cq_bounds_connections)
 // ================================================================= negotiation counters
 
 // What the REQ/REP settled (Event::neg, bidir), counted once when the connection becomes
-// established (issue 13 item 6): not at the REQ/REP, not again later, not for a connection that
+// established (docs/connected.md §9): not at the REQ/REP, not again later, not for a connection that
 // never got there.
 u64 neg_total(const Counters &c)
 {
@@ -1913,7 +2059,7 @@ KTEST(cm_params, negotiation_counter_names)
 	EXPECT_STREQ(ctr_name(Ctr::Ignored), "cm_ignored_events");
 }
 
-// Issue 13 item 1: the receive CQ grows with the connections counted, doubling from
+// The receive CQ grows with the connections counted, doubling from
 // kCqInitialConns, capped at what the device allows, never below what is open.
 KTEST(cm_params, cq_grows_with_the_connections)
 {
@@ -1971,14 +2117,16 @@ KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_con
 KTEST_SUITE(cm_state_illegal, KTEST_CASE(cm_state_illegal, every_event_in_every_state),
 	    KTEST_CASE(cm_state_illegal, closed_is_final));
 KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_wqe),
+	    KTEST_CASE(cm_state_teardown, rx_empty_before_the_error_event_every_state),
 	    KTEST_CASE(cm_state_teardown, nonsrq_fences_at_once),
 	    KTEST_CASE(cm_state_teardown, force_destroy_at_interface_stop),
 	    KTEST_CASE(cm_state_teardown, actions_run_where_they_may),
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
 	    KTEST_CASE(cm_state_teardown, counters_sum),
-	    KTEST_CASE(cm_state_teardown, review_setup_failure_after_queued_teardown),
+	    KTEST_CASE(cm_state_teardown, setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
-	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed));
+	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed),
+	    KTEST_CASE(cm_state_teardown, executor_guard));
 KTEST_SUITE(cm_state_negotiated, KTEST_CASE(cm_state_negotiated, active_counts_at_established_once),
 	    KTEST_CASE(cm_state_negotiated, active_rfc_service_id),
 	    KTEST_CASE(cm_state_negotiated, passive_counts_at_rtu_or_comm_est),

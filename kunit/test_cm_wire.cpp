@@ -287,7 +287,7 @@ KTEST(cm_csum_mark, send_rule)
 	EXPECT_EQ(int(tcp4.rule(kV4, 2)), int(TxCsum::Fill));
 	EXPECT_EQ(int(tcp4.rule(kV4, 8)), int(TxCsum::Fill));
 	EXPECT_EQ(int(tcp4.rule(kV4, 0)), int(TxCsum::Fill));
-	// review s6 L2: the offset alone is not enough
+	// the offset alone is not enough
 	// a tunnel (UDP outer, e.g. VXLAN) whose partial checksum is the inner TCP's: filled
 	EXPECT_EQ(int(udp4.rule(kV4 + 8 + 8 + 14 + 20, kTcpCsumOffset)), int(TxCsum::Fill));
 	EXPECT_EQ(int(udp4.rule(kV4 + 8 + 8 + 14 + 20, kUdpCsumOffset)), int(TxCsum::Fill));
@@ -318,7 +318,7 @@ KTEST(cm_csum_mark, send_rule)
 }
 
 // RFC 4391 §6: octets 2-3 are zero on send unless we mark; what a sender (a raw socket)
-// wrote there does not reach the wire, so it cannot forge the mark (review s6 L2).
+// wrote there does not reach the wire, so it cannot forge the mark.
 KTEST(cm_csum_mark, reserved_cleared_unless_marked)
 {
 	const TxCsum all[] = {TxCsum::AsIs, TxCsum::Fill, TxCsum::Mark};

@@ -75,8 +75,8 @@ KTEST(frag_shim, a_64k_receive)
 	check_assembly(kt, 65524, false);
 }
 
-// The head a ring posts for that size (frag_head_len: 256 bytes, a kmalloc-1k skb, session
-// 11): headers in the head, the rest in 16 pages, and the bytes in order once linearized.
+// The head a ring posts for that size (frag_head_len: 256 bytes, a kmalloc-1k skb):
+// headers in the head, the rest in 16 pages, and the bytes in order once linearized.
 KTEST(frag_shim, small_head)
 {
 	const u32 head = frag_head_len(65524);

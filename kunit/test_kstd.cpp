@@ -52,7 +52,7 @@ KTEST(kstd_base, round_up_pow2_edges)
 	EXPECT_EQ(round_up_pow2(1), u64(1));
 	EXPECT_EQ(round_up_pow2(2), u64(2));
 	EXPECT_EQ(round_up_pow2(3), u64(4));
-	EXPECT_EQ(round_up_pow2(9216), u64(16384));	// a softib RC receive WQE array (session 10)
+	EXPECT_EQ(round_up_pow2(9216), u64(16384));	// a softib RC receive WQE array
 	for (u32 k = 1; k < 64; k++) {
 		const u64 p = u64(1) << k;
 		EXPECT_EQ(round_up_pow2(p - 1), k == 1 ? u64(1) : p);

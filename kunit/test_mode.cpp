@@ -179,7 +179,7 @@ KTEST(oversize_verdict, other_and_multicast)
 	EXPECT_EQ(oversize(v4.b, kEncapLen + 20, false, false, 8), Oversize::FragNeeded);
 }
 
-// The send path hands oversize() a fragmented skb's head (review s6 M1): only kOversizeHead
+// The send path hands oversize() a fragmented skb's head: only kOversizeHead
 // octets are linear. A buffer of exactly that size must do for every verdict (ASan / KASAN
 // catch a read past it).
 KTEST(oversize_verdict, reads_only_its_head)

@@ -293,10 +293,10 @@ KTEST(params_cm, defaults)
 	EXPECT_EQ(out.nonsrq_min_recv, 1u);
 	EXPECT_EQ(out.nonsrq_max_recv, 32u);
 	EXPECT_TRUE(out.limit_from_budget);
-	// 67328 B buffer (a 256-byte head since session 11; 70400 with the page-sized one) + 32 x
+	// 67328 B buffer (a 256-byte head; 70400 with a page-sized one) + 32 x
 	// 288 B RQ (9216 -> 16384 as allocated) + 33 x 80 B CQ + 33 x 360 B SQ (the ring is
 	// kRcSendRingMax, not send_queue_size 256; 11880 -> 16384) + 10 KiB = 112976 B -> 111 KiB
-	// (session 11's measured 219-221 per pair at N = 300); 128 MiB / 111 KiB
+	// (measured: 219-221 per pair at N = 300); 128 MiB / 111 KiB
 	EXPECT_EQ(out.nonsrq_conn_kib, 111u);
 	EXPECT_EQ(out.max_nonsrq_conn_qp, 1180u);
 	EXPECT_EQ(ipoib::rc_send_ring(256), 32u);
@@ -383,7 +383,7 @@ KTEST(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv)
 	EXPECT_FALSE(c.out.bidir);
 }
 
-// Issue 13 item 2: the default limit follows nonsrq_mem_mb; max_nonsrq_conn_qp, when set,
+// The default limit follows nonsrq_mem_mb; max_nonsrq_conn_qp, when set,
 // overrides it. At the defaults a 1 GiB budget holds at least 4096 (the estimate, capped at
 // the in-tree driver's 4096).
 KTEST(params_cm, budget_sets_the_default_limit)

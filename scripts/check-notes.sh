@@ -1,6 +1,6 @@
 #!/bin/sh
-# check-notes.sh - review9 LOW-7: a FeedNotes (ipoib_cm_notes.h) prints its notes in its
-# destructor, which must run after every spinlock of ours is dropped (review s7 LOW-6: with
+# check-notes.sh - a FeedNotes (ipoib_cm_notes.h) prints its notes in its
+# destructor, which must run after every spinlock of ours is dropped (with
 # netconsole on the device a printk re-enters xmit, which takes the table lock). So where a
 # function declares a FeedNotes, no spin guard (kstd::SpinGuard, SpinBhGuard,
 # SpinIrqSaveGuard, the spelled-out kstd::Guard<kstd::lock_policy::Spin...>, or an

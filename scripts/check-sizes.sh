@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-sizes.sh - the size rule of design.md / issue 9: files of a few hundred lines, each with
+# check-sizes.sh - the size rule: files of a few hundred lines, each with
 # one responsibility; no core file (ipoib_*.cpp/.h, kstd) over 600 lines, no shim file
 # (kapi/*.c, kapi/*.h) over 450. Run by `make check`; prints every file over its limit.
 set -eu

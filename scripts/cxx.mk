@@ -3,7 +3,7 @@
 # Kbuild, i.e. before Makefile.lib, so Kbuild's own variables are used lazily).
 #
 # Input: cxx-objs (objects, relative to $(obj), each built from the .cpp of the same stem).
-# Recipe and reasons: docs/build.md and the shared reference docs (cxx-kernel.md) §3-§5.
+# Recipe and reasons: docs/build.md ("The C++ rule").
 
 # ---- compiler: g++ of exactly the kernel's gcc version --------------------------------
 # CC may carry a ccache prefix and a leading space (Debian's .kernelvariables).
@@ -56,7 +56,8 @@ cxx_flags = -Wp,-MMD,$(depfile) \
 
 # ---- the rule: compile, drop COMDAT groups, objtool like C, ELF check ----------------
 # objcopy: ld -r rejects references from __mcount_loc/.orc_unwind_ip into discarded
-# duplicate COMDAT groups (cxx-kernel.md pitfall 1). The .o is deleted on any failure
+# duplicate COMDAT groups (gcc's __mcount_loc and objtool's sections refer to group members
+# by section; without the groups every copy survives as weak code). The .o is deleted on any failure
 # (.DELETE_ON_ERROR), so a failed check never leaves an object behind.
 quiet_cmd_cxx_o_cpp = C++ $(quiet_modtag) $@
       cmd_cxx_o_cpp = $(CXX_KERNEL) $(cxx_flags) -c -o $@ $< \

@@ -254,6 +254,7 @@ void softib_ring_free(struct softib_ring *r);
 /* module parameters (softib_main.c) */
 extern int softib_hosts, softib_ports_per_host, softib_srq, softib_time_scale;
 extern bool softib_retry_immediate;
+extern int softib_alias_host, softib_alias_of;	/* gid_alias=H:V, -1 when unset */
 extern u16 softib_pkeys[SOFTIB_MAX_PKEYS];
 extern int softib_npkeys;
 

@@ -140,6 +140,62 @@ void softib_fault_release_held(void)
 	}
 }
 
+/*
+ * qp_fatal: QP QPN enters the Error state now (every WQE flushes, as qp_err) and its affiliated
+ * error event (IBA 11.6.3.1, IB_EVENT_QP_ACCESS_ERR: a requester's RDMA with a bad R_Key) is
+ * raised only MS ms later, so a consumer polls the flushes before it sees the event. Pending
+ * events wait on fatal_list; the timer raises those due, looking the QP up again by number (a
+ * QP destroyed meanwhile gets none). Under softib_lock.
+ */
+struct softib_fatal {
+	struct list_head node;
+	unsigned long due;		/* jiffies */
+	int host;
+	u32 qpn;
+};
+static LIST_HEAD(fatal_list);
+static struct timer_list fatal_timer;
+
+static void fatal_timer_fn(struct timer_list *t)
+{
+	struct softib_fatal *f, *tmp;
+	struct softib_dev *sd;
+	struct softib_qp *qp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&softib_lock, flags);
+	list_for_each_entry_safe(f, tmp, &fatal_list, node) {
+		if (time_before(jiffies, f->due)) {
+			mod_timer(&fatal_timer, f->due);
+			break;
+		}
+		list_del(&f->node);
+		sd = softib_devs[f->host];
+		qp = sd ? xa_load(&sd->qps, f->qpn) : NULL;
+		if (qp && !qp->dead && qp->state == IB_QPS_ERR)
+			softib_qp_event(qp, IB_EVENT_QP_ACCESS_ERR);
+		kfree(f);
+	}
+	spin_unlock_irqrestore(&softib_lock, flags);
+}
+
+/* lock held */
+static int fatal_later(struct softib_dev *sd, struct softib_qp *qp, u32 ms)
+{
+	struct softib_fatal *f = kmalloc(sizeof(*f), GFP_ATOMIC);
+
+	if (!f)
+		return -ENOMEM;
+	f->due = jiffies + msecs_to_jiffies(ms);
+	f->host = sd->idx;
+	f->qpn = qp->qpn;
+	list_add_tail(&f->node, &fatal_list);	/* in due order: MS is bounded, timers coarse */
+	softib_qp_error(qp);
+	if (!timer_pending(&fatal_timer) || time_before(f->due, fatal_timer.expires))
+		mod_timer(&fatal_timer, f->due);
+	return 0;
+}
+
 static int fault_show(struct seq_file *s, void *unused)
 {
 	struct softib_dev *sd = s->private;
@@ -391,6 +447,16 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		else
 			qp->vanished = true;	/* peers now see "no such QP" */
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "qp_fatal") && argc == 3) {
+		int err;
+
+		if (kstrtou32(argv[1], 0, &a) || kstrtou32(argv[2], 0, &b) || b > 60000)
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		qp = xa_load(&sd->qps, a);
+		err = qp && !qp->dead && qp->state != IB_QPS_ERR ? fatal_later(sd, qp, b) : -EINVAL;
+		spin_unlock_irqrestore(&softib_lock, flags);
+		return err;
 	} else if ((!strcmp(argv[0], "port_down") || !strcmp(argv[0], "port_up") ||
 		    !strcmp(argv[0], "reregister")) && argc == 2) {
 		p = parse_port(argv[1]);
@@ -501,6 +567,7 @@ void softib_fault_dev_add(struct softib_dev *sd)
 int softib_fault_init(void)
 {
 	timer_setup(&held_timer, held_timer_fn, 0);
+	timer_setup(&fatal_timer, fatal_timer_fn, 0);
 	dbg_root = debugfs_create_dir("softib", NULL);
 	if (IS_ERR(dbg_root))
 		dbg_root = NULL;
@@ -524,4 +591,14 @@ void softib_fault_exit(void)
 	}
 	spin_unlock_irqrestore(&softib_lock, flags);
 	del_timer_sync(&held_timer);
+	/* emptied first: the timer re-arms only for what is still listed */
+	spin_lock_irqsave(&softib_lock, flags);
+	while (!list_empty(&fatal_list)) {
+		struct softib_fatal *f = list_first_entry(&fatal_list, struct softib_fatal, node);
+
+		list_del(&f->node);
+		kfree(f);
+	}
+	spin_unlock_irqrestore(&softib_lock, flags);
+	del_timer_sync(&fatal_timer);
 }

@@ -24,6 +24,8 @@ static char *pkeys = "";
 static char *host_srq = "";
 static char *host_recv_sge = "";
 static char *retry_exc = "timed";
+static char *gid_alias = "";
+int softib_alias_host = -1, softib_alias_of = -1;
 
 module_param_named(hosts, softib_hosts, int, 0444);
 MODULE_PARM_DESC(hosts, "number of simulated hosts (1-" __stringify(SOFTIB_MAX_HOSTS) ", default 2)");
@@ -40,6 +42,8 @@ MODULE_PARM_DESC(host_recv_sge, "per-host receive SGE limit (max_recv_sge, max_s
 module_param_named(time_scale, softib_time_scale, int, 0444);
 MODULE_PARM_DESC(time_scale, "divide RNR and ACK timeouts by N (1-1000000, default 1)");
 module_param(retry_exc, charp, 0444);
+module_param(gid_alias, charp, 0444);
+MODULE_PARM_DESC(gid_alias, "test: H:V gives host H's port 1 a second GID (index 1), host V's port 1 GID, unknown to the SA");
 MODULE_PARM_DESC(retry_exc, "RC peer gone: 'timed' (local ACK timeout x retries) or 'immediate'");
 
 DEFINE_SPINLOCK(softib_lock);
@@ -265,6 +269,18 @@ static int parse_params(void)
 	} else {
 		pr_err("softib: retry_exc='%s' must be 'timed' or 'immediate'\n", retry_exc);
 		return -EINVAL;
+	}
+	if (gid_alias[0]) {
+		/* a port claiming another port's GID (a hostile node on the partition) */
+		if (sscanf(gid_alias, "%d:%d", &softib_alias_host, &softib_alias_of) != 2 ||
+		    softib_alias_host < 0 || softib_alias_host >= softib_hosts || softib_alias_of < 0 ||
+		    softib_alias_of >= softib_hosts || softib_alias_host == softib_alias_of) {
+			pr_err("softib: gid_alias='%s' must be H:V, two different hosts below %d\n", gid_alias,
+			       softib_hosts);
+			return -EINVAL;
+		}
+		pr_info("softib: host %d port 1 has GID index 1 = host %d port 1's GID (gid_alias)\n",
+			softib_alias_host, softib_alias_of);
 	}
 	for (i = 0; i < softib_hosts; i++) {
 		softib_host_srq[i] = softib_srq;

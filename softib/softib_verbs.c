@@ -61,6 +61,12 @@ static int softib_query_device(struct ib_device *ibdev, struct ib_device_attr *a
 	return 0;
 }
 
+/* gid_alias=H:V: port 1 of host H has a second GID, host V's port 1 GUID (its load value) */
+static int softib_gid_count(struct softib_dev *sd, u32 port)
+{
+	return sd->idx == softib_alias_host && port == 1 ? 2 : 1;
+}
+
 static int softib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *a)
 {
 	struct softib_port *sp = &to_sdev(ibdev)->ports[port];
@@ -74,7 +80,7 @@ static int softib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_a
 	spin_unlock_irqrestore(&softib_lock, flags);
 	a->max_mtu = IB_MTU_4096;
 	a->active_mtu = IB_MTU_4096;
-	a->gid_tbl_len = 1;
+	a->gid_tbl_len = softib_gid_count(to_sdev(ibdev), port);
 	a->pkey_tbl_len = SOFTIB_MAX_PKEYS;
 	a->max_msg_sz = SOFTIB_MAX_MSG;
 	a->bad_pkey_cntr = min_t(u64, atomic64_read(&sp->cnt[SOFTIB_CNT_DROP_PKEY]), 0xffff);
@@ -114,7 +120,7 @@ static int softib_get_port_immutable(struct ib_device *ibdev, u32 port,
 			     RDMA_CORE_CAP_IB_CM | RDMA_CORE_CAP_IB_SA |
 			     RDMA_CORE_CAP_AF_IB;
 	im->max_mad_size = IB_MGMT_MAD_SIZE;
-	im->gid_tbl_len = 1;
+	im->gid_tbl_len = softib_gid_count(to_sdev(ibdev), port);
 	im->pkey_tbl_len = SOFTIB_MAX_PKEYS;
 	return 0;
 }
@@ -126,10 +132,11 @@ static enum rdma_link_layer softib_get_link_layer(struct ib_device *ibdev, u32 p
 
 static int softib_query_gid(struct ib_device *ibdev, u32 port, int index, union ib_gid *gid)
 {
-	if (index != 0)
+	if (index < 0 || index >= softib_gid_count(to_sdev(ibdev), port))
 		return -EINVAL;
 	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
-	gid->global.interface_id = to_sdev(ibdev)->ports[port].guid;
+	gid->global.interface_id = index ? cpu_to_be64(SOFTIB_GUID_BASE + ((u64)softib_alias_of << 8) + 1) :
+					   to_sdev(ibdev)->ports[port].guid;
 	return 0;
 }
 

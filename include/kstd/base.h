@@ -25,7 +25,8 @@
 #endif
 
 // Kernel-style annotate_unreachable(): tells objtool the path ends here. One __COUNTER__
-// value is used for the label and the .discard.unreachable entry (cxx-kernel.md pitfall 5).
+// value is used for the label and the .discard.unreachable entry: objtool cannot see that a
+// call into another object does not return, and warns "falls through" without it.
 #define KSTD_UNREACHABLE_N(n)                                                           \
 	do {                                                                            \
 		asm volatile(".Lkstd_unreach" #n ":\n\t"                                \

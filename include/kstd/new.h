@@ -35,6 +35,6 @@ void operator delete[](void *p) noexcept;
 void operator delete[](void *p, __SIZE_TYPE__) noexcept;
 
 // kmalloc guarantees only KAPI_KMALLOC_MINALIGN: without these deletions an alignas(64)
-// type would silently take the unaligned overload (cxx-kernel.md pitfall 3).
+// type would silently take the unaligned overload (C++17 falls back to it without a warning).
 void *operator new(__SIZE_TYPE__, std::align_val_t, kstd::Gfp) noexcept = delete;
 void *operator new[](__SIZE_TYPE__, std::align_val_t, kstd::Gfp) noexcept = delete;

@@ -117,7 +117,7 @@ void ktest_alloc_fail_all(int on) { fail_all = on; }
 
 /* ---------------------------------------------------------------- log, bug, warn */
 /* Log lines printed while a spinlock of ours was held (kunit/host/test_cm_notes.cpp: with
- * netconsole on the device such a printk re-enters xmit, review s7 LOW-6). */
+ * netconsole on the device such a printk re-enters xmit). */
 int host_spins_held, host_vlog_under_spin;
 void kapi_vlog(enum kapi_log_level level, const char *prefix, const char *fmt, va_list ap)
 {

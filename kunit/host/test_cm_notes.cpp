@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_cm_notes.cpp (host only): what Connection::feed has to log under the table lock waits
-// for the unlock (ipoib_cm_notes.h, review s7 LOW-6: with netconsole on the device a printk
+// for the unlock (ipoib_cm_notes.h: with netconsole on the device a printk
 // under our locks re-enters xmit, which takes them). The host's spinlocks count how many are
 // held and kapi_vlog counts the lines printed meanwhile (kunit/host/host.c).
 #include "ipoib_cm_notes.h"

@@ -190,7 +190,7 @@ KTEST(rc_recv_ring, sges_and_receive_mtu)
 	EXPECT_EQ(r.alloc(2, kFragHeadMax + kFragPages * u32(KAPI_PAGE_SIZE) + 1), Status::Invalid);
 }
 
-// The head (session 11, issue 13 item 1): within the SGEs a kFragHeadMax head needs, the head
+// The head (docs/connected.md §5): within the SGEs a kFragHeadMax head needs, the head
 // is only what the pages leave over, at least kFragHeadMin (the headers); a 65524-byte buffer is a 256-byte head and 16 pages, not 3712 and 16 pages (3 KiB
 // more per posted buffer: the kmalloc-1k skb against a page). Literal figures, then the rule
 // for every size: the SGEs hold the buffer, no SGE is empty, no head is bigger than one page's
@@ -284,7 +284,7 @@ KTEST(rc_recv_ring, replacement_first_keeps_unused_pages)
 	EXPECT_EQ(fake_dma_live(), 4 * 17);
 }
 
-// The never-zero invariant (issue 11 item 4): a random sequence of receives of random sizes,
+// The never-zero invariant (docs/design.md §4 item 2): a random sequence of receives of random sizes,
 // with allocation failing at random (all of it, or one allocation at random), growth asked
 // for on every poll: after every poll what the HCA holds is exactly what the ring counts,
 // and it is never lowered by a failure (only growth changes it, upwards).
@@ -412,7 +412,7 @@ KTEST(rc_recv_ring, grow_if_low)
 	EXPECT_EQ(u32(fake_rq_outstanding(&t.rq())), 8u);
 }
 
-// Idle shrink (issue 13 item 1): after kRcShrinkIdleMs without demand the target drops to
+// Idle shrink (docs/connected.md §5): after kRcShrinkIdleMs without demand the target drops to
 // what post_initial posted; nothing posted is cancelled, and the buffers completing from then
 // on are handed up without replacement until the ring is back at its floor.
 KTEST(rc_recv_ring, shrinks_after_idle_without_cancelling)
@@ -453,12 +453,11 @@ KTEST(rc_recv_ring, shrinks_after_idle_without_cancelling)
 	EXPECT_EQ(fake_dma_live(), 2 * long(t.r.nsge()));
 }
 
-// Issue 13 item 1: a ring of one grows on a stream, not on sporadic traffic. A completion
+// A ring of one grows on a stream, not on sporadic traffic. A completion
 // per second (ping's default), or windows more than kRcGrowGapMs apart, leave it at one
 // buffer; kRcGrowStreak1 windows each within kRcGrowGapMs of the one before grow it, and the
-// 3/4 rule then doubles it at every window a stream drains. With kRcGrowStreak1 = 1 (in force
-// since the end of session 8) the first completion grows it; planted at 2 this test checked
-// the whole rule (kRcGrowStreak1 = 1 with the =2 assertions failed it, so did a missing gap test).
+// 3/4 rule then doubles it at every window a stream drains. Checks the whole rule: with
+// kRcGrowStreak1 = 1, or without the gap test, it fails.
 KTEST(rc_recv_ring, ring_of_one_grows_on_a_stream_only)
 {
 	RcOn t(32, 1);
@@ -533,11 +532,11 @@ struct Grown4 : RcOn {
 	explicit Grown4(u32 slots) : RcOn(slots, 1) { grown = ok && ramp(4, now); }
 };
 
-// Issue 13 (session 10): a ring of nonsrq_min_recv = 1 that grew settles at exactly one
-// buffer once idle, and stays there under sporadic traffic. Before, the completion that
-// retired the second-to-last buffer counted as demand for the ring of one it left (adapt()
-// runs after complete(): one of one consumed is "low"), so it grew back to 2 in the same
-// pass and an idle connection that was ever busy kept two buffers per end.
+// A ring of nonsrq_min_recv = 1 that grew settles at exactly one buffer once idle, and stays
+// there under sporadic traffic. If the completion that retired the second-to-last buffer
+// counted as demand for the ring of one it left (adapt() runs after complete(): one of one
+// consumed is "low"), it would grow back to 2 in the same pass and an idle connection that
+// was ever busy would keep two buffers per end.
 KTEST(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle)
 {
 	Grown4 t(32);
@@ -565,12 +564,11 @@ KTEST(rc_recv_ring, grown_ring_settles_at_its_floor_after_idle)
 	EXPECT_EQ(t.c.nomem, 0u);
 }
 
-// The guarantee at its narrowest (session 10, make test's ipoib-cm-bidir read rx_posted=0 on
-// a ring of one): when a non-SRQ QP's last posted receive completes, complete() posts its
+// The guarantee at its narrowest (a ring of one): when a non-SRQ QP's last posted receive completes, complete() posts its
 // buffer again before it returns the skb to hand up, not at the end of the NAPI batch, so
 // the QP holds a receive while the packet is up the stack and the count never reads 0.
-// Before, after complete() the ring of one had 0 posted on the QP and in its count until
-// rx_batch()'s repost. Also through a copybreak, a full take and a failed replacement.
+// Reposted at the end of the batch instead, the ring of one would have 0 posted on the QP
+// and in its count until rx_batch()'s repost. Also through a copybreak, a full take and a failed replacement.
 KTEST(rc_recv_ring, last_receive_reposted_before_its_packet_goes_up)
 {
 	RcOn t(32, 1);
@@ -595,12 +593,12 @@ KTEST(rc_recv_ring, last_receive_reposted_before_its_packet_goes_up)
 	EXPECT_EQ(t.c.nomem, 1u);
 }
 
-// Review10 M1 (session 10): a grown ring whose stream resumes after the idle shrink period
+// A grown ring whose stream resumes after the idle shrink period
 // keeps what the stream uses. Its goal drops to the floor at the first completion after the
 // silence and each completion then retires a buffer; a window of c completions must stop the
 // shrink near 4c/3, as the 3/4 rule does for any ring. Measured against the buffers the window
-// started with, the shrink went on until the ring had about c/3 left (2 for every c from 4 to
-// 16) and the stream met an empty queue (RNR NAKs: 2, 10, 26, 34 messages).
+// started with, the shrink would go on until the ring had about c/3 left (2 for every c from
+// 4 to 16) and the stream would meet an empty queue (RNR NAKs).
 KTEST(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring)
 {
 	static const u32 rates[] = {4u, 8u, 16u};
@@ -662,7 +660,7 @@ KTEST(rc_recv_ring, a_setup_burst_leaves_a_ring_of_one)
 	EXPECT_GE(kRcGrowStreak1, 3u);		// a burst of two is below the rule's run
 }
 
-// review10 L7: the peer sends into a ring with this end's cm_rnr_retry; when that is finite a
+// The peer sends into a ring with this end's cm_rnr_retry; when that is finite a
 // message that meets too many RNR NAKs kills the connection, so a ring of one grows at its
 // first low window, not the kRcGrowStreak1-th. One completion is enough.
 KTEST(rc_recv_ring, finite_rnr_retry_grows_a_ring_of_one_at_once)
@@ -791,9 +789,8 @@ KTEST(rc_recv_ring, post_initial_fails_whole)
 }
 
 // Sustained load on a 256-slot ring: every poll finds the whole queue consumed. It grows to
-// size(), by at most kPollBatch buffers per call (bounded GFP_ATOMIC work in NAPI). Before
-// the fix the demand signal (fewest posted) was kept up by the in-batch reposts and growth
-// stopped at 32.
+// size(), by at most kPollBatch buffers per call (bounded GFP_ATOMIC work in NAPI). A demand
+// signal of "fewest posted" would be kept up by the in-batch reposts and stop growth at 32.
 KTEST(rc_recv_ring, grows_to_size_under_sustained_load)
 {
 	RcOn t(256, 4);
@@ -1058,7 +1055,7 @@ KTEST(rc_recv_ring, never_zero_with_refused_posts_and_errors)
 
 // Copybreak: a packet of at most kRcCopybreak bytes goes up as a copy of its size (each part
 // synced for the CPU, then back to the device), from the head and, past its 256 bytes, the
-// pages it reached (session 11: up to the 3712 bytes the old head held alone), and the same
+// pages it reached (up to kFragHeadMax = 3712 bytes), and the same
 // buffer is reposted; one byte more takes the head and pages. No skb for the copy: falls
 // back to the replacement path, nothing lost.
 KTEST(rc_recv_ring, copybreak_copies_small_packets_and_reposts_the_buffer)
@@ -1324,9 +1321,8 @@ KTEST(rc_dispatch, nonsrq_fence_drain_before_receive_flushes) { fence_in_order(k
 KTEST(rc_dispatch, nonsrq_fence_drain_after_receive_flushes) { fence_in_order(kt, false, true); }
 KTEST(rc_dispatch, nonsrq_fence_from_completions) { fence_in_order(kt, false, false); }
 
-// Review s6 L4: a steady stream at a quarter of the ring per poll is not "idle": the ring
-// keeps every buffer (before, the goal dropped to the floor after 5 s and the ring collapsed
-// to 16 posted while packets kept coming). Idle means no completion for kRcShrinkIdleMs.
+// A steady stream at a quarter of the ring per poll is not "idle": the ring keeps every
+// buffer (the goal must not drop to the floor after 5 s while packets keep coming). Idle means no completion for kRcShrinkIdleMs.
 KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 {
 	RcOn t(32, 1);

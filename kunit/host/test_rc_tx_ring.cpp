@@ -152,7 +152,7 @@ KTEST(rc_tx_ring, watchdog_clock)
 }
 
 
-// Review F4: the head and each fragment are one SGE each; every mapping is undone at the
+// The head and each fragment are one SGE each; every mapping is undone at the
 // completion; an skb with more fragments than the QP's SGEs is linearized (counted).
 KTEST(rc_tx_ring, gathers_head_and_fragments)
 {
@@ -314,7 +314,7 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 	EXPECT_FALSE(cm::encap_csum_marked(kapi_skb_data(other)));
 	EXPECT_EQ(t.c.csum_filled, 2u);
 	// a packet whose checksum is done already goes as it is
-	// (its octets 2-3 cleared: a sender's forged mark does not reach the wire, review s6 L2)
+	// (its octets 2-3 cleared: a sender's forged mark does not reach the wire)
 	kapi_skb *done = t.skb(64);
 	encap_write(kapi_skb_data(done), 0x0800);
 	cm::encap_mark_csum(kapi_skb_data(done));
@@ -332,7 +332,7 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 	EXPECT_EQ(t.r.drain(), 4u);
 }
 
-// Review s7 LOW-3: octets 2-3 are written only when they differ from what the send needs,
+// Octets 2-3 are written only when they differ from what the send needs,
 // and then into a head of the skb's own: a clone (a tap, tc mirred) shares the head, and its
 // copy of the packet keeps what the stack sent. A failed copy drops the packet, counted.
 KTEST(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3)
@@ -352,7 +352,7 @@ KTEST(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3)
 	EXPECT_EQ(int(t.r.post(done, 0, true)), int(RcPost::Posted));
 	EXPECT_EQ(fake_cow_copies(), copies + 1);
 	EXPECT_TRUE(fake_skb_shared_data(done) == kapi_skb_data(done));
-	// a forged mark on a clone: cleared in our copy (review s6 L2), the clone keeps its bytes
+	// a forged mark on a clone: cleared in our copy, the clone keeps its bytes
 	kapi_skb *forged = t.skb(64);
 	encap_write(kapi_skb_data(forged), 0x0800);
 	cm::encap_mark_csum(kapi_skb_data(forged));
@@ -372,7 +372,7 @@ KTEST(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3)
 	EXPECT_EQ(t.r.drain(), 3u);
 }
 
-// Review s6 L3: a completion for a slot that holds no send (a duplicate CQE, a stale wr_id,
+// A completion for a slot that holds no send (a duplicate CQE, a stale wr_id,
 // a completion with nothing outstanding) is refused, counted and warned once, never
 // dereferenced; the ring's sends that are outstanding are not disturbed by it.
 KTEST(rc_tx_ring, completion_for_an_empty_slot_is_refused)

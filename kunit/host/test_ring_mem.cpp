@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_ring_mem.cpp (host only, over kunit/host/fake_verbs.c): the rings' memory accounting
-// (issue 13 item 1, docs/connected.md §5.1): RecvRing::bytes() follows every buffer it
+// (docs/connected.md §5.1): RecvRing::bytes() follows every buffer it
 // allocates and frees (post_initial, replacement, growth, growth without memory, the idle
 // shrink, copybreak, errors) and is 0 after release(); the refused completions reach the
 // owner's counter (item 3: ethtool rc_rx_refused). The send ring's accounting and trim() are
@@ -102,8 +102,8 @@ KTEST(ring_mem, rc_rx_bytes_follow_growth_shrink_and_release)
 		EXPECT_EQ(t.r.bytes(), rx_tables(32));	// tables only: no buffer yet
 		ASSERT_OK(t.r.post_initial(1));
 		EXPECT_EQ(t.r.bytes(), rx_tables(32) + rx_buf(kMaxRecvMtu));
-		// ~65 KiB for one 65520-byte buffer (a 256-byte head and 16 pages; 70 KiB with the
-		// 3712-byte head of sessions 6-10): less than 16 pages and a page-sized head
+		// ~65 KiB for one 65520-byte buffer (a 256-byte head and 16 pages; a 3712-byte head
+		// would make it 70 KiB): less than 16 pages and a page-sized head
 		EXPECT_GE(t.r.bytes(), 16u * KAPI_PAGE_SIZE + kFragHeadMin);
 		EXPECT_LT(t.r.bytes(), 16u * KAPI_PAGE_SIZE + kFragHeadMax);
 		u64 now = 1000;
@@ -128,7 +128,7 @@ KTEST(ring_mem, rc_rx_bytes_follow_growth_shrink_and_release)
 			EXPECT_EQ(t.r.bytes(), t.expect());
 		}
 		EXPECT_EQ(t.r.bytes(), rx_tables(32) + 2 * rx_buf(kMaxRecvMtu));
-		ASSERT_TRUE(t.consume(1000));	// and down to its floor (session 10: it grew back to 2)
+		ASSERT_TRUE(t.consume(1000));	// and down to its floor (not back to 2)
 		t.poll(++now);
 		EXPECT_EQ(t.r.active(), 1u);
 		EXPECT_EQ(t.r.bytes(), rx_tables(32) + rx_buf(kMaxRecvMtu));

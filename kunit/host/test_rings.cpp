@@ -260,7 +260,7 @@ KTEST(recv_ring, partial_post_keeps_the_rest_queued)
 	EXPECT_EQ(fake_skbs_live(), 8);
 }
 
-// Issue 13 items 1 and 3: the UD ring counts what it holds (its tables, and per slot the
+// The UD ring counts what it holds (its tables, and per slot the
 // RxBuf and its head's truesize: in the fake an skb's allocation + 64) and 0 after release();
 // a refused completion reaches the owner's counter (ethtool rx_refused).
 KTEST(recv_ring, bytes_and_refused_counter)

@@ -361,8 +361,8 @@ static int __init ktest_init(void)
 	/*
 	 * Lines the VM scenario parses: the number of suites and cases, then one line per suite
 	 * in run order. One line per suite, not a list on the first line: a printk line holds
-	 * at most ~1000 bytes, and a fixed buffer truncated the list once it grew past 512 (the
-	 * last name came out as "pkey_" and every later suite went unreported). The scenario
+	 * at most ~1000 bytes, and a fixed buffer would truncate the list past its size (every
+	 * later suite unreported). The scenario
 	 * checks that it saw as many suite lines as the first line announces.
 	 */
 	{

@@ -148,11 +148,11 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
 # is raised to the window's seconds (one probe a second, as before), so a neighbour whose
 # first 3 probes went unanswered is not declared failed ("Destination Host Unreachable",
 # which iputils counts towards -c 1 and ends the ping: 30 of 63 in-tree peers at once on 73
-# hosts under load 13, session 9) but probed on, as a ping without -c would keep it. If a
+# hosts under load 13) but probed on, as a ping without -c would keep it. If a
 # ping still ends without a reply, it is started again until the window has passed; that
 # peer's time is then the retry's start (from /proc/uptime, so it includes one process
 # start) + the retry's own measure, and the check line says how many needed a retry.
-# Figures per N (issue 12: the most hosts softib and the VM hold, where not every peer may
+# Figures per N (up to the most hosts softib and the VM hold, where not every peer may
 # answer): setup_answered (peers that answered within the window), setup_time_p50 and
 # setup_time_p90 (nearest rank over all N peers, a peer that never answered ranking last:
 # no figure when the rank falls on one) and setup_time, the slowest peer's, the time until
@@ -161,11 +161,11 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c 'type RC'; }
 # With MEM=1 (connected mode without SRQ) also the memory the connections pin once idle:
 # free memory before the pings minus after (caches dropped both times; free_kib counts the
 # pages on the per-CPU lists, which MemAvailable leaves out: up to megabytes of noise
-# between two readings, session 8), per RC connection
+# between two readings), per RC connection
 # (a pair of RC QPs: rdma resource counts both ends, which live in this VM). The caller
 # empties MEM_AFTER at each bring-up.
 MEM_AFTER=""
-# The slab part, per cache (issue 13 item 2), saved next to each free-memory reading:
+# The slab part, per cache, saved next to each free-memory reading:
 # /proc/slabinfo's active objects x object size (what was asked) and slabs x pages per slab
 # (what the allocator holds), bytes. slab_diff prints, for the caches whose slabs grew by at
 # least 8 KiB over all connections, "cache +objects/+slabs" in KiB per connection (one
@@ -228,8 +228,8 @@ setup() {
         [ "${b_off:-0}" = 0 ] || b_peers="$b_peers@+$b_off"
         b_si=$((b_si + 1))
     done
-    # Kept for the diagnosis of a cell that disagrees (session 11: a one-run N=63 figure could
-    # not be explained afterwards): which echo each peer first answered and that reply's RTT
+    # Kept for the diagnosis of a cell that disagrees (a one-run figure cannot be explained
+    # afterwards without it): which echo each peer first answered and that reply's RTT
     # (echo 1 late: its setup waited; a later echo: the first ones were dropped), and A's
     # counters after the pings (path queries, back-off and queue drops: docs/datagram.md).
     diag "bench-peers $MODE $SRQ $SLOT $RUN $1 (first answered echo/its RTT ms[@+retry start ms]):$b_peers"
@@ -265,9 +265,9 @@ setup() {
         rec mem_total - - "$1" "$((b_m0 - b_m1))"
         rec mem_conns - - "$1" "$b_conns"
         # without the mesh (BENCH_MESH=0) the figure is the hub's largest N, from the previous
-        # N's reading (sessions 7-10); mem_n: the connections it divides by
+        # N's reading; mem_n: the connections it divides by
         if [ "$1" = "$PEERS_MAX" ] && [ "$BENCH_MESH" = 0 ]; then
-            # size N: the hub's figure is another quantity than the largest N's (review11 L1)
+            # size N: the hub's figure is another quantity than the largest N's
             rec mem_per_idle_conn - - "$1" "$(( (b_m0 - b_m1) / b_conns ))"
             rec mem_n - - - "$b_conns"
         fi
@@ -275,8 +275,8 @@ setup() {
     return 0
 }
 
-# mem_largest HUB_PEERS [MAX_PAIRS]: the memory cell at the largest N (issue 13: per-connection memory
-# is "taken at the largest N, where noise matters least"; session 11). After the bring-up's
+# mem_largest HUB_PEERS [MAX_PAIRS]: the memory cell at the largest N (per-connection memory
+# is taken at the largest N, where noise matters least). After the bring-up's
 # setup Ns (A pinged B1..B<HUB_PEERS>), the peers B1..B<HOSTS-1> are paired with each other
 # too, one ping per pair (Bi -> Bj, i < j: one direction, no crossing REQs), pairs in order
 # of j - i (so a partial mesh spreads over every peer), as many as the driver's memory
@@ -316,7 +316,7 @@ mem_largest() {
         head -n "$b_pairs" > /tmp/mesh.pairs
     rm -f /tmp/mesh.lost
     b_pids=""
-    # one window for the whole mesh (review11 M1): a source's pings run one after the other,
+    # one window for the whole mesh: a source's pings run one after the other,
     # so a window per ping would let each unanswered pair add a minute to its source's chain;
     # a ping left without time is counted unanswered, not run
     b_end=$(( $(ms_now) / 1000 + BENCH_SETUP_WINDOW ))
@@ -339,8 +339,8 @@ mem_largest() {
     [ "$b_conns" -gt 0 ] && diag "bench slab $MODE srq=$SRQ $SLOT run $RUN largest N=$b_conns connections, KiB per connection: $(slab_diff /tmp/slab.base /tmp/slab.after $b_conns)"
     # no pair allowed (a VM too small for one more in-tree pair): the figure is the hub's
     # every answered pair holds at least one connection of its own (ours one, in-tree two), and
-    # at most a tenth of the pairs went unanswered within the window (review11 L2: one
-    # connection out of hundreds of pairs passed the old check)
+    # at most a tenth of the pairs went unanswered within the window (one connection out
+    # of hundreds of pairs must not pass)
     check "$SLOT run $RUN: the mesh's $b_pairs pairs: $((b_pairs - b_lost)) answered, $((b_conns - b_hc)) connections" \
         test "$((b_conns - b_hc))" -ge "$((b_pairs - b_lost))" -a "$((b_lost * 10))" -le "$b_pairs"
     if check "$SLOT run $RUN: largest N: $b_conns idle RC connections ($b_hc hub + $((b_conns - b_hc)) mesh)" test "$b_conns" -gt 0; then

@@ -1,8 +1,8 @@
 #!/bin/sh
-# prof-dg (session 7, helper "perf"): a perf profile of datagram-mode iperf3 TCP, ours against a
+# prof-dg: a perf profile of datagram-mode iperf3 TCP, ours against a
 # second build of ours (ib_ipoib_cm_b, e.g. an older commit), in one boot. Not an e2e scenario
-# (it asserts nothing about the driver; docs/datagram.md "Datagram CPU per byte" has what it
-# showed). How to run it (perf is not in the e2e image):
+# (it asserts nothing about the driver; docs/datagram.md "NAPI scheduling from task context"
+# has what it showed). How to run it (perf is not in the e2e image):
 #   1. a scratch copy of the tree (tar without .git and build/ into /tmp/X/tree), built, with
 #      "/usr/bin/perf /usr/bin/perf" added to scripts/mkinitramfs's TOOLS list;
 #   2. the other tree built as ib_ipoib_cm_b, as scripts/bench does for BENCH_OURS_B (Kbuild's

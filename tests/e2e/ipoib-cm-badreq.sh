@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode, bad input from the wire (issue 11 "Bad input", issue 13 item 5): a raw ib_cm
+# Connected mode, bad input from the wire (RFC 4755 §6 private data in a REQ): a raw ib_cm
 # peer (tests/kmod/ipoib_cmreq_test, from softib0, which has no IPoIB of its own in this
 # check) sends REQs to our listener on softib1 with the private data and service IDs a test
 # chooses. RFC 4755 §6 private data: 8 octets, Reserved(8) | UD QPN(24) | Receive MTU(32).
@@ -120,7 +120,8 @@ check "... every REP we sent was REJected by the peer with 28 ($r28)" test "$r28
 check "icm0 exists" test -e /sys/class/net/icm0
 ip link set icm1 down
 cm_ours_pair 10.0.7
-check "then ours <-> ours in connected mode: 60000-byte pings answered" ns_reach A 10.0.7.2 3 -s 60000
+check "then ours <-> ours in connected mode: 60000-byte pings all answered" ns_ping_all A 10.0.7.2 3 -s 60000
+cm_ctrs A icm0; cm_ctrs B icm1
 check "kernel log clean" dmesg_clean
 ns_delete_all
 exit $(tap_status)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode ours <-> ours (both announce kCapBidir, design.md §4 item 5): ONE RC
+# Connected mode ours <-> ours (both announce kCapBidir, docs/design.md §4 item 5): ONE RC
 # connection carries both directions. softib srq=0 and nonsrq_min_recv=1, the hardest case
 # for the never-zero rule: each QP starts with a single receive posted and grows on demand.
 # iperf3 --bidir (both directions moving at once) while debugfs is sampled: every sample shows
@@ -174,7 +174,7 @@ check_delta "B sent >= 1 MB over the connection it accepted" i B:icm1 rc_tx_byte
 diag "rx_posted seen: $(sed -n 's/.* rx_posted=\([0-9]*\) .*/\1/p' /tmp/samples | sort -n | uniq -c | tr '\n' ' ')"
 diag "$(ns_exec A ethtool -S icm0 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
 diag "$(ns_exec B ethtool -S icm1 | grep -E '^ +(cm_|rc_)' | grep -v ': 0$' | tr '\n' ' ')"
-# Idle shrink (issue 13 item 1): after more than 5 s without demand the rings stop replacing
+# Idle shrink (docs/connected.md §5): after more than 5 s without demand the rings stop replacing
 # completed buffers until they are back at nonsrq_min_recv; pings then still get through
 # (nothing posted is cancelled: never zero), and the table shows the smaller rx_size=.
 ra=$(sed -n 's/.* rx_size=\([0-9]*\) .*/\1/p' $ca | head -n1)

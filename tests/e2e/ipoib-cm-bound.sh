@@ -1,7 +1,7 @@
 #!/bin/sh
 # Connected mode ours <-> ours (softib SRQ), three hosts: A's interface-wide RC send bound
 # (min(send_queue_size, kRcSendRingMax) = 32 sends in flight) saturated by one peer while another peer's queue
-# waits for it (review s7 MED-1 and LOW-2 end to end; docs/connected.md §4).
+# waits for it (the backlog and the bound in xmit end to end; docs/connected.md §4).
 #   1. A's connection to C is held connecting (softib2 holds C's REP 4.5 s) with C's pings
 #      queued on A for it. 4.5 s: the margin for steps 2-3 on a loaded host (up to 3 s may
 #      go to C's pings queueing before B's flood starts) while A's REQ, resent every
@@ -12,18 +12,18 @@
 #   3. C's REP arrives: its StartSending finds the bound full and C's queue waits for it
 #      (the backlog, cm_tx_flush_held counts its packets).
 #   3b. The netdev watchdog fires on A's stopped queue (waited for: it must, 1 s after the
-#      stop) and each timeout's log line names the full RC bound (review10 L4).
+#      stop) and each timeout's log line names the full RC bound.
 #   4. B's stall is lifted within the send watchdog's 10 s: B's sends complete, the backlog
 #      drains while B's flood goes on, and every ping of C is answered, in order.
 # A's pings are ICMP datagram ("ping") sockets (ping_group_range): the kernel hands each its
 # own replies. Over raw sockets (the default for root), iputils installs its ident filter only
 # after its first foreign reply, so C's ping socket took B's flood replies too; when B's stall
 # lifted, B's burst (~4.3 KiB truesize each) filled its 128 KiB receive buffer and C's held
-# replies, delivered right after in order, were dropped there (sk_drops 16): the "overtaken"
-# queue of session 9 (docs/connected.md §10.2c).
-# Not reached: a packet meeting the bound in xmit (LOW-2, cm_inflight_full): the netdev queue
-# stops at the bound, so the rest wait in the qdisc. docs/connected.md §10.2c. 4 passes of 4;
-# with the backlog add planted out of cm_flush_peer, 0 of C's pings were answered.
+# replies, delivered right after in order, were dropped there (sk_drops 16), which looks like
+# an overtaken queue but is the socket's.
+# Not reached: a packet meeting the bound in xmit (cm_inflight_full): the netdev queue stops
+# at the bound, so the rest wait in the qdisc (docs/connected.md §4). With the backlog add
+# planted out of cm_flush_peer, 0 of C's pings are answered.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -96,7 +96,7 @@ check_delta "C's queue waited for the bound after its connection came up (cm_tx_
 # has been stopped with no transmit for 1 s, and checks every ~1 s: the bound has held the
 # queue stopped since B's flood filled it, so a timeout fires within ~2 s of that (stock runs
 # logged the first at "timed out 1064 ms", then one a second). Waited for, not assumed
-# (review10 L4: "if any" passed when none fired), until 8.5 s after the flood started by the
+# ("if any" would pass when none fired), until 8.5 s after the flood started by the
 # clock, so B's stall stays inside the send watchdog's 10 s (wait_for counts tries, and each
 # ethtool read takes its time: with a planted driver that never counts, a 3 s wait_for ran
 # the stall into the watchdog).

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Checksum-free RC between ours, forwarded to ANOTHER interface (issue 13 Tests: "a packet
-# forwarded by the hub to another interface arrives with a valid checksum"; ipoib-cm-csum.sh
+# Checksum-free RC between ours, forwarded to ANOTHER interface (a packet forwarded by the hub
+# to another interface must arrive with a valid checksum; ipoib-cm-csum.sh
 # forwards back out of the interface it came in on). softib hosts=4: ours on softib0 (icm0,
 # namespace A, 10.0.7.1), softib1 (icm1, B, 10.0.7.2) and softib3 (icm2, also B, 10.0.9.2);
 # the in-tree ib_ipoib on softib2 (ib2, C, 10.0.9.3; its ib0/ib1/ib3 down). B routes between

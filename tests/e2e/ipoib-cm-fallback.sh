@@ -2,7 +2,7 @@
 # Connected mode, ours <-> ours (softib SRQ): a peer that refuses the connection. B's interface
 # goes down (its listeners go, its ib_cm answers every REQ with REJ 8 "invalid service ID", on
 # both service IDs), A keeps sending to B's static neighbour entry. A must fall back to UD for
-# a doubling back-off (design.md §4 item 8): the packets go out over UD (cm_tx_fallback_ud) and
+# a doubling back-off (docs/design.md §4 item 8): the packets go out over UD (cm_tx_fallback_ud) and
 # A sends a handful of REQs, not one pair per packet. On an SRQ QP still in INIT the REJ's
 # teardown destroys at once, in the same step as FallBack (docs/connected.md §2: Destroy is
 # last, or the neighbour loses its back-off). Then B comes back up and A connects again.
@@ -40,7 +40,7 @@ check_delta "A: REJs received as reason 8 (invalid service ID), at least one per
 rej_per_req() { [ "$(delta f A:icm0 cm_rej_rx_8_invalid_service_id)" -eq "$(delta f ib:softib0 cm_tx_req)" ]; }
 check "A: one REJ 8 for each REQ sent" wait_for 5 rej_per_req
 check_delta "A: no REJ under another reason" f A:icm0 cm_rej_rx_other -eq 0
-# The table line of a peer in fallback (issue 13 item 3), while the back-off runs: the ping
+# The table line of a peer in fallback (docs/connected.md §9), while the back-off runs: the ping
 # above ended right after a REJ or within a back-off; one more packet makes sure a try failed
 ns_exec A /usr/bin/ping -c 1 -W 1 10.0.3.2 > /dev/null 2>&1
 fb_line() { grep -E "^dir=none peer=$addr_b_rc state=fallback fallback=[0-9]+ backoff=[0-9]+ idle=[0-9]+\$" $ca; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Connected mode, ours <-> ours (softib SRQ): packets queued for a connection that is still
-# connecting when the admin mode goes to datagram (review finding 6). B is in datagram mode (it
-# still accepts A's REQ, protocol.md §2.12) and its REP is held 6 s on the wire (softib
+# connecting when the admin mode goes to datagram. B is in datagram mode (it
+# still accepts A's REQ, docs/protocol.md §2.12) and its REP is held 6 s on the wire (softib
 # delay_cm), so A's connection stays connecting with a ping queued; A switches to datagram
 # while it does: the connection closes without StartSending, and the queued ping must go out over
 # UD and be answered, not wait forever in the neighbour's queue. Static neighbours both ways.

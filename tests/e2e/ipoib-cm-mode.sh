@@ -1,5 +1,5 @@
 #!/bin/sh
-# ib_ipoib_cm admin mode (RFC 4755 §1; issue 11 items 1, 2, 9), ours <-> ours over softib (ib0
+# ib_ipoib_cm admin mode (RFC 4755 §1; docs/connected.md §9a), ours <-> ours over softib (ib0
 # in A, ib1 in B) and a P_Key child on each side:
 #   - sysfs `mode` and netlink (`ip link set type ipoib mode`, `ip link add ... mode`) switch
 #     both ways, `ip -d link` and sysfs show it; an invalid write is EINVAL with one log line;
@@ -37,7 +37,7 @@ mode_is() {
     ip -n "$1" -d link show "$2" | grep -q "ipoib .*mode $3" || { ip -n "$1" -d link show "$2"; return 1; }
 }
 log_count() { dmesg_since_mark | grep -c -- "$1"; }
-# uses_rc DEV: an RC connection table exists (connected mode's CM, issue 11 item 9): unicast
+# uses_rc DEV: an RC connection table exists (connected mode's CM): unicast
 # may then go over RC instead of UD, and the UD-only expectations below do not apply
 uses_rc() { [ -e "$dbg/$1/connections" ]; }
 # all CMD...: each CMD (a string, run in this shell: functions work) in order, until one fails

@@ -1,15 +1,15 @@
 #!/bin/sh
-# Connected mode under a noqueue root qdisc (review s6 M2, docs/connected.md §10.2a). With
+# Connected mode under a noqueue root qdisc (docs/connected.md §4). With
 # noqueue, __dev_queue_xmit calls ndo_start_xmit under the tx queue's own _xmit_lock and
 # tests only the queue's stopped bit, never the FROZEN bit netif_tx_lock sets (net/core/dev.c;
 # netpoll too): netif_tx_lock does not keep xmit out, so a peer housekeeping unlinks and
-# frees could still be read by xmit's lock-free lookup (CmPeerIndex). The table now takes the
+# frees could still be read by xmit's lock-free lookup (CmPeerIndex). The table takes the
 # single queue's _xmit_lock itself (kapi_netdev_xmit_lock) for the unlink and the flushes.
 # softib hosts=3, ours on all three (icm0 in A, icm1 in B, icm2 in C), cm_idle_timeout=1,
 # every interface on noqueue. While iperf3 --bidir A<->B and a ping flood A->B run, A pings
 # C once, waits for C's connection to be reaped and C's peer entry freed (cm_peers_freed),
 # and again, so the peer index changes under full-speed xmit. Also on the debug kernel
-# (CONFIG_NET_SCHED since session 9), where KASAN and lockdep watch it.
+# (CONFIG_NET_SCHED), where KASAN and lockdep watch it.
 # Then: traffic both ways completed, peers were freed several times, the RC send bound is
 # back to 0 in flight with no underflow, and each packet of a paced ping to C arrives.
 # load: ib_core

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode without SRQ at 512 receives per QP (nonsrq_max_recv=512; review-cm finding 7): the receive CQ must
+# Connected mode without SRQ at 512 receives per QP (nonsrq_max_recv=512): the receive CQ must
 # hold every QP that can complete on it (UD receives, the RC send bound, and per connection
 # its ring at 512 plus its drain WR, docs/connected.md §4), and softib's max_cqe (65536) does
 # not hold 128 such rings: before the clamp the bring-up failed in both modes (no icm0/icm1).
@@ -38,7 +38,7 @@ diag "A: $(cat $ca)"
 iperf3_server B 5201 -1
 check_output "iperf3 A->B over RC" 'receiver' ns_exec A iperf3 -c 10.0.3.2 -t 4 -f m
 check_delta "RC carried it (rc_tx_packets on A)" s A:icm0 rc_tx_packets -ge 1000
-# ndo_get_stats64 includes RC sends (review-cm finding 8; before, UD's alone)
+# ndo_get_stats64 includes RC sends, not UD's alone
 rc=$(delta s A:icm0 rc_tx_packets); tx1=$(txp)
 diag "statistics/tx_packets +$((tx1 - tx0)), rc_tx_packets +$rc"
 check "statistics/tx_packets counts the RC sends too" sh -c "[ $((tx1 - tx0)) -ge $rc ]"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode ours <-> ours, the peer dies and comes back (issue 11): B's port goes down
+# Connected mode ours <-> ours, the peer dies and comes back: B's port goes down
 # (softib `port_down 1` on softib1: IB_EVENT_PORT_ERR there, every packet to or from it
 # dropped) while A sends to B over an established connection. A's sends fail (transport retries
 # exhausted: RETRY_EXC after 3 local ACK timeouts, docs/connected.md §3, or the watchdog), its
@@ -10,13 +10,12 @@
 # down hears nothing and is reaped after cm_idle_timeout=15). Twice, so the second death meets
 # a reconnected connection. No kernel report.
 #
-# Found a driver bug when written (session 5, 3 of 4 stock runs failed round 1): after port up
-# A reconnects while B's old passive connection is still B's send path; the new passive's
-# StartSending found the slot taken and, when the old one failed ~0.9 s later, nothing promoted
-# the new one: every B->A packet waited in the pending queue for good. Fixed by the table
-# handing the send path to the peer's other offering connection at StopSending (review-s5 F1,
-# also ipoib-cm-republish); "B answers over the new connection" checks B's tx= on it, so
-# replies that ride UD during B's fall-back window do not hide it. 3 of 3 stock runs pass since.
+# After port up A reconnects while B's old passive connection is still B's send path; the new
+# passive's StartSending finds the slot taken, and when the old one fails ~0.9 s later the
+# table must hand the send path to the peer's other offering connection (StopSending; also
+# ipoib-cm-republish), or every B->A packet waits in the pending queue for good. "B answers
+# over the new connection" checks B's tx= on it, so replies that ride UD during B's
+# fall-back window do not hide it.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad

@@ -1,11 +1,11 @@
 #!/bin/sh
-# What the driver pins, counted by the driver (issue 13 items 1-3, docs/connected.md §5.1,
+# What the driver pins, counted by the driver (docs/connected.md §5.1,
 # §9): ours on both softib hosts, srq=0 and nonsrq_min_recv=1 (every RC QP has its own ring),
 # one bidirectional connection.
 #   - before any connection: the levels (ethtool rc_rx/tx/srq_pinned_kib, rc_pinned_kib) are 0
 #   - one 60000-byte ping each way, then idle: each end's line shows rx_kib= for the buffers
 #     it holds (rx_size= of them, ~66 KiB each: a 256-byte head skb plus 16 pages, §5.1;
-#     69-70 KiB with the 3712-byte head of sessions 6-10, which this bound fails)
+#     69-70 KiB with a 3712-byte head, which this bound fails)
 #     and, once 5 s passed without a fragmented send (a 60000-byte echo was sent as head +
 #     page fragments: the first run saw tx_kib=4, one gather chunk, on both ends), tx_kib= for the send ring's slots and chunk table alone (2 KiB);
 #     the interface's rc_pinned_kib is the sum of its lines
@@ -16,7 +16,7 @@
 #     a ring of one grows at the 3rd low window in a run, not at its first completion)
 #   - after iperf3 grew both rings (to 32) and 5 s without a completion, 36 pings 1 s apart
 #     take each ring back to exactly one buffer (rx_shrunk = rx_grown), and it stays there (the
-#     completion that retires the second-to-last buffer is not demand: session 10)
+#     completion that retires the second-to-last buffer is not demand)
 #   - reaped after cm_idle_timeout (40 s): every level back to 0 on both ends
 #   - no refused completion (rc_rx_refused, rc_tx_refused, rx_refused), no kernel report
 # load: ib_core
@@ -50,7 +50,6 @@ check "no connection yet: every level 0 on both" both_zero
 snap s A:icm0 B:icm1
 # one ping that waits for the setup (-W 30): ns_reach's -W 2 retried under wait_for on a slow
 # setup, and the held requests then came back to back, 3 within 100 ms growing the ring
-# (review10 L2)
 check "ping -s 60000 A->B" wait_for 60 ns_exec A /usr/bin/ping -c 1 -W 30 -s 60000 10.0.13.2
 check "ping -s 60000 B->A" ns_reach B 10.0.13.1 1 -s 60000
 check "one established connection on each end" sh -c "[ \$(grep -c ' state=established ' $ca) -eq 1 ] && [ \$(grep -c ' state=established ' $cb) -eq 1 ]"
@@ -67,8 +66,8 @@ diag "A: $(cat /tmp/l.A) $(levels A)"
 diag "B: $(cat /tmp/l.B) $(levels B)"
 # rx_kib= against rx_size=: one buffer is a head skb of 256 bytes (its truesize: a kmalloc-1k
 # data area + the sk_buff, 1.25 KiB on 6.1; ~0.9 KiB on 6.12's small-head cache) + 16 pages
-# + ~0.4 KiB of RxBuf/page array; the ring's tables are 0.4 KiB. The page-sized head of
-# sessions 6-10 (truesize 4.25 KiB) made it 69-70 KiB a buffer, over this bound.
+# + ~0.4 KiB of RxBuf/page array; the ring's tables are 0.4 KiB. A page-sized head
+# (truesize 4.25 KiB) makes it 69-70 KiB a buffer, over this bound.
 rx_matches() {
     _n=$(field "$1" rx_size) _k=$(field "$1" rx_kib)
     diag "$1: rx_size=$_n rx_kib=$_k"
@@ -108,14 +107,14 @@ cm_show icm0 icm1
 # The rings grew to 32 under iperf3 (A's for the ACKs). After kRcShrinkIdleMs (5 s) without
 # a completion, the first one lowers each ring's goal to its floor (1) and each later one
 # retires a buffer: 36 pings 1 s apart (spaced beyond kRcGrowGapMs, so no run) give each
-# end 36 completions, enough for 31 retirements. Before session 10 the completion that
-# retired the second-to-last buffer regrew the ring of one it left: 2 buffers, not 1.
+# end 36 completions, enough for 31 retirements; the completion that retires the
+# second-to-last buffer must not regrow the ring of one it leaves (2 buffers, not 1).
 # 1 s, not 0.2: at 0.2 s on the debug kernel under load (host ≈ 10) both rings ended at 2
 # with rx_grown = rx_shrunk + 1 (not traced: likely NAPI late enough for two pings to
 # complete in one window, which drains a ring of 2 in one poll, demand by the 3/4 rule).
 # The shrink needs kRcShrinkIdleMs (5 s) without a completion on each ring before the first
 # ping. Waited for on each end's connection line, not a guessed margin after iperf3's last
-# segment (review10 L3, was `sleep 2`): idle= is the seconds since the connection's last
+# segment: idle= is the seconds since the connection's last
 # delivered receive or post (rounded down), so 6 is more than 5 s since its ring's last
 # completion, with a second for the NAPI pass that dated it.
 both_idle() { _ia=$(field $ca idle) _ib=$(field $cb idle); [ "${_ia:-0}" -ge 6 ] && [ "${_ib:-0}" -ge 6 ]; }

@@ -2,7 +2,7 @@
 # A connection's MTU below the netdev's (RFC 4755 §5.1: min of both Receive MTUs - 4), ours <->
 # ours. softib host_recv_sge=32,8: softib1's receives hold 8 SGEs, so B's buffers hold
 # 3712 + 7 x 4096 = 32384 octets: B advertises that Receive MTU and its connected-mode netdev
-# MTU is capped at 32380 (review-s5 F3), while A keeps 65520. A packet A sends above 32380 is
+# MTU is capped at 32380 (docs/connected.md §3 "MTUs"), while A keeps 65520. A packet A sends above 32380 is
 # answered with ICMP frag-needed (IPv4 with DF, or without DF from a local socket) or
 # packet-too-big (IPv6) carrying 32380, so the route's PMTU follows and ping -M dont / TCP get
 # through. Before: dropped silently as rc_tx_drop_too_big.
@@ -15,7 +15,7 @@
 # timeout: 300
 # kernels: stock stock-6.12 debug
 . /e2e/lib.sh
-plan 29
+plan 30
 
 dmesg_mark pmtu
 check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -55,7 +55,9 @@ check "ping -M dont -s 40000 goes through, fragmented at the PMTU" ns_ping_all A
 # A fresh route (no PMTU yet) without DF: the first packet is answered with frag-needed (the
 # local socket's route then fragments), later ones get through.
 ns_ip A route flush cache
-check "after a route flush: ping -M dont -s 40000 gets through (PMTU learned again)" ns_reach A 10.0.2.2 4 -M dont -s 40000
+snap fl A:icm0
+check "after a route flush: ping -M dont -s 40000, the first answered by frag-needed, the other 3 by replies" ns_ping_errs A 10.0.2.2 4 1 -M dont -s 40000
+check_delta "... that one frag-needed counted (PMTU learned again)" fl A:icm0 tx_icmp_frag_needed -eq 1
 
 snap v6 A:icm0
 check_fail "ping -6 -M do -s 40000: packet too big with mtu 32380" '[Pp]acket too big.*mtu[=: ]*32380' ns_exec A /usr/bin/ping -6 -c 1 -W 2 -M do -s 40000 fd00::2

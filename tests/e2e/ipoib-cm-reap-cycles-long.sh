@@ -1,6 +1,6 @@
 #!/bin/sh
-# ipoib-cm-reap-cycles.sh with 125 rounds of 8 peers: 1,000 connect/reap cycles (issue 13
-# Tests: "1,000 in make test-full"), the same assertions and tolerances, which at this count
+# ipoib-cm-reap-cycles.sh with 125 rounds of 8 peers: 1,000 connect/reap cycles (make
+# test-full), the same assertions and tolerances, which at this count
 # catch a leak of >= 4 KiB of pages or >= 1 KiB of slab per cycle. About 12-17 minutes on stock
 # (the 104 cycles of the short one take 50-75 s of cycling).
 # load: ib_core

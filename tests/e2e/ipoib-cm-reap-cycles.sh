@@ -1,6 +1,5 @@
 #!/bin/sh
-# Connect/reap cycles (issue 13 Tests: "connect/reap cycles (short idle timeout ...) with memory
-# back to its baseline"). Ours on every softib host (srq=0, nonsrq_min_recv=1: each RC QP has
+# Connect/reap cycles with a short idle timeout, memory back to its baseline. Ours on every softib host (srq=0, nonsrq_min_recv=1: each RC QP has
 # its own receive ring, the most a connection allocates), cm_idle_timeout=1 (the smallest the
 # parameter takes; there is no "reap now" knob). Host 0 is the hub, hosts 1..P the peers, each
 # in its own namespace, static neighbours both ways. One round: every peer sends one
@@ -17,8 +16,8 @@
 #     Reconnects (connections beyond one per cycle) are counted apart, and each needs a
 #     resent ping: under host load a reply can come more than 1 s late, an end reaps the
 #     idle connection, and ping's resend (each second until the reply) opens another, or
-#     the late reply does from the hub (session 9 saw accepted = closed = 106-107 for 104
-#     cycles at load 8-14; replies delayed 1.1 s by a planted netem qdisc gave 7 and 27).
+#     the late reply does from the hub (accepted = closed = 106-107 for 104 cycles at load
+#     8-14 were seen; replies delayed 1.1 s by a planted netem qdisc gave 7 and 27).
 #     So per peer, over the rounds: at least one connection per round (opened by either
 #     end: a late reply can open the hub's at the next round's start, and the peer's ping
 #     then rides it), the peer opened at most one per ping it sent, and the hub sent it at
@@ -28,8 +27,7 @@
 #   - memory (free pages counting the per-CPU lists, and Slab, after drop_caches, read until
 #     two readings agree) back within MEM_TOL_KB / SLAB_TOL_KB of the warm baseline. The
 #     noise seen over 104 cycles on stock: Slab +330..+460 KiB (task, signal and vmap_area
-#     caches: the pings' processes, vfree's lazy purge). MemAvailable, which this checked
-#     until session 8, moved -11.6..+7.9 MiB (it leaves out the per-CPU page lists; the same
+#     caches: the pings' processes, vfree's lazy purge). MemAvailable moved -11.6..+7.9 MiB (it leaves out the per-CPU page lists; the same
 #     -11 MiB after 312 cycles as after 104: noise, not a leak), and failed the 4 MiB bound
 #     in 3 runs of 3 at host load 3-6. So the tolerances (4 MiB, 1 MiB) catch a
 #     leak of >= 40 KiB of pages or >= 10 KiB of slab per cycle: a connection's receive
@@ -93,9 +91,9 @@ peersd() { echo $(( $(sed -n "s/^$1 [0-9]* //p" /tmp/ctr.$3) - $(sed -n "s/^$1 [
 # memory, KiB: free pages and Slab after the page cache and reclaimable slabs are dropped
 # (plus MemAvailable for the diagnostic). "Free" counts the pages on the per-CPU lists too
 # (/proc/zoneinfo: every zone's nr_free_pages plus every pageset's count): MemAvailable leaves
-# them out, and what they hold moves by megabytes between two readings (session 8 saw
-# MemAvailable 5-11.6 MiB lower after 104 and after 312 cycles alike: not a leak, it did not
-# grow with the cycles).
+# them out, and what they hold moves by megabytes between two readings (MemAvailable read
+# 5-11.6 MiB lower after 104 and after 312 cycles alike: not a leak, it did not grow with the
+# cycles).
 mem() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
     awk -v f="$(free_kib)" '/^MemAvailable:/ { a = $2 } /^Slab:/ { s = $2 } END { print f, s, a }' /proc/meminfo; }
 # ... read until two readings of free memory agree within 128 KiB (at most 5)

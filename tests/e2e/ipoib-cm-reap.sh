@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connected mode, stale reaping (issue 11 item 8, docs/connected.md §2 "idle timeout"): ours
+# Connected mode, stale reaping (docs/design.md §4 item 9, docs/connected.md §2): ours
 # (icm0, A) with cm_idle_timeout=3 against the in-tree ib_ipoib (ib1, B; its own reaping
 # takes minutes). One exchange of 60000-byte pings leaves ours with an active connection (our
 # REQ) and a passive one (the in-tree side never sends over an accepted connection, so its

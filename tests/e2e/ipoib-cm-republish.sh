@@ -1,12 +1,12 @@
 #!/bin/sh
-# Connected mode, ours <-> ours (softib SRQ), review-s5 F1: a peer with two established
+# Connected mode, ours <-> ours (softib SRQ), the send-path hand-over (docs/connected.md §10): a peer with two established
 # connections. A connects to B (A's active Ac carries both directions). B's DREQ is then lost
 # (softib `drop_cm dreq 1` on B) while B goes down and up, so A still holds Ac, whose remote QP
 # is gone. B pings A: B connects anew from a new QP and A accepts it (A's passive Ap, bidir),
 # which finds the send slot taken by Ac and stays unpublished. A's replies over Ac fail
 # (transport retries exceeded) and Ac is torn down: the table must then publish Ap (it may
-# send, its StartSending ran) and send A's queued packets over it. Before the fix nobody was
-# published: after the 1 s UD back-off xmit queued every packet to B behind Ap for ever
+# send, its StartSending ran) and send A's queued packets over it. If nobody were published,
+# after the 1 s UD back-off xmit would queue every packet to B behind Ap for ever
 # (cm_tx_drop_queue_full once 64 were queued) while B's packets still reached A.
 # Asserted: every one of 40 A->B pings over 20 s answered, no queue-full drop, the packets
 # left over Ap (its tx= grows), and one connection per side at the end.
@@ -36,7 +36,7 @@ sleep 1
 check "B up" ns_ip B link set icm1 up
 check "carrier on B" wait_for 60 has_carrier icm1 B
 # a static entry: B's first packet to A is the ping whose REQ this is about (no ARP exchange
-# first; A's ARP reply would go over UD, not over the stale Ac, since session 9)
+# first; A's ARP reply would go over UD, not over the stale Ac)
 check "static neighbour for A on B" ns_ip B neigh replace 10.0.7.1 lladdr "$addr_a" nud permanent dev icm1
 # B's REQ comes from a new QP: A accepts it next to its stale active connection
 two_on_a() { grep -q '^dir=passive .* state=established ' $ca; }

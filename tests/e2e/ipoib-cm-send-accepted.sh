@@ -2,7 +2,7 @@
 # Connected mode, the test knob send_accepted (debugfs ib_ipoib_cm/<if>/send_accepted,
 # docs/connected.md §2 "Who sends over a passive connection"): a third-party RFC 4755 peer
 # may send over the connection it accepted even when we do not announce kCapBidir, and we
-# must receive on our ACTIVE QP whatever arrives (protocol.md §2.9). Ours on both softib
+# must receive on our ACTIVE QP whatever arrives (docs/protocol.md §2.9). Ours on both softib
 # hosts, cm_bidir=0 (module parameter: both ends one-way, Linux style); icm1 (B) with the
 # knob set stands in for that peer. The knob's validation first (0/1 only, one log line per
 # refused write). Then A connects to B while B ignores echo requests (so B never sends and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Connected mode ours <-> ours, graceful teardowns to slow peers do not hold anyone else
-# (docs/connected.md §4 "the waits are states", review2-s5 R1). Six softib hosts: A (icm0)
+# (docs/connected.md §4 "The waits are parked steps"). Six softib hosts: A (icm0)
 # has established connections to B, C, D and F (icm1-4), which then drop their DREPs
 # (`drop_cm drep`), so each of A's graceful teardowns waits out its full WaitDrep bound.
 #   1. A switches to datagram mode: its four active connections close gracefully at once.

@@ -1,9 +1,8 @@
 #!/bin/sh
 # Connected mode, ours <-> ours (softib SRQ): packets waiting for a connection when the
-# interface goes down are dropped, and counted (issue 11 R6's other half): stop_end frees
-# every peer's pending queue; they are now counted cm_tx_drop_teardown and summed into
-# tx_dropped (they were freed silently). B is in datagram mode (it still accepts A's REQ,
-# protocol.md §2.12) and its REP is held 6 s on the wire (softib delay_cm), so A's connection
+# interface goes down are dropped, and counted: stop_end frees every peer's pending queue,
+# counted cm_tx_drop_teardown and summed into tx_dropped. B is in datagram mode (it still
+# accepts A's REQ, docs/protocol.md §2.12) and its REP is held 6 s on the wire (softib delay_cm), so A's connection
 # stays connecting with 3 pings queued; A's interface goes down meanwhile. Then the interface
 # comes back and pings get through again (over a new connection, after the held REP).
 # The other half of R6's drops, the sends of a connection ForceDestroy frees at teardown, are

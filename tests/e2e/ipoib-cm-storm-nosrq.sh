@@ -1,6 +1,6 @@
 #!/bin/sh
-# ipoib-cm-storm.sh with softib srq=0 at softib's most hosts, 128 (issue 13: "a hub of ours with
-# as many softib hosts as the VM holds"; session 11, was 64): every RC QP, on the hub and on
+# ipoib-cm-storm.sh with softib srq=0 at softib's most hosts, 128 (a hub of ours with as many
+# softib hosts as the VM holds): every RC QP, on the hub and on
 # each peer, has its own receive ring (nonsrq_min_recv=1: one buffer at first, growing on
 # demand), and the hub's 127 connections count against the non-SRQ limit (nonsrq_mem_mb's,
 # 1180 at the defaults). Same steps, same assertions, and round 1 measures what the idle

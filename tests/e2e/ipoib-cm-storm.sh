@@ -1,5 +1,5 @@
 #!/bin/sh
-# Connection storm (issue 13 item 5): ours on every softib host, host 0 the hub, each host in
+# Connection storm (docs/connected.md §10.3): ours on every softib host, host 0 the hub, each host in
 # its own namespace, static neighbours hub <-> every peer (an ARP storm is not the subject).
 # Three rounds of: every peer pings the hub at once (8000 bytes: above the UD MTU, so each
 # reply rides RC: the peers' REQs reach the hub together), then every peer switches to
@@ -9,7 +9,7 @@
 # empties, and its counters balance (accepted + opened = closed, no REJ sent, no drain
 # timeout, nothing force-destroyed). The kernel log stays clean. With srq=0, round 1 also
 # measures the idle connections' memory (free pages and the driver's rc_pinned_kib per
-# connection, bounded: 2 checks more; issue 13, session 11).
+# connection, bounded: 2 checks more).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -73,7 +73,7 @@ peers_mode() {
     done
     wait
 }
-# srq=0: memory of the idle connections (issue 13: a hub with every peer pinging it at once,
+# srq=0: memory of the idle connections (a hub with every peer pinging it at once,
 # then idle). Free pages counting the per-CPU lists (free_kib) after dropping caches, and
 # what the driver counts it pins (rc_pinned_kib, every netdev of ours: both ends are here)
 mem_free() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; free_kib; }

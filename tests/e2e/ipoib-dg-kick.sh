@@ -2,11 +2,10 @@
 # ib_ipoib_cm datagram mode, NAPI scheduled from task context (kapi/napi.c): softib calls CQ
 # completion handlers from its wire worker (a kworker), so kapi_napi_schedule kicks the
 # netdev's tasklet there instead of polling inline. Shown taken: a kprobe on the tasklet's
-# function (kapi_napi_kick_fn) counts its runs during a TCP stream; the inline poll of R8 ran
+# function (kapi_napi_kick_fn) counts its runs during a TCP stream; an inline poll runs
 # none (/proc/softirqs' TASKLET row is no witness: TCP small queues run a tasklet too). Shown
 # batching on the stock kernels (the debug one is too slow to batch): NET_RX softirqs per MB
-# received (session 7's profile: 249 with the inline poll, 14-19 for 9b26224 and the tasklet;
-# docs/datagram.md). Teardown of the kick: ifdown/ifup of both ends under UDP (kicks racing a
+# received (a profile read 249 with an inline poll, 14-19 with the tasklet; docs/datagram.md). Teardown of the kick: ifdown/ifup of both ends under UDP (kicks racing a
 # disabled NAPI), a P_Key child deleted under traffic (tasklet_kill before netif_napi_del),
 # rmmod under traffic; kernel log clean (KASAN, lockdep and slub_debug on the debug kernel).
 # load: ib_core

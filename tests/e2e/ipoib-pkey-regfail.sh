@@ -1,10 +1,10 @@
 #!/bin/sh
-# A P_Key child whose register_netdevice() fails after its sysfs step (review8b L3). The test
+# A P_Key child whose register_netdevice() fails after its sysfs step is freed exactly once. The test
 # knob debugfs ib_ipoib_cm/fail_child_register = N makes the next N children fail in
 # netdev_register_kobject(), where the kernel leaves the device NETREG_UNREGISTERED (6.1 and
 # 6.12). For `ip link add ... type ipoib` rtnl_newlink_create() then frees the net_device
-# itself when newlink returns the error: the shim must not free it too (before the fix
-# kapi_netdev_free freed it once more: a use after free, then a double free). A sysfs
+# itself when newlink returns the error: the shim must not free it too (a kapi_netdev_free
+# then would be a use after free and a double free). A sysfs
 # create_child child is ours alone and must be freed once by us (kmemleak on the debug
 # kernel would see it leak). Each kind fails three times, then each succeeds without the
 # knob, the children are deleted, and the kernel log has no report (the harness also

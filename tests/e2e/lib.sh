@@ -171,6 +171,15 @@ ns_ping_all() {
     printf '%s\n' "$_pa_out" | tail -n 2
     printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $_c received,"
 }
+# ns_ping_errs NS ADDR COUNT ERRORS [extra ping args]: COUNT pings from NS, exactly ERRORS of
+# them answered by an ICMP error (e.g. frag-needed when a PMTU is learned) and every other one
+# by its reply: "COUNT packets transmitted, COUNT-ERRORS received, +ERRORS errors"
+ns_ping_errs() {
+    _ns=$1 _a=$2 _c=$3 _e=$4; shift 4
+    _pa_out=$(ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
+    printf '%s\n' "$_pa_out" | grep -E '^From |transmitted|rtt' | tail -n 4
+    printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $((_c - _e)) received, +$_e errors,"
+}
 # file_lacks FILE MIN PATTERN [SELECT]: FILE is readable, holds at least MIN lines (of those
 # matching SELECT, if given; both grep -E) and none of those lines matches PATTERN. A negative
 # grep alone passes on a missing or empty file; this one fails there.
@@ -411,7 +420,7 @@ csumerr() {
 
 # ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----
 # (busybox sh has no local variables: these helpers' names start with _h, so that one run
-# under wait_for, whose counter is _i, cannot reset it and wait forever: review s8b M1)
+# under wait_for, whose counter is _i, cannot reset it and wait forever)
 # hub_map_netdevs NETDEV...: record which softib host each netdev belongs to (/tmp/if.<i>,
 # read back with ifn i); drivers name netdevs in registration order, sysfs says the truth
 hub_map_netdevs() {
@@ -452,17 +461,17 @@ hub_static_neigh() {
 hub_carrier_all() { for _hi in $(seq 0 "$1"); do has_carrier "$(ifn "$_hi")" "h$_hi" || return 1; done; }
 # free_kib: free memory in KiB counting the pages on the per-CPU lists (/proc/zoneinfo: every
 # zone's nr_free_pages plus every pageset's count). MemAvailable leaves those lists out, and
-# what they hold moves by megabytes between two readings (ipoib-cm-reap-cycles, session 8).
+# what they hold moves by megabytes between two readings (seen in ipoib-cm-reap-cycles).
 free_kib() { awk '$1 == "nr_free_pages" || $1 == "count:" { f += $2 } END { print f * 4 }' /proc/zoneinfo; }
 # cm_pair_b_datagram NET: cm_ours_pair NET, then a static neighbour for A on B, a warm-up ping
-# A -> B (the path, a connection), B in datagram mode (it still accepts A's REQs, protocol.md
-# §2.12) and A to datagram and back (its connection closes): A's next packets to B wait for a
+# A -> B (the path, a connection), B in datagram mode (it still accepts A's REQs,
+# docs/protocol.md §2.12) and A to datagram and back (its connection closes): A's next packets to B wait for a
 # new connection. Checked piece by piece (cm_ours_pair's 4 checks + 4). Before the namespaces.
 cm_pair_b_datagram() {
     _pb_addr_a=$(cat /sys/class/net/icm0/address)
     cm_ours_pair "$1"
     check "static neighbour for A on B" ns_ip B neigh replace "$1.1" lladdr "$_pb_addr_a" nud permanent dev icm1
-    check "warm-up ping A->B (path, a connection)" wait_for 30 ns_ping A "$1.2" 1
+    check "warm-up ping A->B (path, a connection)" wait_for 30 ns_reach A "$1.2" 1
     check "B -> datagram (it still accepts connections)" ns_exec B sh -c 'echo datagram > /sys/class/net/icm1/mode'
     check "A -> datagram and back (its connection closes)" ns_exec A sh -c 'echo datagram > /sys/class/net/icm0/mode && echo connected > /sys/class/net/icm0/mode'
 }

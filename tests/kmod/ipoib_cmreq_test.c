@@ -2,7 +2,7 @@
 /*
  * ipoib_cmreq_test - a raw ib_cm peer for the e2e scenarios: sends one connection request
  * with whatever private data and service ID the test asks for, so that a scenario can feed
- * an IPoIB-CM listener malformed or hostile input (issue 11 "bad input", issue 13 item 5).
+ * an IPoIB-CM listener malformed or hostile input (RFC 4755 §6 private data, IBA 12.6.5 REQ).
  * It owns no QP: the REQ names a QPN nobody has, which ib_cm does not check. Test tooling,
  * never needed by the driver.
  *
@@ -25,6 +25,15 @@
  * default 14; ib_cm sends lifetime + 1 as the REQ's Local ACK Timeout, or the CA's ACK delay
  * when larger), so a scenario can send the hostile values a peer may choose.
  *
+ *   forge <src-dev> <dst-lid> <dst-gid> <service-id> <sgid-index> <private-data-hex>
+ *       a peer with a real RC QP that claims another port's identity: the REQ's source GID is
+ *       GID <sgid-index> of port 1 of <src-dev> (softib's gid_alias= gives a port another
+ *       host's GID there; ib_cm finds the sending port by that GID, the first device holding
+ *       it), its LID <src-dev>'s own, the private data (RFC 4755 §6, e.g. the victim's UD QPN
+ *       and the bidirectional capability) as given. The QP posts 16 receives of 64 KiB, moves
+ *       to RTR/RTS on the REP and sends the RTU; it stays until the next command or rmmod,
+ *       counting what it receives (forge_rx= in the result line; reposted each time).
+ *
  * Reading the file gives the last outcome, one line:
  *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
  *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
@@ -43,7 +52,22 @@
 #define REQ_PRIV_MAX 92		/* IB_CM_REQ_PRIVATE_DATA_SIZE */
 #define WAIT_JIFFIES (15 * HZ)
 
-enum then { THEN_REJ, THEN_RTU, THEN_VANISH };
+enum then { THEN_REJ, THEN_RTU, THEN_VANISH, THEN_FORGE };
+
+#define FORGE_RECVS 16
+#define FORGE_BUF 65536
+
+/* THEN_FORGE: the forger's RC QP, its CQ and receive buffers */
+struct forge {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_cqe cqe;
+	void *buf[FORGE_RECVS];
+	u64 dma[FORGE_RECVS];
+	atomic_t rx;		/* receives completed successfully */
+	atomic_t rx_err;	/* and in error (flushes included) */
+};
 
 struct probe {
 	struct ib_device *dev;
@@ -55,6 +79,7 @@ struct probe {
 	int reason;
 	u32 rep_mtu, rep_qpn, rep_len;
 	char close[16];
+	struct forge *fg;	/* THEN_FORGE */
 };
 
 static unsigned int cm_timeout = 16, cm_retries = 3, life = 14;
@@ -66,7 +91,7 @@ module_param(life, uint, 0644);
 MODULE_PARM_DESC(life, "path packet lifetime (IBA time value, 0-30)");
 
 static DEFINE_MUTEX(ctl_lock);
-static struct probe *silent;	/* a THEN_VANISH probe, kept until the next command */
+static struct probe *silent;	/* a THEN_VANISH or THEN_FORGE probe, kept until the next command */
 static char last[160] = "result=none\n";
 static struct dentry *dir;
 
@@ -74,6 +99,127 @@ static void finish(struct probe *p, const char *result)
 {
 	strscpy(p->result, result, sizeof(p->result));
 	complete(&p->outcome);
+}
+
+static int forge_post(struct forge *fg, int i)
+{
+	struct ib_sge sge = { .addr = fg->dma[i], .length = FORGE_BUF, .lkey = fg->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &fg->cqe, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(fg->qp, &wr, &bad);
+}
+
+/* every receive is reposted into the next free buffer in turn (they are only counted) */
+static void forge_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct forge *fg = container_of(wc->wr_cqe, struct forge, cqe);
+	static unsigned int next;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		atomic_inc(&fg->rx_err);
+		return;
+	}
+	atomic_inc(&fg->rx);
+	forge_post(fg, next++ % FORGE_RECVS);
+}
+
+static void forge_free(struct ib_device *dev, struct forge *fg)
+{
+	int i;
+
+	if (!fg)
+		return;
+	if (fg->qp)
+		ib_destroy_qp(fg->qp);
+	if (fg->cq)
+		ib_free_cq(fg->cq);
+	for (i = 0; i < FORGE_RECVS; i++) {
+		if (!fg->buf[i])
+			continue;
+		ib_dma_unmap_single(dev, fg->dma[i], FORGE_BUF, DMA_FROM_DEVICE);
+		kfree(fg->buf[i]);
+	}
+	if (fg->pd)
+		ib_dealloc_pd(fg->pd);
+	kfree(fg);
+}
+
+static struct forge *forge_create(struct ib_device *dev)
+{
+	struct ib_qp_init_attr qa = {};
+	struct ib_qp_attr a = {};
+	struct forge *fg = kzalloc(sizeof(*fg), GFP_KERNEL);
+	int i;
+
+	if (!fg)
+		return NULL;
+	fg->cqe.done = forge_done;
+	fg->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(fg->pd)) {
+		fg->pd = NULL;
+		goto fail;
+	}
+	fg->cq = ib_alloc_cq(dev, NULL, 2 * FORGE_RECVS + 8, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(fg->cq)) {
+		fg->cq = NULL;
+		goto fail;
+	}
+	qa.send_cq = fg->cq;
+	qa.recv_cq = fg->cq;
+	qa.qp_type = IB_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = FORGE_RECVS;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qa.sq_sig_type = IB_SIGNAL_ALL_WR;
+	fg->qp = ib_create_qp(fg->pd, &qa);
+	if (IS_ERR(fg->qp)) {
+		fg->qp = NULL;
+		goto fail;
+	}
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = 0;
+	if (ib_modify_qp(fg->qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS))
+		goto fail;
+	for (i = 0; i < FORGE_RECVS; i++) {
+		fg->buf[i] = kmalloc(FORGE_BUF, GFP_KERNEL);
+		if (!fg->buf[i])
+			goto fail;
+		fg->dma[i] = ib_dma_map_single(dev, fg->buf[i], FORGE_BUF, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, fg->dma[i])) {
+			kfree(fg->buf[i]);
+			fg->buf[i] = NULL;
+			goto fail;
+		}
+		if (forge_post(fg, i))
+			goto fail;
+	}
+	return fg;
+fail:
+	forge_free(dev, fg);
+	return NULL;
+}
+
+/* REP received: RTR, RTS as ib_cm computes them, then the RTU */
+static int forge_rep(struct probe *p)
+{
+	static const enum ib_qp_state to[] = { IB_QPS_RTR, IB_QPS_RTS };
+	int i, mask, ret;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		struct ib_qp_attr a = { .qp_state = to[i] };
+
+		mask = 0;
+		ret = ib_cm_init_qp_attr(p->id, &a, &mask);
+		if (!ret)
+			ret = ib_modify_qp(p->fg->qp, &a, mask);
+		if (ret)
+			return ret;
+	}
+	return ib_send_cm_rtu(p->id, NULL, 0);
 }
 
 static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
@@ -96,6 +242,9 @@ static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 			ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
 		} else if (p->then == THEN_RTU) {
 			if (ib_send_cm_rtu(id, NULL, 0))
+				strscpy(p->close, "rtu_failed", sizeof(p->close));
+		} else if (p->then == THEN_FORGE) {
+			if (forge_rep(p))
 				strscpy(p->close, "rtu_failed", sizeof(p->close));
 		}
 		finish(p, "rep");
@@ -128,6 +277,7 @@ static void probe_free(struct probe *p)
 		return;
 	if (p->id)
 		ib_destroy_cm_id(p->id);	/* sends what the CM state still owes (REJ/DREQ) */
+	forge_free(p->dev, p->fg);
 	ib_device_put(p->dev);
 	kfree(p);
 }
@@ -143,7 +293,7 @@ static int parse_hex(const char *s, u8 *out, size_t max, size_t *len)
 }
 
 static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
-		   enum then then, const char *privhex)
+		   enum then then, const char *privhex, int sgid_index)
 {
 	struct sa_path_rec path = {};
 	struct ib_cm_req_param req = {};
@@ -174,9 +324,15 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	ret = ib_query_port(p->dev, 1, &attr);
 	if (ret)
 		goto out;
-	ret = rdma_query_gid(p->dev, 1, 0, &path.sgid);
+	ret = rdma_query_gid(p->dev, 1, sgid_index, &path.sgid);
 	if (ret)
 		goto out;
+	if (then == THEN_FORGE) {
+		p->fg = forge_create(p->dev);
+		ret = -ENOMEM;
+		if (!p->fg)
+			goto out;
+	}
 	path.rec_type = SA_PATH_REC_TYPE_IB;
 	sa_path_set_dlid(&path, dlid);
 	sa_path_set_slid(&path, attr.lid);
@@ -196,7 +352,7 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	}
 	req.primary_path = &path;
 	req.service_id = cpu_to_be64(sid);
-	req.qp_num = 0xabcde0 | (get_random_u32() & 0xf);	/* nobody's QP */
+	req.qp_num = p->fg ? p->fg->qp->qp_num : 0xabcde0 | (get_random_u32() & 0xf);	/* else nobody's QP */
 	req.qp_type = IB_QPT_RC;
 	req.starting_psn = get_random_u32() & 0xffffff;
 	req.private_data = privlen ? priv : NULL;
@@ -220,7 +376,7 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	}
 	snprintf(last, sizeof(last), "result=%s reason=%d rep_mtu=%u rep_qpn=0x%x rep_len=%u close=%s\n",
 		 p->result, p->reason, p->rep_mtu, p->rep_qpn, p->rep_len, p->close);
-	if (then == THEN_VANISH && !strcmp(p->result, "rep")) {
+	if ((then == THEN_VANISH || then == THEN_FORGE) && !strcmp(p->result, "rep")) {
 		silent = p;	/* keep the id silent: no RTU, no REJ, until the next command */
 		return 0;
 	}
@@ -235,6 +391,7 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	char buf[320], dev[32], gid[40], then[8], priv[2 * REQ_PRIV_MAX + 2] = "";
 	unsigned long long sid;
 	unsigned int dlid;
+	int sgid_index = 0;
 	enum then t;
 	int n, ret;
 
@@ -243,10 +400,19 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	n = sscanf(buf, "req %31s %u %39s %llx %7s %186s", dev, &dlid, gid, &sid, then, priv);
-	if (n < 5)
-		return -EINVAL;
-	if (!strcmp(then, "rej"))
+	if (!strncmp(buf, "forge ", 6)) {
+		n = sscanf(buf, "forge %31s %u %39s %llx %d %186s", dev, &dlid, gid, &sid, &sgid_index, priv);
+		if (n != 6 || sgid_index < 0)
+			return -EINVAL;
+		strscpy(then, "forge", sizeof(then));
+	} else {
+		n = sscanf(buf, "req %31s %u %39s %llx %7s %186s", dev, &dlid, gid, &sid, then, priv);
+		if (n < 5)
+			return -EINVAL;
+	}
+	if (!strcmp(then, "forge"))
+		t = THEN_FORGE;
+	else if (!strcmp(then, "rej"))
 		t = THEN_REJ;
 	else if (!strcmp(then, "rtu"))
 		t = THEN_RTU;
@@ -257,7 +423,7 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	mutex_lock(&ctl_lock);
 	probe_free(silent);
 	silent = NULL;
-	ret = run_req(dev, dlid, gid, sid, t, n == 6 ? priv : NULL);
+	ret = run_req(dev, dlid, gid, sid, t, n == 6 ? priv : NULL, sgid_index);
 	mutex_unlock(&ctl_lock);
 	return ret ? ret : len;
 }
@@ -266,8 +432,15 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 {
 	ssize_t r;
 
+	char line[sizeof(last) + 48];
+
 	mutex_lock(&ctl_lock);
-	r = simple_read_from_buffer(ubuf, len, off, last, strlen(last));
+	if (silent && silent->fg)
+		snprintf(line, sizeof(line), "%.*s forge_rx=%d forge_rx_err=%d\n", (int)strcspn(last, "\n"), last,
+			 atomic_read(&silent->fg->rx), atomic_read(&silent->fg->rx_err));
+	else
+		strscpy(line, last, sizeof(line));
+	r = simple_read_from_buffer(ubuf, len, off, line, strlen(line));
 	mutex_unlock(&ctl_lock);
 	return r;
 }

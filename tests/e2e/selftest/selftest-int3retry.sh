@@ -2,7 +2,7 @@
 # An "Oops: int3" whose RIP is in core kernel text after init ran (the TCG race with
 # static-key patching seen on 6.12) is run once more (RETRY on the console, counted); a second
 # one fails the scenario. The report is written into the kernel log here (the real race
-# cannot be provoked), in the shape of the session-8 logs, so both runs fail the same way.
+# cannot be provoked), in the shape of the logs that race left, so both runs fail the same way.
 # timeout: 30
 # expect-retries: 1
 # expect: fail kernel-report
