@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make demo, section 7: why ib_ipoib_cm exists. RFC 4755 lets either end of an RC connection
 # send over it once it is established; the in-tree ib_ipoib without SRQ posts no receive on the
 # connections it opens, so a packet sent back over one meets an RNR NAK, and its REQ allows no

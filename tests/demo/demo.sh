@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make demo: two simulated hosts on the softib fabric, each in its own network namespace,
 # ib_ipoib_cm on both. Datagram mode first (RFC 4391: UD, MTU 2044), then connected mode
 # (RFC 4755: one RC connection, MTU 65520): in each mode the link as `ip -d link` shows it,

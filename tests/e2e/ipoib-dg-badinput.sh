@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, debug_level written
 # at run time, a rename (debugfs and log names follow it), and module parameters not covered
 # by ipoib-bind. Every bad value fails with its errno and exactly one

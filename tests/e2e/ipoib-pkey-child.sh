@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm P_Key child interfaces, ours <-> ours over softib with pkeys=0x8001,0x8002
 # (our module only: no in-tree ib_ipoib, so `ip link add ... type ipoib` is ours). Children
 # through sysfs create_child (ib0.8001, ib1.8001) and `ip link add ... type ipoib pkey 0x8002`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for e2e scenarios (busybox sh, inside the test VM). Source it first:
 #     . /e2e/lib.sh
 # The scenario's stdout is TAP: every helper that reports prints a TAP line; diagnostics go
