@@ -20,6 +20,9 @@ dbg=/sys/kernel/debug/ib_ipoib_cm
 sysw() { ns_exec "$1" sh -c "echo '$3' > /sys/class/net/$2"; }
 # one_line PATTERN: exactly one ib_ipoib_cm log line since the mark matches PATTERN
 one_line() { [ "$(dmesg_since_mark | grep -c -- "$1")" -eq 1 ]; }
+# rename NS OLD NEW: down, rename, up (a name change needs the link down: the kernel refuses
+# it while up)
+rename() { ip -n "$1" link set "$2" down && ip -n "$1" link set "$2" name "$3" && ip -n "$1" link set "$3" up; }
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 check "namespaces A (ib0, 10.0.0.1) and B (ib1, 10.0.0.2)" ns_pair ib0 ib1
@@ -27,19 +30,19 @@ carriers() { wait_carrier ib0 A 60 && wait_carrier ib1 B 60; }
 check "carrier on both" carriers
 check "10 pings before, every one answered" ns_ping_all A 10.0.0.2 10
 
-# ---- A: ib0 -> ibp0s9 (a name change needs the link down: the kernel refuses it while up)
+# ---- A: ib0 -> ibp0s9
 dmesg_mark ren
-check "ib0 down, renamed ibp0s9, up" sh -c 'ip -n A link set ib0 down && ip -n A link set ib0 name ibp0s9 && ip -n A link set ibp0s9 up'
+check "ib0 down, renamed ibp0s9, up" rename A ib0 ibp0s9
 check "one log line: ib0: renamed to ibp0s9" one_line 'ib_ipoib_cm: ib0: renamed to ibp0s9$'
 check "debugfs: ib_ipoib_cm/ibp0s9/connections" test -e $dbg/ibp0s9/connections
 check_rc "debugfs: no ib_ipoib_cm/ib0 any more" 1 test -e $dbg/ib0
-check "carrier on ibp0s9" wait_carrier ibp0s9 A 60
+check "carrier on ibp0s9" wait_carrier ibp0s9 A 30
 check "10 pings from ibp0s9 (datagram), every one answered" ns_ping_all A 10.0.0.2 10
 
 # ---- B: ib1 -> ib0, the name A gave up (its debugfs directory too)
-check "ib1 down, renamed ib0, up" sh -c 'ip -n B link set ib1 down && ip -n B link set ib1 name ib0 && ip -n B link set ib0 up'
+check "ib1 down, renamed ib0, up" rename B ib1 ib0
 check "debugfs: ib_ipoib_cm/ib0 is B's now, no ib1" sh -c "test -e $dbg/ib0/connections && ! test -e $dbg/ib1"
-check "carrier on B's ib0" wait_carrier ib0 B 60
+check "carrier on B's ib0" wait_carrier ib0 B 30
 
 # ---- connected mode under the new names: RC works, debugfs and log lines say the new names
 dmesg_mark cm
