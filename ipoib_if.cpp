@@ -218,6 +218,8 @@ Status Interface::add_broadcast_group()
 
 Status Interface::open()
 {
+	if (!qp_.raw())	// a ring resize that could not build a UD QP (ipoib_if_rings.cpp)
+		return Status::NoDevice;
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;

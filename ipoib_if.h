@@ -90,7 +90,8 @@ class Interface;
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
-	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused)
+	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused)                               \
+	X(ring_resizes) X(ring_resize_errors)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -190,6 +191,9 @@ public:
 	u32 speed_mbps();
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
+	// ethtool -G (rtnl held; ipoib_if_rings.cpp): 0 or -errno, *why set on a refusal; addr
+	// gets the link-layer address afterwards (a new UD QP has a new QPN).
+	int set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return netdev_.get(); }
@@ -276,6 +280,10 @@ private:
 	void path_flush();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
+	// ring resize (ipoib_if_rings.cpp)
+	void drain_ud_qp();
+	Status build_ud_qp(u32 tx, u32 rx);
+	Status resize_cqs(u32 tx, u32 rx);
 	// neighbours (ipoib_neigh.cpp)
 	Status neigh_start();
 	void neigh_stop();

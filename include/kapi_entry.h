@@ -71,6 +71,9 @@ kapi_u32 ipoib_core_if_speed(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* Mb/s, 0 = 
 /* ethtool -c/-C (receive CQ moderation) */
 void ipoib_core_if_get_coalesce(struct kapi_ctx *core, kapi_u32 *usecs, kapi_u32 *frames) KAPI_NOEXCEPT;
 int ipoib_core_if_set_coalesce(struct kapi_ctx *core, kapi_u32 usecs, kapi_u32 frames) KAPI_NOEXCEPT;
+/* ethtool -G, rtnl held: 0 or -errno (*why: a static reason when refused); addr gets the
+ * 20-byte link-layer address afterwards (a new UD QP has a new QPN) */
+int ipoib_core_if_set_rings(struct kapi_ctx *core, kapi_u32 tx, kapi_u32 rx, kapi_u8 *addr, const char **why) KAPI_NOEXCEPT;
 
 /* ---- sysfs (kapi/sysfs.c) ---- */
 /* The mode: its sysfs name ("datagram") and its IFLA_IPOIB_MODE value (IPOIB_MODE_*). */
