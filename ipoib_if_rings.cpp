@@ -2,8 +2,8 @@
 // ipoib_if_rings.cpp - ethtool -G: the UD send and receive rings resized, the interface up or
 // down. A UD QP's work-queue sizes are fixed when it is created (IBA 11.2.4.2: Modify QP may
 // resize them only where the HCA says so), so a new size is a new UD QP, with a new QPN and
-// so a new link-layer address (RFC 4391 §9.1.1); the kernel announces it (NETDEV_CHANGEADDR:
-// a gratuitous ARP). An up interface is stopped and reopened around it, keeping IFF_UP, its
+// so a new link-layer address (RFC 4391 §9.1.1), which the shim sets as an address change
+// (NETDEV_CHANGEADDR). An up interface is stopped and reopened around it, keeping IFF_UP, its
 // addresses and routes (as the in-tree driver does): the carrier drops until the broadcast
 // group is joined again. Connected mode's SRQ and RC rings keep their load-time sizes.
 #include "ipoib_if.h"
