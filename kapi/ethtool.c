@@ -45,7 +45,7 @@ static void kapi_et_ring(struct net_device *dev, struct ethtool_ringparam *r,
 }
 
 /* ethtool -G (rtnl held): the core resizes; a new link-layer address (the new UD QP's QPN)
- * is announced as any address change (NETDEV_CHANGEADDR) and to the peers. */
+ * is set as any address change (NETDEV_CHANGEADDR). */
 static int kapi_et_set_ring(struct net_device *dev, struct ethtool_ringparam *r,
 			    struct kernel_ethtool_ringparam *kr, struct netlink_ext_ack *ack)
 {
@@ -57,11 +57,10 @@ static int kapi_et_set_ring(struct net_device *dev, struct ethtool_ringparam *r,
 	rc = ipoib_core_if_set_rings(core_of(dev), r->tx_pending, r->rx_pending, addr, &why);
 	if (memcmp(dev->dev_addr, addr, INFINIBAND_ALEN)) {
 		dev_addr_set(dev, addr);
+		/* also drops our neighbour entries: our next packet to a peer is an ARP request
+		 * or NS that carries the new address. (A gratuitous ARP sent now would be lost:
+		 * the carrier is off until the broadcast join, and the qdisc with it.) */
 		call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
-		/* a gratuitous ARP and unsolicited NAs whatever arp_notify says: the peers'
-		 * neighbours still name the old QPN, which no longer receives */
-		if (netif_running(dev))
-			call_netdevice_notifiers(NETDEV_NOTIFY_PEERS, dev);
 	}
 	if (rc && why && ack)
 		ack->_msg = why;	/* a static string, as NL_SET_ERR_MSG's */
