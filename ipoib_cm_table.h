@@ -137,6 +137,8 @@ public:
 	// when the resize failed (counted in cq_resize_failed, shown in cm_limits): the QP is
 	// not created. Ok at once in SRQ mode (the CQ was sized for every connection).
 	Status cq_room();
+	// ethtool -G (rtnl, the UD QP gone): the receive CQ resized for a new UD share (ipoib_if_rings.cpp).
+	Status set_ud_share(u32 ud_entries);
 	Status open();		// the listeners (both admin modes)
 	bool available() const { return recv_mtu_ != 0; }	// start() found what CM needs
 	const char *summary() const;	// for the interface's one bring-up log line

@@ -32,12 +32,14 @@ namespace ipoib {
 
 using kstd::Gfp;
 
-// debug_level, for IPOIB_DBG; set once at load.
+// debug_level, for IPOIB_DBG: set at load, and by writes to the module parameter
+// (set_debug_level, ipoib_main.cpp); read and written atomically.
 extern constinit int g_debug_level;
+Status set_debug_level(StrView v);
 
 #define IPOIB_DBG(level, fmt, ...)                                                      \
 	do {                                                                            \
-		if (::ipoib::g_debug_level >= (level))                                  \
+		if (__atomic_load_n(&::ipoib::g_debug_level, __ATOMIC_RELAXED) >= (level)) \
 			::kstd::log.debug(fmt, ##__VA_ARGS__);                          \
 	} while (0)
 
@@ -158,6 +160,7 @@ private:
 	bool registered_ = false;
 	bool sa_registered_ = false;
 	bool link_registered_ = false;
+	bool notifier_registered_ = false;
 };
 
 } // namespace ipoib

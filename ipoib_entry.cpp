@@ -31,6 +31,11 @@ LinkArgs link_args(const kapi_link_args &a)
 // ---- module, ib_client, rdma_cm lookup ----
 extern "C" int ipoib_core_init(const kapi_params *params) noexcept { return kstd::to_errno(driver_load(*params)); }
 extern "C" void ipoib_core_exit(void) noexcept { driver_unload(); }
+extern "C" int ipoib_core_debug_level_write(const char *buf, kapi_size_t len) noexcept
+{
+	return kstd::to_errno(set_debug_level(StrView(buf, len)));
+}
+extern "C" int ipoib_core_debug_level_read(void) noexcept { return __atomic_load_n(&g_debug_level, __ATOMIC_RELAXED); }
 extern "C" int ipoib_core_add_device(kapi_ctx *drv, kapi_ib_device *ib, void **ctx) noexcept
 {
 	Driver *d = from_ctx<Driver>(drv);
@@ -88,6 +93,11 @@ extern "C" int ipoib_core_if_change_mtu(kapi_ctx *c, u32 mtu) noexcept
 	Interface *i = ifc(c);
 	return i ? kstd::to_errno(i->change_mtu(mtu)) : -KAPI_ENODEV;
 }
+extern "C" void ipoib_core_if_renamed(kapi_ctx *c) noexcept
+{
+	if (Interface *i = ifc(c))
+		i->renamed();
+}
 extern "C" u32 ipoib_core_if_fix_features(kapi_ctx *c, u32 features) noexcept
 {
 	Interface *i = ifc(c);
@@ -133,6 +143,11 @@ extern "C" void ipoib_core_if_ring_sizes(kapi_ctx *c, u32 *tx, u32 *rx, u32 *max
 	*tx = i ? i->send_size() : 0;
 	*rx = i ? i->recv_size() : 0;
 	*max = kMaxQueueSize;
+}
+extern "C" int ipoib_core_if_set_rings(kapi_ctx *c, u32 tx, u32 rx, u8 *addr, const char **why) noexcept
+{
+	Interface *i = ifc(c);
+	return i ? i->set_rings(tx, rx, addr, why) : -KAPI_ENODEV;
 }
 extern "C" u32 ipoib_core_if_speed(kapi_ctx *c) noexcept
 {

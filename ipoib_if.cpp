@@ -120,9 +120,8 @@ Status Interface::start(const IfConfig &cfg)
 	if (!events_)
 		return Status::NoMem;
 	KSTD_TRY(kstd::from_errno(cfg.rtnl_held ? kapi_netdev_register_locked(nd()) : kapi_netdev_register(nd())));
-	StrView(kapi_netdev_name(nd())).copy_to(log_prefix_, sizeof(log_prefix_));
 	registered_ = true;
-	add_debugfs();	// optional: no debugfs is fine
+	add_debugfs();	// optional: no debugfs is fine (sets log_prefix_ too)
 	log_.info("UD QPN 0x%06x, P_Key 0x%04x%s, port MTU %u, %u/%u rx/tx entries, %s (Receive MTU %u)", qpn_,
 		  pkey_, pkey_ok_ ? "" : " (not in the port's P_Key table: no carrier until it is)", max_ud_mtu_,
 		  rx_.size(), tx_.size(), cm_.summary(), cm_.recv_mtu());
@@ -133,6 +132,9 @@ void Interface::add_debugfs()
 {
 	static const char *const names[kDebugViews] = {"paths", "mcast", "neigh", "connections",
 						       kTestKnobs ? "send_accepted" : nullptr, "rc_send", "cm_limits"};
+	// the name now, under the lock a rename takes: a rename from here on renames both
+	kstd::MutexGuard g(names_lock_);
+	StrView(kapi_netdev_name(nd())).copy_to(log_prefix_, sizeof(log_prefix_));
 	debugfs_.reset(kapi_debugfs_dir(kapi_netdev_name(nd())));
 	if (!debugfs_)
 		return;
@@ -149,7 +151,10 @@ void Interface::add_debugfs()
 void Interface::teardown(bool rtnl_held)
 {
 	// 1. unpublish: debugfs, then unregister (runs stop() when up: leaves groups, flushes paths)
-	debugfs_.reset();
+	{
+		kstd::MutexGuard g(names_lock_);
+		debugfs_.reset();
+	}
 	if (kstd::exchange(registered_, false)) {
 		if (rtnl_held)
 			kapi_netdev_unregister_locked(nd());
@@ -221,6 +226,8 @@ Status Interface::add_broadcast_group()
 
 Status Interface::open()
 {
+	if (!qp_.raw())	// a ring resize that could not build a UD QP (ipoib_if_rings.cpp)
+		return Status::NoDevice;
 	kapi_port_attr attr{};
 	if (kapi_ib_query_port(ib_, port_, &attr) == 0)
 		lid_ = attr.lid;

@@ -90,7 +90,8 @@ class Interface;
 	X(wc_foreign_ctx)                                                                \
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
-	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures)
+	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures) \
+	X(ring_resizes) X(ring_resize_errors)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -190,6 +191,9 @@ public:
 	u32 speed_mbps();
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
+	// ethtool -G (rtnl held; ipoib_if_rings.cpp): 0 or -errno, *why set on a refusal; addr
+	// gets the link-layer address afterwards (a new UD QP has a new QPN).
+	int set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return netdev_.get(); }
@@ -198,6 +202,8 @@ public:
 	const char *name() const { return kapi_netdev_name(nd()); }
 	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
+	// NETDEV_CHANGENAME (rtnl held): the debugfs directory and the log prefix take the new name.
+	void renamed();
 
 	// SA callbacks
 	int join_done(McGroup &g, kapi_mcast *mc, int status);
@@ -274,6 +280,10 @@ private:
 	void path_flush();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
+	// ring resize (ipoib_if_rings.cpp)
+	void drain_ud_qp();
+	Status build_ud_qp(u32 tx, u32 rx);
+	Status resize_cqs(u32 tx, u32 rx);
 	// neighbours (ipoib_neigh.cpp)
 	Status neigh_start();
 	void neigh_stop();
@@ -283,6 +293,11 @@ private:
 	void path_gc(u64 now, u64 stale_ms);
 	void show_neigh(kapi_seq *s);
 
+	// The netdev's name as the log lines and the debugfs directory carry it, under names_lock_
+	// (a rename's notifier holds rtnl, then this; start() and teardown() may not hold rtnl).
+	// Readers (every log line) take no lock: the last byte stays NUL, a line printed during
+	// a rename may show a mix of the two names.
+	kstd::Mutex names_lock_{KAPI_LOCK_IF_NAMES};
 	char log_prefix_[KAPI_IFNAMSIZ] = {};
 	kstd::Logger log_{log_prefix_};
 	kapi_ib_device *ib_;

@@ -93,6 +93,21 @@ int Interface::store_mode(StrView raw)
 	return 0;
 }
 
+void Interface::renamed()
+{
+	StrView now(kapi_netdev_name(nd()));
+	kstd::MutexGuard g(names_lock_);
+	if (now == StrView(log_prefix_))
+		return;
+	log_.info("renamed to %.*s", int(now.size()), now.data());
+	now.copy_to(log_prefix_, sizeof(log_prefix_));
+	if (debugfs_) {
+		int rc = kapi_debugfs_rename(debugfs_.get(), log_prefix_);
+		if (rc)
+			log_.warn("debugfs directory not renamed (error %d): still under the old name", rc);
+	}
+}
+
 int Interface::store_umcast(StrView raw)
 {
 	StrView v = sysfs_value(raw);

@@ -73,6 +73,13 @@ Status Driver::start()
 	else if (rc)
 		kstd::log.warn("cannot register the rtnl kind ipoib (error %d); use create_child", rc);
 	link_registered_ = rc == 0;
+	// before the client: a netdev renamed right after its registration is seen
+	rc = kapi_netdev_notifier_register();
+	if (rc) {
+		kstd::log.err("cannot register the netdev notifier: %d", rc);
+		return kstd::from_errno(rc);
+	}
+	notifier_registered_ = true;
 	Status s = kstd::from_errno(kapi_ib_register_client(ctx()));
 	if (!kstd::ok(s)) {
 		kstd::log.err("ib_register_client failed: %d", kstd::to_errno(s));
@@ -87,6 +94,8 @@ void Driver::teardown()
 	// Unregistering calls remove_device() for every device we kept, which unlinks it.
 	if (kstd::exchange(registered_, false))
 		kapi_ib_unregister_client();
+	if (kstd::exchange(notifier_registered_, false))
+		kapi_netdev_notifier_unregister();
 	// After the ports: no child is left for rtnl_link_unregister() to delete.
 	if (kstd::exchange(link_registered_, false))
 		kapi_link_unregister();
@@ -95,6 +104,25 @@ void Driver::teardown()
 		kapi_debugfs_exit();
 	}
 	KSTD_WARN_ON(!devices_.empty());
+}
+
+// sysfs: /sys/module/ib_ipoib_cm/parameters/debug_level (0644, as the in-tree driver's).
+Status set_debug_level(StrView v)
+{
+	ParseError err;
+	int level = 0;
+	if (!kstd::ok(parse_debug_level(v, level, err))) {
+		StrView shown = v;
+		if (!shown.empty() && shown[shown.size() - 1] == '\n')
+			shown = shown.substr(0, shown.size() - 1);
+		kstd::log.warn("invalid debug_level \"%.*s\": %s", int(shown.size() < 32 ? shown.size() : 32),
+			       shown.data(), err.what);
+		return Status::Invalid;
+	}
+	const int was = __atomic_exchange_n(&g_debug_level, level, __ATOMIC_RELAXED);
+	if (was != level)
+		kstd::log.info("debug_level %d (was %d)", level, was);
+	return Status::Ok;
 }
 
 Status driver_load(const kapi_params &params)
@@ -107,7 +135,7 @@ Status driver_load(const kapi_params &params)
 	Status s = drv.value()->config().load(params);
 	if (!kstd::ok(s))
 		return s;
-	g_debug_level = drv.value()->config().debug_level;
+	__atomic_store_n(&g_debug_level, drv.value()->config().debug_level, __ATOMIC_RELAXED);
 	s = drv.value()->start();
 	if (!kstd::ok(s)) {
 		drv.value()->teardown();

@@ -116,6 +116,32 @@ Status validate_debug_level(int level, ParseError &err)
 	return Status::Ok;
 }
 
+Status validate_ring_sizes(u32 tx, u32 rx, RingSizes &out, ParseError &err)
+{
+	if (rx < kMinRecvRing || rx > kMaxRing)
+		return fail(err, "rx must be from 2 to 8192", 0);
+	if (tx < kMinSendRing || tx > kMaxRing)
+		return fail(err, "tx must be from 128 to 8192", 0);
+	RingSizes r;
+	r.rx = u32(kstd::round_up_pow2(rx));	// <= kMaxRing, itself a power of two
+	r.tx = u32(kstd::round_up_pow2(tx));
+	r.rx_rounded = r.rx != rx;
+	r.tx_rounded = r.tx != tx;
+	out = r;
+	return Status::Ok;
+}
+
+Status parse_debug_level(StrView v, int &level, ParseError &err)
+{
+	if (!v.empty() && v[v.size() - 1] == '\n')
+		v = v.substr(0, v.size() - 1);
+	u32 l = 0;
+	if (!kstd::parse_u32(v, u32(kMaxDebugLevel), l))
+		return fail(err, "must be from 0 to 3", 0);
+	level = int(l);
+	return Status::Ok;
+}
+
 namespace {
 
 // Each message spells its limits out.

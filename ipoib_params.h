@@ -64,6 +64,20 @@ Status validate_ifname(StrView tmpl, ParseError &err);
 
 inline constexpr int kMaxDebugLevel = 3;
 Status validate_debug_level(int level, ParseError &err);
+// A run-time write of /sys/module/ib_ipoib_cm/parameters/debug_level: one decimal 0..3
+// without sign or leading zeros, one trailing newline allowed (echo's).
+Status parse_debug_level(StrView v, int &level, ParseError &err);
+
+// ethtool -G: the UD ring sizes, in the module parameters' bounds (the in-tree driver's):
+// receive 2..8192, send 128..8192 (two polls' worth of send completions, 2 x 64). A size
+// inside the bounds that is not a power of two is rounded up (the rings index by mask), as
+// the module parameters are; out is written only on Ok.
+inline constexpr u32 kMinRecvRing = 2, kMinSendRing = 128, kMaxRing = 8192;
+struct RingSizes {
+	u32 tx = 0, rx = 0;
+	bool tx_rounded = false, rx_rounded = false;
+};
+Status validate_ring_sizes(u32 tx, u32 rx, RingSizes &out, ParseError &err);
 
 // ---- connected mode (docs/connected.md §3, §5)
 // The validated values the interfaces use.

@@ -26,6 +26,8 @@ void kapi_debugfs_file(struct kapi_debugfs *d, const char *name, struct kapi_ctx
  * bytes, and returns its error or n. */
 #define KAPI_DEBUGFS_WRITE_MAX 32
 void kapi_debugfs_knob(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
+/* Renames the directory (same parent): 0 or the error (-EEXIST: the name is taken). */
+int kapi_debugfs_rename(struct kapi_debugfs *d, const char *name) KAPI_NOEXCEPT;
 /* Removes the directory and its files; waits for readers still inside a show function. */
 void kapi_debugfs_remove(struct kapi_debugfs *d) KAPI_NOEXCEPT;
 void kapi_seq_printf(struct kapi_seq *s, const char *fmt, ...) KAPI_NOEXCEPT KAPI_PRINTF(2, 3);

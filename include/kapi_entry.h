@@ -29,6 +29,11 @@ enum kapi_qp_event_kind;
 /* ---- module and ib_client (kapi/module.c, kapi/ib.c) ---- */
 int ipoib_core_init(const struct kapi_params *params) KAPI_NOEXCEPT;
 void ipoib_core_exit(void) KAPI_NOEXCEPT;
+/* The debug_level module parameter once the module is live (before, the value is only kept
+ * for ipoib_core_init): the core parses, validates and applies a write (0, or -EINVAL with
+ * one log line) and reports the level in force. */
+int ipoib_core_debug_level_write(const char *buf, kapi_size_t len) KAPI_NOEXCEPT;
+int ipoib_core_debug_level_read(void) KAPI_NOEXCEPT;
 /* Returns 0 and sets *ctx to keep the device, or -EOPNOTSUPP when nothing on it is wanted. */
 int ipoib_core_add_device(struct kapi_ctx *driver, struct kapi_ib_device *dev, void **ctx) KAPI_NOEXCEPT;
 void ipoib_core_remove_device(struct kapi_ctx *driver, struct kapi_ib_device *dev, void *ctx) KAPI_NOEXCEPT;
@@ -46,6 +51,7 @@ void ipoib_core_if_rx_mode(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* atomic conte
 int ipoib_core_if_change_mtu(struct kapi_ctx *core, kapi_u32 mtu) KAPI_NOEXCEPT;
 /* ndo_fix_features: the KAPI_FEAT_* offloads the admin mode allows out of those wanted. */
 kapi_u32 ipoib_core_if_fix_features(struct kapi_ctx *core, kapi_u32 features) KAPI_NOEXCEPT;
+void ipoib_core_if_renamed(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* rtnl held */
 int ipoib_core_if_poll(struct kapi_ctx *core, int budget) KAPI_NOEXCEPT;
 void ipoib_core_if_work(struct kapi_ctx *core) KAPI_NOEXCEPT;
 int ipoib_core_if_header_create(struct kapi_ctx *core, struct kapi_skb *skb, kapi_u16 type,
@@ -65,6 +71,9 @@ kapi_u32 ipoib_core_if_speed(struct kapi_ctx *core) KAPI_NOEXCEPT;	/* Mb/s, 0 = 
 /* ethtool -c/-C (receive CQ moderation) */
 void ipoib_core_if_get_coalesce(struct kapi_ctx *core, kapi_u32 *usecs, kapi_u32 *frames) KAPI_NOEXCEPT;
 int ipoib_core_if_set_coalesce(struct kapi_ctx *core, kapi_u32 usecs, kapi_u32 frames) KAPI_NOEXCEPT;
+/* ethtool -G, rtnl held: 0 or -errno (*why: a static reason when refused); addr gets the
+ * 20-byte link-layer address afterwards (a new UD QP has a new QPN) */
+int ipoib_core_if_set_rings(struct kapi_ctx *core, kapi_u32 tx, kapi_u32 rx, kapi_u8 *addr, const char **why) KAPI_NOEXCEPT;
 
 /* ---- sysfs (kapi/sysfs.c) ---- */
 /* The mode: its sysfs name ("datagram") and its IFLA_IPOIB_MODE value (IPOIB_MODE_*). */

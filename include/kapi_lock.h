@@ -32,6 +32,7 @@ enum kapi_lock_role {
 	KAPI_LOCK_CM_CONN,		/* spinlock (irqsave): one connection's state machine and step FIFO (inside IF_CM) */
 	KAPI_LOCK_IF_ICMP,		/* spinlock (irqsave): packets waiting for their ICMP (xmit -> work) */
 	KAPI_LOCK_IF_CQ,		/* mutex: an interface's receive CQ resize (CM work, process context) */
+	KAPI_LOCK_IF_NAMES,		/* mutex: an interface's debugfs directory and log prefix (taken under rtnl) */
 	KAPI_LOCK_SELFTEST_A,		/* reserved for tests (kunit/) */
 	KAPI_LOCK_SELFTEST_B,
 	KAPI_LOCK_ROLE_COUNT

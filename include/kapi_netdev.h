@@ -55,6 +55,10 @@ int kapi_netdev_set_mtu_locked(struct kapi_netdev *nd, kapi_u32 mtu) KAPI_NOEXCE
 kapi_u32 kapi_netdev_mtu(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* rtnl_trylock / rtnl_unlock, for the work item (ndo_stop cancels it under rtnl). */
 int kapi_rtnl_trylock(void) KAPI_NOEXCEPT;
+/* A netdev notifier that calls ipoib_core_if_renamed(core) on NETDEV_CHANGENAME of our
+ * netdevs (rtnl held). */
+int kapi_netdev_notifier_register(void) KAPI_NOEXCEPT;
+void kapi_netdev_notifier_unregister(void) KAPI_NOEXCEPT;
 void kapi_rtnl_unlock(void) KAPI_NOEXCEPT;
 /* Offloads, in the shim's own bits (netdev.c maps them to NETIF_F_*); which ones a mode
  * allows is the core's (ndo_fix_features -> ipoib_core_if_fix_features). */

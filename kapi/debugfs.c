@@ -89,6 +89,17 @@ void kapi_debugfs_knob(struct kapi_debugfs *d, const char *name, struct kapi_ctx
 	debugfs_create_file(name, 0600, d->dir, ctx, &kapi_dbg_knob_fops);
 }
 
+/* The directory takes the netdev's new name (NETDEV_CHANGENAME). */
+int kapi_debugfs_rename(struct kapi_debugfs *d, const char *name)
+{
+	struct dentry *r = debugfs_rename(kapi_dbg_root, d->dir, kapi_dbg_root, name);
+
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	d->dir = r;
+	return 0;
+}
+
 /* debugfs_remove_recursive waits for readers still inside a show function. */
 void kapi_debugfs_remove(struct kapi_debugfs *d)
 {

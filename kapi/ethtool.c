@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shim: ethtool_ops of the IPoIB net_device - driver info, link settings, ring sizes,
+ * Shim: ethtool_ops of the IPoIB net_device - driver info, link settings, ring sizes (read and set),
  * statistics (names and values are the core's) and receive CQ moderation.
  */
 #include <linux/ethtool.h>
+#include <linux/if_infiniband.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 #include "kapi.h"
@@ -41,6 +42,29 @@ static void kapi_et_ring(struct net_device *dev, struct ethtool_ringparam *r,
 	r->tx_max_pending = max;
 	r->rx_pending = rx;
 	r->tx_pending = tx;
+}
+
+/* ethtool -G (rtnl held): the core resizes; a new link-layer address (the new UD QP's QPN)
+ * is set as any address change (NETDEV_CHANGEADDR). */
+static int kapi_et_set_ring(struct net_device *dev, struct ethtool_ringparam *r,
+			    struct kernel_ethtool_ringparam *kr, struct netlink_ext_ack *ack)
+{
+	u8 addr[INFINIBAND_ALEN];
+	const char *why = NULL;
+	int rc;
+
+	BUILD_BUG_ON(INFINIBAND_ALEN != 20);
+	rc = ipoib_core_if_set_rings(core_of(dev), r->tx_pending, r->rx_pending, addr, &why);
+	if (memcmp(dev->dev_addr, addr, INFINIBAND_ALEN)) {
+		dev_addr_set(dev, addr);
+		/* also drops our neighbour entries: our next packet to a peer is an ARP request
+		 * or NS that carries the new address. (A gratuitous ARP sent now would be lost:
+		 * the carrier is off until the broadcast join, and the qdisc with it.) */
+		call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	}
+	if (rc && why && ack)
+		ack->_msg = why;	/* a static string, as NL_SET_ERR_MSG's */
+	return rc;
 }
 
 static int kapi_et_sset_count(struct net_device *dev, int sset)
@@ -88,6 +112,7 @@ const struct ethtool_ops kapi_et_ops = {
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = kapi_et_link,
 	.get_ringparam = kapi_et_ring,
+	.set_ringparam = kapi_et_set_ring,
 	.get_sset_count = kapi_et_sset_count,
 	.get_strings = kapi_et_strings,
 	.get_ethtool_stats = kapi_et_stats,

@@ -28,6 +28,7 @@ static const char *const kapi_lock_names[] = {
 	[KAPI_LOCK_CM_CONN] = "ib_ipoib_cm:cm_conn",
 	[KAPI_LOCK_IF_ICMP] = "ib_ipoib_cm:if_icmp",
 	[KAPI_LOCK_IF_CQ] = "ib_ipoib_cm:if_cq",
+	[KAPI_LOCK_IF_NAMES] = "ib_ipoib_cm:if_names",
 	[KAPI_LOCK_SELFTEST_A] = "ib_ipoib_cm:selftest_a",
 	[KAPI_LOCK_SELFTEST_B] = "ib_ipoib_cm:selftest_b",
 };

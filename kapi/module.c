@@ -2,11 +2,15 @@
 /*
  * Shim: module metadata, parameters and entry points. Parameters are registered here and
  * handed to the core untouched; the core validates them (one log line, -EINVAL), so the
- * policy stays in C++. They are read-only (0444): the core reads them once at load.
+ * policy stays in C++. They are read-only (0444): the core reads them once at load, except
+ * debug_level (0644, as in the in-tree driver), whose writes once the module is live go to the
+ * core to be parsed, validated and applied.
  */
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include "kapi.h"
 
 static char *ports = "";
@@ -18,8 +22,31 @@ module_param(ifname, charp, 0444);
 MODULE_PARM_DESC(ifname, "netdev name template with exactly one %d (default \"ib%d\")");
 
 static int debug_level;
-module_param(debug_level, int, 0444);
-MODULE_PARM_DESC(debug_level, "debug log verbosity, 0 (off) to 3 (most)");
+/* Set after ipoib_core_init succeeded, cleared before ipoib_core_exit. */
+static bool kapi_module_live;
+
+static int kapi_debug_level_set(const char *val, const struct kernel_param *kp)
+{
+	/* Before init (insmod's arguments) the value is kept for ipoib_core_init, which
+	 * validates every parameter together. */
+	if (!READ_ONCE(kapi_module_live))
+		return param_set_int(val, kp);
+	return ipoib_core_debug_level_write(val, strlen(val));
+}
+
+static int kapi_debug_level_get(char *buf, const struct kernel_param *kp)
+{
+	if (!READ_ONCE(kapi_module_live))
+		return param_get_int(buf, kp);
+	return sysfs_emit(buf, "%d\n", ipoib_core_debug_level_read());
+}
+
+static const struct kernel_param_ops kapi_debug_level_ops = {
+	.set = kapi_debug_level_set,
+	.get = kapi_debug_level_get,
+};
+module_param_cb(debug_level, &kapi_debug_level_ops, &debug_level, 0644);
+MODULE_PARM_DESC(debug_level, "debug log verbosity, 0 (off) to 3 (most); writable at run time");
 
 static int send_queue_size = 128;
 module_param(send_queue_size, int, 0444);
@@ -84,11 +111,16 @@ static int __init kapi_module_init(void)
 		.cm_csum_free = cm_csum_free,
 	};
 
-	return ipoib_core_init(&params);
+	int rc = ipoib_core_init(&params);
+
+	if (!rc)
+		WRITE_ONCE(kapi_module_live, true);
+	return rc;
 }
 
 static void __exit kapi_module_exit(void)
 {
+	WRITE_ONCE(kapi_module_live, false);
 	ipoib_core_exit();
 }
 

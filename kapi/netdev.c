@@ -106,6 +106,15 @@ static netdev_features_t kapi_nd_fix_features(struct net_device *dev, netdev_fea
 	return features | kapi_feat_to_nf(out);
 }
 
+/* `ip link` shows a P_Key child as CHILD@PARENT: the parent the core gave at allocation.
+ * Children are deleted before their parent (link.c), so the pointer outlives every caller. */
+static int kapi_nd_get_iflink(const struct net_device *dev)
+{
+	const struct kapi_netdev_priv *p = netdev_priv(dev);
+
+	return p->parent ? READ_ONCE(p->parent->ifindex) : READ_ONCE(dev->ifindex);
+}
+
 const struct net_device_ops kapi_nd_ops = {
 	.ndo_open = kapi_nd_open,
 	.ndo_stop = kapi_nd_stop,
@@ -115,6 +124,7 @@ const struct net_device_ops kapi_nd_ops = {
 	.ndo_change_mtu = kapi_nd_change_mtu,
 	.ndo_fix_features = kapi_nd_fix_features,
 	.ndo_get_stats64 = kapi_nd_get_stats64,
+	.ndo_get_iflink = kapi_nd_get_iflink,
 };
 
 /* ---- header_ops ---- */

@@ -11,6 +11,31 @@
 #include "kapi.h"
 #include "netdev_priv.h"
 
+/* NETDEV_CHANGENAME of our netdevs (udev's ib0 -> ibp0s9, ip link set ... name) goes to the
+ * core, under rtnl as every netdev notifier. */
+static int kapi_nd_notify(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	if (event == NETDEV_CHANGENAME && dev->netdev_ops == &kapi_nd_ops)
+		ipoib_core_if_renamed(core_of(dev));
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kapi_nd_notifier = {
+	.notifier_call = kapi_nd_notify,
+};
+
+int kapi_netdev_notifier_register(void)
+{
+	return register_netdevice_notifier(&kapi_nd_notifier);
+}
+
+void kapi_netdev_notifier_unregister(void)
+{
+	unregister_netdevice_notifier(&kapi_nd_notifier);
+}
+
 void kapi_netdev_free(struct kapi_netdev *nd)
 {
 	struct net_device *dev = to_nd(nd);

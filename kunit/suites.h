@@ -18,6 +18,7 @@
 	X(params_ports)        \
 	X(params_ifname)       \
 	X(params_debug_level)  \
+	X(params_rings)        \
 	X(params_cm)           \
 	X(cm_priv_data)        \
 	X(cm_caps)             \

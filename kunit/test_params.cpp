@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_params.cpp - the module-parameter parsers (ipoib_params.cpp): ports=, ifname=,
-// debug_level. Valid values, malformed ones, and the edges (empty, trailing comma, port 0,
+// debug_level, the ethtool -G ring sizes. Valid values, malformed ones, and the edges (empty, trailing comma, port 0,
 // huge numbers, too-long names, too many entries); every rejection names its offset.
 #include "ktest.h"
 #include "ipoib_params.h"
@@ -242,7 +242,72 @@ KTEST(params_debug_level, range)
 	EXPECT_NOT_NULL(err.what);
 }
 
-KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range));
+// A run-time write of the parameter (sysfs): "0".."3", one trailing newline allowed.
+KTEST(params_debug_level, write)
+{
+	ParseError err;
+	int l = -1;
+	EXPECT_OK(ipoib::parse_debug_level(StrView("0"), l, err));
+	EXPECT_EQ(l, 0);
+	EXPECT_OK(ipoib::parse_debug_level(StrView("3\n"), l, err));
+	EXPECT_EQ(l, 3);
+	const char *const bad[] = {"", "\n", "4", "-1", "+1", "01", "1\n\n", " 1", "1 ", "abc", "1a", "99999999999"};
+	for (const char *b : bad) {
+		l = 7;
+		EXPECT_EQ(ipoib::parse_debug_level(StrView(b), l, err), Status::Invalid);
+		EXPECT_EQ(l, 7);	// left alone on failure
+	}
+	EXPECT_NOT_NULL(err.what);
+}
+
+KTEST_SUITE(params_debug_level, KTEST_CASE(params_debug_level, range), KTEST_CASE(params_debug_level, write));
+
+// ---------------------------------------------------------------- ethtool -G ring sizes
+KTEST(params_rings, bounds)
+{
+	ParseError err;
+	ipoib::RingSizes r;
+	EXPECT_OK(ipoib::validate_ring_sizes(128, 2, r, err));
+	EXPECT_EQ(r.tx, 128u);
+	EXPECT_EQ(r.rx, 2u);
+	EXPECT_FALSE(r.tx_rounded || r.rx_rounded);
+	EXPECT_OK(ipoib::validate_ring_sizes(8192, 8192, r, err));
+	EXPECT_EQ(r.tx, 8192u);
+	EXPECT_EQ(r.rx, 8192u);
+	// each bad pair: refused with a reason, and what the caller had is left alone
+	const kstd::u32 bad[][2] = {{128, 1}, {128, 0}, {127, 256}, {64, 256}, {0, 256}, {128, 8193}, {8193, 256},
+				    {128, 0xffffffffu}, {0xffffffffu, 256}, {0x80000000u, 0x80000000u}};
+	for (auto &b : bad) {
+		r.tx = 11;
+		r.rx = 12;
+		err.what = nullptr;
+		EXPECT_EQ(ipoib::validate_ring_sizes(b[0], b[1], r, err), Status::Invalid);
+		EXPECT_NOT_NULL(err.what);
+		EXPECT_EQ(r.tx, 11u);
+		EXPECT_EQ(r.rx, 12u);
+	}
+}
+
+// Inside the bounds, not a power of two: rounded up (as the module parameters), and said so.
+KTEST(params_rings, rounding)
+{
+	ParseError err;
+	ipoib::RingSizes r;
+	EXPECT_OK(ipoib::validate_ring_sizes(129, 3, r, err));
+	EXPECT_EQ(r.tx, 256u);
+	EXPECT_EQ(r.rx, 4u);
+	EXPECT_TRUE(r.tx_rounded && r.rx_rounded);
+	EXPECT_OK(ipoib::validate_ring_sizes(1024, 1000, r, err));
+	EXPECT_EQ(r.tx, 1024u);
+	EXPECT_EQ(r.rx, 1024u);
+	EXPECT_FALSE(r.tx_rounded);
+	EXPECT_TRUE(r.rx_rounded);
+	EXPECT_OK(ipoib::validate_ring_sizes(8191, 4097, r, err));
+	EXPECT_EQ(r.tx, 8192u);
+	EXPECT_EQ(r.rx, 8192u);
+}
+
+KTEST_SUITE(params_rings, KTEST_CASE(params_rings, bounds), KTEST_CASE(params_rings, rounding));
 
 // ---------------------------------------------------------------- connected-mode parameters
 namespace {

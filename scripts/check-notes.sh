@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # check-notes.sh - a FeedNotes (ipoib_cm_notes.h) prints its notes in its
 # destructor, which must run after every spinlock of ours is dropped (with
 # netconsole on the device a printk re-enters xmit, which takes the table lock). So where a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # check-sizes.sh - the size rule: files of a few hundred lines, each with
 # one responsibility; no core file (ipoib_*.cpp/.h, kstd) over 600 lines, no shim file
 # (kapi/*.c, kapi/*.h) over 450. Run by `make check`; prints every file over its limit.

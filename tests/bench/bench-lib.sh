@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Measurement primitives of the benchmark (busybox sh). scripts/bench inlines this file into
 # tests/bench/ipoib-bench.sh in place of its `. /e2e/bench-lib.sh` line; it needs /e2e/lib.sh.
 #

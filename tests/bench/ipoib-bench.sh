@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The benchmark suite (not a test: scripts/bench runs it, make test does not): the in-tree
 # ib_ipoib and ours (ib_ipoib_cm) on the SAME softib ports, loaded one at a time, alternating
 # within every run (the order rotates run by run), plus an A/A slot (BENCH_AA: the in-tree

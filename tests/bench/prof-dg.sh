@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # prof-dg: a perf profile of datagram-mode iperf3 TCP, ours against a
 # second build of ours (ib_ipoib_cm_b, e.g. an older commit), in one boot. Not an e2e scenario
 # (it asserts nothing about the driver; docs/datagram.md "NAPI scheduling from task context"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Host test of scripts/bench-report (`scripts/bench --selftest`; no VM, a second or two).
 
 Feeds it a synthetic TAP whose figures are known, then checks results.json field by field

@@ -1,11 +1,13 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make demo: two simulated hosts on the softib fabric, each in its own network namespace,
 # ib_ipoib_cm on both. Datagram mode first (RFC 4391: UD, MTU 2044), then connected mode
 # (RFC 4755: one RC connection, MTU 65520): in each mode the link as `ip -d link` shows it,
-# a 60000-byte ping and an iperf3 TCP run; then the connection table (debugfs) and a summary.
+# a 60000-byte ping and an iperf3 TCP run; then the connection table (debugfs) and a summary
+# (sections 1-6; section 7 is demo-reverse.sh, run after it in the same VM).
 # Every step is a TAP check, so a step that fails fails `make demo` (scripts/demo).
 # The output is for a person: headed sections, the commands as one would type them on the
-# host ("hostA# ..."), their output indented under them.
+# host ("hostA# ..."), their output indented under them (tests/e2e/lib.sh: on, step, section).
 # load: ib_core
 # load: ib_cm
 # load: softib hosts=2
@@ -20,33 +22,6 @@ A=192.168.77.1 B=192.168.77.2
 dbg=/sys/kernel/debug/ib_ipoib_cm
 IPERF_TIME=5
 
-section() { echo; echo "==== $* ===="; }
-note() { echo "  $*"; }
-# The commands run in a child shell, where busybox's own applets would shadow the real tools
-# (tests/e2e/README.md): these make `ip` and `ping` there mean iproute2 and iputils.
-real_tools='ip() { /usr/sbin/ip "$@"; }; ping() { /usr/bin/ping "$@"; };'
-# on HOST CMD: show CMD as typed on HOST, run it in HOST's namespace (`ip netns exec` gives it
-# the namespace's own /sys/class/net), show its output indented; CMD's exit status
-on() {
-    _h=$1; shift
-    echo "$_h# $*"
-    _o=$(ip netns exec "$_h" sh -c "$real_tools $*" 2>&1); _r=$?
-    [ -n "$_o" ] && printf '%s\n' "$_o" | sed 's/^/    /'
-    [ $_r = 0 ] || echo "    (exit status $_r)"
-    return $_r
-}
-# on_kernel HOST CMD: the same for a file that is not per namespace (debugfs is mounted only
-# in the initial mount namespace; the file is the same kernel object either way)
-on_kernel() {
-    _h=$1; shift
-    echo "$_h# $*"
-    _o=$(sh -c "$*" 2>&1); _r=$?
-    [ -n "$_o" ] && printf '%s\n' "$_o" | sed 's/^/    /'
-    return $_r
-}
-# step DESC HOST CMD: `on`, and a TAP line saying whether it worked
-step() { _d=$1; shift; if on "$@"; then ok "$_d"; else not_ok "$_d"; fi; }
-
 # all_of CMD...: each CMD (a string, run in this shell) in order, until one fails
 all_of() { for _c in "$@"; do eval "$_c" || { echo "failed: $_c"; return 1; }; done; }
 mode_of() { ip -n "$1" -d link show "$2" | sed -n 's/.* ipoib .*mode \([a-z]*\) .*/\1/p'; }
@@ -55,16 +30,6 @@ mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; 
 link_is() {
     _m=$(mode_of "$1" "$2") _u=$(mtu_of "$1" "$2")
     [ "$_m" = "$3" ] && [ "$_u" = "$4" ] || { echo "$1 $2: mode '$_m' mtu '$_u', want $3 $4"; return 1; }
-}
-# iperf FROM TO_ADDR VAR: run iperf3 TCP for $IPERF_TIME s, show its output, set VAR to the
-# receiver's bitrate ("205 Mbits/sec"); fails when there is none or it is not above zero
-iperf() {
-    echo "$1# iperf3 -c $2 -t $IPERF_TIME -f m"
-    _o=$(ip netns exec "$1" iperf3 -c "$2" -t "$IPERF_TIME" -f m 2>&1); _r=$?
-    printf '%s\n' "$_o" | sed 's/^/    /'
-    _rate=$(printf '%s\n' "$_o" | awk '/receiver/ { print $(NF-2), $(NF-1) }')
-    eval "$3=\"\$_rate\""
-    [ $_r = 0 ] && [ -n "$_rate" ] && awk -v r="${_rate%% *}" 'BEGIN { exit !(r > 0) }'
 }
 # 60000 bytes of ICMP payload: 30 IP fragments over UD, one packet over RC
 bigping() { on hostA "ping -c 3 -i 0.2 -W 2 -s 60000 $B"; }
@@ -97,7 +62,7 @@ snap dg ib:softib0 ib:softib1
 step "ping hostA -> hostB" hostA "ping -c 3 -i 0.2 $B"
 if bigping; then dg_ping=ok; ok "ping -s 60000 in datagram mode (IP fragments)"; else dg_ping=FAILED; not_ok "ping -s 60000 in datagram mode"; fi
 check "iperf3 server on hostB" iperf3_server hostB 5201
-if iperf hostA $B dg_rate; then ok "iperf3 TCP hostA -> hostB, datagram mode: $dg_rate"
+if iperf_shown hostA $B $IPERF_TIME dg_rate; then ok "iperf3 TCP hostA -> hostB, datagram mode: $dg_rate"
 else not_ok "iperf3 TCP in datagram mode"; fi
 dg_ud=$(delta dg ib:softib1 ud_rx_bytes) dg_rc=$(delta dg ib:softib1 rc_rx_bytes)
 note "softib1 received $(mib "$dg_ud") as UD datagrams, $(mib "$dg_rc") over RC"
@@ -114,7 +79,7 @@ snap cm ib:softib0 ib:softib1 hostA:ib0 hostB:ib1
 # the first unicast packet opens the connection (REQ/REP/RTU through ib_cm) and waits for it
 step "ping hostA -> hostB (opens the RC connection)" hostA "ping -c 3 -i 0.2 -W 5 $B"
 if bigping; then cm_ping=ok; ok "ping -s 60000 in connected mode (one RC message each)"; else cm_ping=FAILED; not_ok "ping -s 60000 in connected mode"; fi
-if iperf hostA $B cm_rate; then ok "iperf3 TCP hostA -> hostB, connected mode: $cm_rate"
+if iperf_shown hostA $B $IPERF_TIME cm_rate; then ok "iperf3 TCP hostA -> hostB, connected mode: $cm_rate"
 else not_ok "iperf3 TCP in connected mode"; fi
 cm_ud=$(delta cm ib:softib1 ud_rx_bytes) cm_rc=$(delta cm ib:softib1 rc_rx_bytes)
 note "softib1 received $(mib "$cm_rc") over RC, $(mib "$cm_ud") as UD datagrams (ARP, multicast)"
@@ -152,7 +117,7 @@ note "connected mode (RC, MTU 65520): 60000-byte ping $cm_ping, iperf3 TCP $(mbi
 [ -n "${dg_rate:-}" ] && [ -n "${cm_rate:-}" ] &&
     note "connected / datagram: $(awk -v c="${cm_rate%% *}" -v d="${dg_rate%% *}" 'BEGIN { if (d > 0) printf "%.1fx", c / d; else printf "n/a" }') in this run"
 note "RC connections on hostA in connected mode: $n_conn (the table in section 5)"
-if [ "$_tap_failed" = 0 ]; then note "all $_tap_n checks in the VM passed (the harness verdict on the whole run follows)"
-else note "$_tap_failed of $_tap_n checks FAILED (the [FAILED] lines above)"; fi
+if [ "$_tap_failed" = 0 ]; then note "all $_tap_n checks of sections 1-6 passed"
+else note "$_tap_failed of $_tap_n checks of sections 1-6 FAILED (the [FAILED] lines above)"; fi
 note "throughput is a software fabric in an emulated VM, not hardware: compare the modes, not the numbers"
 exit $(tap_status)

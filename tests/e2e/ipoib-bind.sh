@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm as an ib_client: it binds every IB port of every softib host (one netdev each),
 # logs each bound and unbound port, honours ports= (device or device:port), and refuses
 # malformed ports=/ifname=/debug_level with -EINVAL and exactly one log line, loading nothing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, bad input from the wire (RFC 4755 §6 private data in a REQ): a raw ib_cm
 # peer (tests/kmod/ipoib_cmreq_test, from softib0, which has no IPoIB of its own in this
 # check) sends REQs to our listener on softib1 with the private data and service IDs a test

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours (both announce kCapBidir, docs/design.md §4 item 5): ONE RC
 # connection carries both directions. softib srq=0 and nonsrq_min_recv=1, the hardest case
 # for the never-zero rule: each QP starts with a single receive posted and grows on demand.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours (softib SRQ), three hosts: A's interface-wide RC send bound
 # (min(send_queue_size, kRcSendRingMax) = 32 sends in flight) saturated by one peer while another peer's queue
 # waits for it (the backlog and the bound in xmit end to end; docs/connected.md §4).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours, crossing REQs (RFC 4755 §3.3, docs/connected.md §2): softib's
 # `delay_cm` on both hosts holds each host's next REQ on the wire, so each REQ
 # arrives after the other host sent its own. Both ends announce kCapBidir: the end with the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Checksum-free RC between ours, forwarded to ANOTHER interface (a packet forwarded by the hub
 # to another interface must arrive with a valid checksum; ipoib-cm-csum.sh
 # forwards back out of the interface it came in on). softib hosts=4: ours on softib0 (icm0,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-csum.sh with ours loaded cm_csum_free=0: the same traffic, and not one packet
 # goes without its checksum (rc_tx_csum_skipped +0 ours<->ours too), ethtool -k shows no
 # checksum offload in connected mode; forwarding and the in-tree peer as before.

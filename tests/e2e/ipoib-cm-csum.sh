@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode without the TCP/UDP checksum between our peers (kCapCsumFree,
 # docs/connected.md §9b), and with it everywhere else. softib hosts=3: ours on softib0 (icm0,
 # namespace A) and softib1 (icm1, B), the in-tree ib_ipoib on softib2 (ib2, C; its ib0/ib1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours (softib SRQ): a peer that refuses the connection. B's interface
 # goes down (its listeners go, its ib_cm answers every REQ with REJ 8 "invalid service ID", on
 # both service IDs), A keeps sending to B's static neighbour entry. A must fall back to UD for

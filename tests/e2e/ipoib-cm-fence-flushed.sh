@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode without an SRQ, ours <-> ours: a QP that enters error by itself, its receives
 # flushed before its error event arrives (a peer's RDMA with a bad R_Key: the responder's QP
 # goes to error with an affiliated error and no receive error of its own, IBA 11.6.3.1).

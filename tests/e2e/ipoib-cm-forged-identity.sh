@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, a forged identity (docs/security.md "Who may carry our traffic"): a port
 # claims another host's GID and UD QPN in a REQ with the bidirectional capability, from a real
 # RC QP that completes the handshake. Three softib hosts: softib0 is the forger (softib's

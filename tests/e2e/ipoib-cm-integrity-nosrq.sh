@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-integrity.sh without SRQ (softib host_srq=0,0,0) and every per-QP ring of ours held
 # at exactly one buffer (nonsrq_min_recv=1 nonsrq_max_recv=1). Same steps, same assertions.
 # load: ib_core

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Payload integrity end to end over RC. Between two of ours the RC path carries TCP and UDP
 # without their checksums (csum_free), so nothing but the driver protects the bytes: random
 # data of known digest goes both directions at once over one TCP connection (busybox nc, the

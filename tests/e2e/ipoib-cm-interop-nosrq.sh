@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-interop.sh without SRQ: softib srq=0 makes create_srq fail, so both drivers run
 # connected mode with a receive ring per RC QP (ours: nonsrq_min_recv=1 buffer at first,
 # growing on demand; in-tree: its full ring). Same steps, same assertions (rx_posted >= 1 is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode (RFC 4755), ours <-> the unmodified in-tree ib_ipoib over softib, SRQ (this
 # file; ipoib-cm-interop-nosrq.sh sources it with srq=0): ours on softib0 (icm0, namespace A),
 # in-tree on softib1 (ib1, namespace B). Each side initiating in turn (the other ignores echo

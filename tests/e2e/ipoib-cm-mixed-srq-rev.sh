@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-mixed-srq.sh with host_srq=0,1,1: A (ours) without SRQ, B (ours) and C (in-tree)
 # with one. Same steps, same assertions.
 # load: ib_core

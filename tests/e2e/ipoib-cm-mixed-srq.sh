@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode between an SRQ host and a non-SRQ host (softib host_srq=), ours on both ends
 # and ours <-> in-tree: three softib hosts, ours on softib0 (icm0, A) and softib1 (icm1, B),
 # the in-tree ib_ipoib on softib2 (ib2, C; its ib0/ib1 down). This file: host_srq=1,0,0 (A

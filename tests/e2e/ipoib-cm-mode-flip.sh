@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours: admin mode flips on A racing the teardown of its connections.
 # Each round B's end of the connection is forced into error (softib qp_err: flushes and
 # LAST_WQE_REACHED, B tears down and sends its DREQ) while A, with pings in flight, switches to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours (softib SRQ): packets queued for a connection that is still
 # connecting when the admin mode goes to datagram. B is in datagram mode (it
 # still accepts A's REQ, docs/protocol.md §2.12) and its REP is held 6 s on the wire (softib

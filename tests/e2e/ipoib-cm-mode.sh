@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm admin mode (RFC 4755 §1; docs/connected.md §9a), ours <-> ours over softib (ib0
 # in A, ib1 in B) and a P_Key child on each side:
 #   - sysfs `mode` and netlink (`ip link set type ipoib mode`, `ip link add ... mode`) switch

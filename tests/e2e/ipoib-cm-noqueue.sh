@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode under a noqueue root qdisc (docs/connected.md §4). With
 # noqueue, __dev_queue_xmit calls ndo_start_xmit under the tx queue's own _xmit_lock and
 # tests only the queue's stopped bit, never the FROZEN bit netif_tx_lock sets (net/core/dev.c;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode without SRQ at 512 receives per QP (nonsrq_max_recv=512): the receive CQ must
 # hold every QP that can complete on it (UD receives, the RC send bound, and per connection
 # its ring at 512 plus its drain WR, docs/connected.md §4), and softib's max_cqe (65536) does

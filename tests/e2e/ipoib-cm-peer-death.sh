@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours, the peer dies and comes back: B's port goes down
 # (softib `port_down 1` on softib1: IB_EVENT_PORT_ERR there, every packet to or from it
 # dropped) while A sends to B over an established connection. A's sends fail (transport retries

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What the driver pins, counted by the driver (docs/connected.md §5.1,
 # §9): ours on both softib hosts, srq=0 and nonsrq_min_recv=1 (every RC QP has its own ring),
 # one bidirectional connection.

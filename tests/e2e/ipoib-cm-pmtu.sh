@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A connection's MTU below the netdev's (RFC 4755 §5.1: min of both Receive MTUs - 4), ours <->
 # ours. softib host_recv_sge=32,8: softib1's receives hold 8 SGEs, so B's buffers hold
 # 3712 + 7 x 4096 = 32384 octets: B advertises that Receive MTU and its connected-mode netdev

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-reap-cycles.sh with 125 rounds of 8 peers: 1,000 connect/reap cycles (make
 # test-full), the same assertions and tolerances, which at this count
 # catch a leak of >= 4 KiB of pages or >= 1 KiB of slab per cycle. About 12-17 minutes on stock

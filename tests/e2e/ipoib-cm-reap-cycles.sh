@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connect/reap cycles with a short idle timeout, memory back to its baseline. Ours on every softib host (srq=0, nonsrq_min_recv=1: each RC QP has
 # its own receive ring, the most a connection allocates), cm_idle_timeout=1 (the smallest the
 # parameter takes; there is no "reap now" knob). Host 0 is the hub, hosts 1..P the peers, each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, stale reaping (docs/design.md §4 item 9, docs/connected.md §2): ours
 # (icm0, A) with cm_idle_timeout=3 against the in-tree ib_ipoib (ib1, B; its own reaping
 # takes minutes). One exchange of 60000-byte pings leaves ours with an active connection (our

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours (softib SRQ), the send-path hand-over (docs/connected.md §10): a peer with two established
 # connections. A connects to B (A's active Ac carries both directions). B's DREQ is then lost
 # (softib `drop_cm dreq 1` on B) while B goes down and up, so A still holds Ac, whose remote QP

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, a REQ's timers from a hostile peer: ib_cm copies the REQ's CM response
 # timeouts and Local ACK Timeout into our cm_id and then waits them out (our REP resent every
 # Local CM Response Timeout; TIMEWAIT = the Local ACK Timeout), and ib_destroy_cm_id waits for

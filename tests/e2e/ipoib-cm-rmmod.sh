@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, rmmod ib_ipoib_cm under RC traffic, ours in both roles: ours (icm0, A)
 # against the in-tree ib_ipoib (ib1, B), iperf3 TCP both ways at once over connected mode, so
 # ours has an active connection (its data) and a passive one (the in-tree side's data, which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-send-accepted.sh with softib srq=0: A's active QP receives on its own ring (one
 # buffer at first, nonsrq_min_recv=1, growing on demand) what B sends over the connection it
 # accepted. Same steps, same assertions.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, the test knob send_accepted (debugfs ib_ipoib_cm/<if>/send_accepted,
 # docs/connected.md §2 "Who sends over a passive connection"): a third-party RFC 4755 peer
 # may send over the connection it accepted even when we do not announce kCapBidir, and we

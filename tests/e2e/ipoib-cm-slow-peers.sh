@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours, graceful teardowns to slow peers do not hold anyone else
 # (docs/connected.md §4 "The waits are parked steps"). Six softib hosts: A (icm0)
 # has established connections to B, C, D and F (icm1-4), which then drop their DREPs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours (softib SRQ): packets waiting for a connection when the
 # interface goes down are dropped, and counted: stop_end frees every peer's pending queue,
 # counted cm_tx_drop_teardown and summed into tx_dropped. B is in datagram mode (it still

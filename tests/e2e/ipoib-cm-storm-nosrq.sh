@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ipoib-cm-storm.sh with softib srq=0 at softib's most hosts, 128 (a hub of ours with as many
 # softib hosts as the VM holds): every RC QP, on the hub and on
 # each peer, has its own receive ring (nonsrq_min_recv=1: one buffer at first, growing on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connection storm (docs/connected.md §10.3): ours on every softib host, host 0 the hub, each host in
 # its own namespace, static neighbours hub <-> every peer (an ARP storm is not the subject).
 # Three rounds of: every peer pings the hub at once (8000 bytes: above the UD MTU, so each

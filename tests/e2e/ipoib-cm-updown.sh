@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode, ours <-> ours (softib SRQ): `ip link set down` on A in the middle of an RC
 # stream, `up`, traffic again; twice. The receive CQ lives across down/up and softib (like rxe)
 # leaves a destroyed QP's completions in it, so interface stop must never destroy a QP whose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours, the send watchdog (docs/connected.md §3: 10 s without a send
 # completion while sends are outstanding): the receiver stops receiving, softib's
 # `rnr QPN forever` on B's end of the connection answers every SEND with an RNR NAK. Our

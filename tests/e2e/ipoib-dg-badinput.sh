@@ -1,16 +1,18 @@
 #!/bin/sh
-# ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, and module
-# parameters not covered by ipoib-bind. Every bad value fails with its errno and exactly one
+# SPDX-License-Identifier: GPL-2.0
+# ib_ipoib_cm datagram mode, bad input: sysfs mode/umcast, ethtool -C/-G, debug_level written
+# at run time, a rename (debugfs and log names follow it), and module parameters not covered
+# by ipoib-bind. Every bad value fails with its errno and exactly one
 # ib_ipoib_cm log line, and changes nothing (the value is read back). ethtool requests the
-# driver does not implement (-G: EOPNOTSUPP, tx coalescing: EINVAL) are refused by the ethtool
-# core before the driver sees them (no driver log line). Out-of-range queue sizes load, clamped, with one log line each.
+# driver does not implement (tx coalescing: EINVAL) are refused by the ethtool core before the
+# driver sees them (no driver log line). Out-of-range queue sizes load, clamped, with one log line each.
 # load: softib hosts=1
 # load: ib_ipoib_cm
 # mem: 1024
 # timeout: 150
 # tier: full
 . /e2e/lib.sh
-plan 33
+plan 54
 
 ko=/e2e/modules/ib_ipoib_cm.ko
 ib0=/sys/class/net/ib0
@@ -52,8 +54,35 @@ check "ethtool -C rx-frames 65536: EINVAL, one log line" einval ethtool -C ib0 r
 check "ethtool -C tx-usecs 5: EINVAL from the ethtool core (unsupported parameter), no driver line" refused "unsupported parameter" 0 ethtool -C ib0 tx-usecs 5
 check_output "coalescing unchanged (rx-usecs 10)" 'rx-usecs:[[:space:]]+10$' ethtool -c ib0
 check_output "coalescing unchanged (rx-frames 16)" 'rx-frames:[[:space:]]+16$' ethtool -c ib0
-check "ethtool -G rx 512: EOPNOTSUPP (ring sizes are module parameters)" refused "Operation not supported" 0 ethtool -G ib0 rx 512
+check "ethtool -G rx 1: EINVAL, one log line" einval ethtool -G ib0 rx 1
 check_output "rings unchanged (RX 256)" 'RX:[[:space:]]+256' sh -c 'ethtool -g ib0 | sed -n "/Current/,\$p"'
+
+# ---- debug_level: writable at run time (0644, as the in-tree driver's), validated by the core
+P=/sys/module/ib_ipoib_cm/parameters/debug_level
+check_output "debug_level is 0644" '^-rw-r--r--' ls -l $P
+dmesg_mark dbg
+check "debug_level 2 accepted" wr $P 2
+check_output "... reads 2" '^2$' cat $P
+check "... one log line says so" test "$(dmesg_since_mark | grep -c 'ib_ipoib_cm: debug_level 2 (was 0)')" -eq 1
+for v in 4 -1 01 abc ""; do
+    check "debug_level \"$v\": EINVAL, one log line" einval wr $P "$v"
+done
+check_output "debug_level still 2" '^2$' cat $P
+check "debug_level 0 accepted" wr $P 0
+check_output "... reads 0" '^0$' cat $P
+
+# ---- rename (udev's ib0 -> ibp0s9): the debugfs directory and the log lines follow the name
+D=/sys/kernel/debug/ib_ipoib_cm
+dmesg_mark ren
+check "ip link set ib0 name ibp0s9" ip link set ib0 name ibp0s9
+check "debugfs: ib_ipoib_cm/ibp0s9/connections" test -e $D/ibp0s9/connections
+check_rc "debugfs: no ib_ipoib_cm/ib0 any more" 1 test -e $D/ib0
+check "one log line: ib0: renamed to ibp0s9" test "$(dmesg_since_mark | grep -c 'ib_ipoib_cm: ib0: renamed to ibp0s9$')" -eq 1
+check "a later line names ibp0s9" einval wr /sys/class/net/ibp0s9/mode bogus
+check "... (ib_ipoib_cm: ibp0s9: invalid mode)" dmesg_has 'ib_ipoib_cm: ibp0s9: invalid mode'
+check "ip link set ibp0s9 name ib0 (back)" ip link set ibp0s9 name ib0
+check "debugfs: ib_ipoib_cm/ib0/connections again" test -e $D/ib0/connections
+check_rc "debugfs: no ib_ipoib_cm/ibp0s9" 1 test -e $D/ibp0s9
 
 # ---- module parameters (kmod's insmod: busybox's retries and would log each error twice)
 check "rmmod" rmmod ib_ipoib_cm

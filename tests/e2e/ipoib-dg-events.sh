@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, port events through softib's knobs: CLIENT_REREGISTER and SM
 # change -> light flush (paths re-queried, groups rejoined, carrier kept); port down/up and
 # LID change -> normal flush (carrier follows the broadcast rejoin); P_Key table change ->

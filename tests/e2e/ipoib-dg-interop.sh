@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode <-> the unmodified in-tree ib_ipoib over softib: ours on softib0
 # (icm0, namespace A), in-tree on softib1 (ib1, namespace B); the in-tree netdev on softib0
 # stays down. ARP/ND both ways, ping v4 56/1400/2016 B with DF both ways, ping6, broadcast ping both ways, IPv6 all-nodes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Side-by-side throughput in one VM: ib_ipoib_cm datagram mode (icm0 <-> icm1 on softib0/1)
 # against the in-tree ib_ipoib datagram mode (ib2 <-> ib3 on softib2/3; its netdevs on
 # softib0/1 stay down), iperf3 TCP, alternating runs. The figures are printed as diagnostics;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, NAPI scheduled from task context (kapi/napi.c): softib calls CQ
 # completion handlers from its wire worker (a kworker), so kapi_napi_schedule kicks the
 # netdev's tasklet there instead of polling inline. Shown taken: a kprobe on the tasklet's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, IPv4 multicast beyond the broadcast group (RFC 4391 §4 mapping,
 # §10 send-only members): ours on softib0/1 (icm0 in A, icm1 in B), the in-tree ib_ipoib on
 # softib2 (ib2 in C; its netdevs on softib0/1 stay down), one IP subnet. Groups are joined

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, the neighbour table: a ping creates one neighbour per peer
 # address (debugfs neigh, ethtool -S neigh_created), the GC reaps it after 2 x the ARP
 # table's gc_interval (set to 3 s through /proc/sys/net/ipv4/neigh/default/gc_interval, as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, ours <-> ours over softib (two hosts in namespaces): netdev
 # identity (type 32, 20-byte address, broadcast with the P_Key, parent, dev_port, ethtool -i),
 # broadcast join -> carrier, ARP, IPv4 ping at 56/1400 B and the full UD MTU with DF, IPv6

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # rdma_cm to an address on a bond over our netdev: in namespace B, ib1 (ours, softib1) is the
 # only slave of an active-backup bond0 that holds 10.0.0.2. Our get_net_dev_by_params must
 # answer with the master (bond0), not ib1: rdma_cm then requires bond0 to be up and the

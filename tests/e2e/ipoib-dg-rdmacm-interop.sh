@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # rdma_cm between ib_ipoib_cm and the unmodified in-tree ib_ipoib over softib: ours on
 # softib0 (icm0, namespace A), in-tree on softib1 (ib1, namespace B); the in-tree netdev on
 # softib0 (ib0) stays down in the init namespace. Driven by tests/kmod/ipoib_rdmacm_test.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # rdma_cm over ib_ipoib_cm (ours on both softib hosts, hosts in namespaces A and B), driven by
 # the in-kernel test client/echo server tests/kmod/ipoib_rdmacm_test (softib has no userspace
 # verbs, so no rping): address resolution (ARP/ND on our netdev), route (PathRecord), RC

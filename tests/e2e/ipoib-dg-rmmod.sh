@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, removal under traffic: rmmod ib_ipoib_cm while iperf3 runs TCP in
 # both directions and UDP at once (netdevs, UD QPs and PDs of ours gone, kernel log clean),
 # reload (no NETDEV_CHANGEADDR for a netdev that is not registered yet: a kprobe on

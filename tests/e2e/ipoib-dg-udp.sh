@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # iperf3 UDP over ib_ipoib_cm datagram mode, ours <-> ours (icm0 <-> icm1) and ours <-> the
 # in-tree ib_ipoib (icm0 <-> ib2), both directions each, plus TCP ours <-> in-tree both ways.
 # Every UDP run must move data and report its loss sanely: 0 <= lost <= total, the percentage

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm datagram mode, `ip link set down/up` robustness: 20 idle cycles, 20 cycles under
 # traffic (UDP flood into the toggled port, ping out of it), 3 cycles each while a PathRecord
 # query is in flight (softib drops it), then ping works, the error counters stay 0 and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Our netdev under dev_parse_header()'s callers, whose hardware-address buffers are 8 bytes
 # (nfnetlink_log's nfulnl_msg_packet_hw.hw_addr on the stack, AF_PACKET's sockaddr_ll.sll_addr
 # in a TPACKET ring frame): three softib hosts, ours on softib0 (icm0, A, SRQ) and softib1

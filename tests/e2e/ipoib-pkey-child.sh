@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm P_Key child interfaces, ours <-> ours over softib with pkeys=0x8001,0x8002
 # (our module only: no in-tree ib_ipoib, so `ip link add ... type ipoib` is ours). Children
 # through sysfs create_child (ib0.8001, ib1.8001) and `ip link add ... type ipoib pkey 0x8002`
@@ -19,7 +20,7 @@
 # timeout: 300
 # tier: core
 . /e2e/lib.sh
-plan 78
+plan 81
 
 cm_lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 links() { ls /sys/class/net | tr '\n' ' '; }
@@ -60,6 +61,10 @@ check_output "ib0.8001 parent ib0" '^ib0$' cat /sys/class/net/ib0.8001/parent
 check_output "ib0.8002 parent ib0, mode datagram, umcast 0" '^ib0 datagram 0$' sh -c 'echo $(cat /sys/class/net/ib0.8002/parent /sys/class/net/ib0.8002/mode /sys/class/net/ib0.8002/umcast)'
 check_output "child broadcast address carries its P_Key" '^00:ff:ff:ff:ff:12:40:1b:80:02:00:00:00:00:00:00:ff:ff:ff:ff$' cat /sys/class/net/ib0.8002/broadcast
 check_output "ip -d: kind ipoib with pkey and mode" 'ipoib pkey 0x8002 mode datagram' ip -d link show ib0.8002
+# ndo_get_iflink: `ip link` names a child's parent (CHILD@PARENT), a port's own netdev none
+check_output "ip link: ib0.8001@ib0 (sysfs child)" '^[0-9]+: ib0\.8001@ib0: ' ip -o link show ib0.8001
+check_output "ip link: ib1.8002@ib1 (netlink child)" '^[0-9]+: ib1\.8002@ib1: ' ip -o link show ib1.8002
+check_output "ip link: ib0 has no parent" '^[0-9]+: ib0: ' ip -o link show ib0
 check_output "ip -d: a sysfs child is kind ipoib too" 'ipoib pkey 0x8001 mode datagram' ip -d link show ib0.8001
 check_output "ethtool -i: child driver ib_ipoib_cm" 'driver: ib_ipoib_cm' ethtool -i ib0.8001
 check_rc "a child has no create_child of its own" 1 test -e /sys/class/net/ib0.8001/create_child

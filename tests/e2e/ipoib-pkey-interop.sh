@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # P_Key children, ours <-> the in-tree ib_ipoib over softib with pkeys=0x8001: the in-tree
 # driver is loaded first and holds the rtnl kind "ipoib", so ours (on softib0 only, icm0) logs
 # that and offers children through sysfs create_child alone; the in-tree side (ib1 on softib1)

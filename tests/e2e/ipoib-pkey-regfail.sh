@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A P_Key child whose register_netdevice() fails after its sysfs step is freed exactly once. The test
 # knob debugfs ib_ipoib_cm/fail_child_register = N makes the next N children fail in
 # netdev_register_kobject(), where the kernel leaves the device NETREG_UNREGISTERED (6.1 and

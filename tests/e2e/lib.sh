@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for e2e scenarios (busybox sh, inside the test VM). Source it first:
 #     . /e2e/lib.sh
 # The scenario's stdout is TAP: every helper that reports prints a TAP line; diagnostics go
@@ -347,6 +348,48 @@ iperf3_server() {
     wait_for 30 iperf3_listening "$_ns" "$_port"
 }
 iperf3_listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
+
+# ---- commands shown as typed (make demo)
+# The demo's output is for a person: headed sections, each command as one would type it on a
+# host ("hostA# ..."), its output indented under it. The commands run in a child shell, where
+# busybox's own applets would shadow the real tools: _typed_tools makes `ip` and `ping` there
+# mean iproute2 and iputils.
+_typed_tools='ip() { /usr/sbin/ip "$@"; }; ping() { /usr/bin/ping "$@"; };'
+section() { echo; echo "==== $* ===="; }
+note() { echo "  $*"; }
+# on HOST CMD: show CMD as typed on HOST, run it in namespace HOST (`ip netns exec` gives it the
+# namespace's own /sys/class/net), show its output indented; CMD's exit status
+on() {
+    _h=$1; shift
+    echo "$_h# $*"
+    _o=$(ip netns exec "$_h" sh -c "$_typed_tools $*" 2>&1); _r=$?
+    [ -n "$_o" ] && printf '%s\n' "$_o" | sed 's/^/    /'
+    [ $_r = 0 ] || echo "    (exit status $_r)"
+    return $_r
+}
+# on_kernel HOST CMD: the same for a file that is not per namespace (debugfs is mounted only
+# in the initial mount namespace; the file is the same kernel object either way)
+on_kernel() {
+    _h=$1; shift
+    echo "$_h# $*"
+    _o=$(sh -c "$*" 2>&1); _r=$?
+    [ -n "$_o" ] && printf '%s\n' "$_o" | sed 's/^/    /'
+    return $_r
+}
+# step DESC HOST CMD: `on`, and a TAP line saying whether it worked
+step() { _d=$1; shift; if on "$@"; then ok "$_d"; else not_ok "$_d"; fi; }
+# iperf_shown FROM TO_ADDR SECONDS VAR [iperf3 args]: iperf3 TCP from namespace FROM, shown
+# as typed with its output; VAR gets the receiver's bitrate ("205 Mbits/sec"); fails when there
+# is none or it is not above zero
+iperf_shown() {
+    _if=$1 _it=$2 _is=$3 _iv=$4; shift 4
+    echo "$_if# iperf3 -c $_it -t $_is -f m${*:+ $*}"
+    _o=$(ip netns exec "$_if" iperf3 -c "$_it" -t "$_is" -f m "$@" 2>&1); _r=$?
+    printf '%s\n' "$_o" | sed 's/^/    /'
+    _rate=$(printf '%s\n' "$_o" | awk '/receiver/ { print $(NF-2), $(NF-1) }')
+    eval "$_iv=\"\$_rate\""
+    [ $_r = 0 ] && [ -n "$_rate" ] && awk -v r="${_rate%% *}" 'BEGIN { exit !(r > 0) }'
+}
 
 # ---- kernel log
 # kmsg TEXT: write a line into the kernel log (to correlate scenario steps with kernel messages)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Debian's in-tree IB stack loads with no IB device, the tools in the initramfs run, and
 # everything unloads cleanly (the harness rmmods in reverse order and checks the kernel log).
 # load: ib_core

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm.ko (built at the repo root for this kernel) loads with no IB device, takes its
 # parameters, says so in the kernel log (its load line is a debug_level>=1 message), creates
 # nothing, and unloads cleanly. Skipped (TAP SKIP) while the module is not built, unless

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib-cm-mixed-srq.sh with the reverse assignment: host_srq=0,1 (softib0 in A has no SRQ,
 # softib1 in B has one), so the non-SRQ host initiates the first RC connection.
 # load: ib_core

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib's per-host SRQ setting (host_srq=): the unmodified in-tree ib_ipoib in connected mode
 # between a host with SRQ and one without. This file: host_srq=1,0 (softib0 in namespace A has
 # SRQ, softib1 in B does not); softib-cm-mixed-srq-rev.sh sources it with host_srq=0,1. Each

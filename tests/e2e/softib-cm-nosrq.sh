@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib stage 2 without SRQ: softib srq=0 makes create_srq return -EOPNOTSUPP, so in-tree
 # ipoib runs connected mode with per-QP receive rings (reaped by flush counting). Same steps
 # as softib-cm-srq.sh.

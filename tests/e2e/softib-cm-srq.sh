@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib stage 2: the UNMODIFIED in-tree ib_ipoib in connected mode (RC QPs through ib_cm)
 # between two namespaces, with SRQ (this file) or without (softib-cm-nosrq.sh sources it):
 # 60000-byte pings both ways, link down/up, teardown, and no "RX drain timing out"

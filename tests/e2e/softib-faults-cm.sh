@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib knobs for connected-mode tests, under the unmodified in-tree ib_ipoib: `delay_cm` holds
 # a CM REQ on the wire (the connection comes up only after the delay: while it is held the
 # peer has no new RC QP and the active QP waits in INIT; elapsed time is only checked loosely),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib RC fault knobs under in-tree ipoib connected mode (SRQ): a dropped CM REQ (ib_cm
 # resends it after its ~4 s response timeout), forced RNR (ipoib asks
 # rnr_retry 0 -> RNR_RETRY_EXC), qp_err (-> flush + LAST_WQE + drain + DREQ) and vanish

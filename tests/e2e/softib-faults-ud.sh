@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib fault knobs on datagram-mode in-tree ipoib: malformed commands are refused and
 # change nothing; drop_ud, delay_ud, port_down/port_up, reregister and drop_sa act and are
 # counted; afterwards traffic recovers.

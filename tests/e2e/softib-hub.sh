@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib at its host limit (128, softib/README.md "Scale"): the in-tree ib_ipoib in connected
 # mode (SRQ) on every host, each host's netdev in its own namespace h0..h127. Host 0 <-> the
 # last host first (8000-byte pings both ways: more than the 2044-byte UD MTU, so RC only; the

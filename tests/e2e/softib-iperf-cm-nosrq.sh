@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # iperf3 TCP and UDP both ways over in-tree ipoib connected mode WITHOUT SRQ (softib srq=0:
 # per-QP receive rings). The connected half of softib-iperf.sh, which this sources.
 # load: ib_core

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # iperf3 over the in-tree ipoib on softib, TCP and UDP both ways (A->B, and B->A with -R),
 # 5 s each: in datagram mode, then in connected mode (switched in place inside the
 # namespaces) with SRQ (this file) or without (softib-iperf-cm-nosrq.sh sources it with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib host_srq= (per-host SRQ override) is validated like every softib parameter: a bad value
 # makes insmod fail with one clear "softib: ..." line and registers nothing. Good values give each
 # device its own SRQ answer (rdma dev caps SRQ_RESIZE only on SRQ hosts), hosts past the end of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib module parameters are validated: each malformed value makes insmod fail with one
 # clear "softib: ..." log line and registers nothing; good values (hosts=3 ports_per_host=2
 # pkeys=8001,0x8002 ...) give the expected devices, LIDs and P_Key tables. (host_recv_sge='s

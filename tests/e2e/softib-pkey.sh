@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib P_Keys: pkeys=8001 adds 0x8001 to every port's P_Key table; in-tree ipoib child
 # interfaces ib0.8001/ib1.8001 join their own broadcast group and ping each other; a child
 # for a P_Key not in the table never gets carrier; P_Key mismatches are dropped and counted.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib port-state knobs (`pkey`, `lid`, `event`) driving the in-tree ipoib's flushes:
 # a child whose P_Key is not in the table gets carrier when the SM adds it (PKEY_CHANGE ->
 # heavy flush) and loses it when it is removed; a LID change (LID_CHANGE -> normal flush on

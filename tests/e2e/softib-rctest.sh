@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib RC engine driven directly by the softib_rctest verbs client (softib/test): SEND with
 # 3 SGEs, SEND_WITH_IMM, bad WRs, too-long message, flush on ERR, the RNR matrix
 # (rnr_retry 0 -> immediate RNR_RETRY_EXC, 3 -> after 3 RNR timer periods, 7 -> never),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # rmmod ib_ipoib (the ULP, not the device) while iperf3 TCP runs over it in datagram mode:
 # ipoib's netdevs go away, every UD QP it owned is destroyed (only the GSI QPs stay), softib
 # stays usable and then unloads cleanly, and the kernel log stays clean. The same under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # rmmod softib (IB device removal) while both IPoIB drivers carry traffic: the in-tree
 # ib_ipoib in datagram mode on softib0/softib1, ours (ib_ipoib_cm) in connected mode with
 # 60000-byte pings on softib2/softib3. The devices unregister under load, every netdev on them

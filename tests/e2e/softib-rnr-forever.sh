@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib fault knob `rnr QPN forever` (the receiver answers RNR NAK to every SEND on that QP
 # until `rnr QPN 0` or `clear`), the dead receiver a send watchdog must detect:
 # 1. against rnr_retry 7 (softib_rctest watch=1, a 4 KiB SEND stream on a QP pair of softib0):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib fault knob rx_stop against a requester with rnr_retry 7 (infinite), the case a driver's
 # send watchdog must handle: the verbs client softib_rctest watch=1 streams 4 KiB RC SENDs, one
 # in flight at a time, between two QPs of softib0. While softib0 is rx_stop'ed no send completes,

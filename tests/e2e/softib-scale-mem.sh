@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib's host limit and what a host costs: hosts= one past the limit is refused (-EINVAL and
 # one line, which names the limit); then at hosts=16 and at the limit, softib alone and then
 # with the in-tree ib_ipoib on every host (connected mode, SRQ, interfaces up), the memory each

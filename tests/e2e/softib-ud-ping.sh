@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # softib stage 1: two simulated hosts, the UNMODIFIED in-tree ib_ipoib in datagram mode,
 # one netdev per namespace: ports ACTIVE with unique LIDs, SM LID 1, carrier, ping v4
 # (56 B, 1400 B, full UD MTU 2044 with DF), ping6, broadcast ping, multicast ping (IPv4

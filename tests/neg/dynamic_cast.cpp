@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // expect: dynamic_cast\.cpp:.*error: .*dynamic_cast.* not permitted with .*-fno-rtti
 struct B {
 	virtual ~B();

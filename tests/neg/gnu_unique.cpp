@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // cxxflags: -fgnu-unique
 // With -fgnu-unique a static in an inline function
 // becomes STB_GNU_UNIQUE, which the module loader does not understand.

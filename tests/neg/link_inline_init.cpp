@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Link stage (modpost): an inline function placed in .init.text, called from resident code
 // (on a template instance the attribute would be silently ignored, so no test can see it).
 // expect: section mismatch in reference: .*neg_resident2.* -> .*neg_inline_init

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Function-local static with dynamic initialisation: a racy _ZGV guard byte.
 // expect: check-elf: .*local_static\.o: forbidden symbol _ZGV
 int compute(void);

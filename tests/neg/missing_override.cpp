@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // expect: missing_override\.cpp:.*error: .*can be marked override
 struct Base {
 	virtual ~Base();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // An ignored Result<T> is a compile error.
 // expect: nodiscard_result\.cpp:.*error: ignoring return(ed)? value
 #include "kstd/result.h"

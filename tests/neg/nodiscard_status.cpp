@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // An ignored Status is a compile error.
 // expect: nodiscard_status\.cpp:.*error: ignoring returned value of type .*kstd::Status
 #include "kstd/status.h"

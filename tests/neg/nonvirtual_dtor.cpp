@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // expect: nonvirtual_dtor\.cpp:.*error: .*non-virtual destructor
 struct Base {
 	virtual void f();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Positive control: must build and pass every gate. Touches every kstd header so a
 // broken harness (or library) cannot make the whole suite "pass" by failing everything.
 // expect-ok

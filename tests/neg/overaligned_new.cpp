@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kmalloc cannot honour alignas(64): the aligned operator new is deleted.
 // expect: overaligned_new\.cpp:.*use of deleted function
 #include "kstd/new.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // A const and a writable object in one named section: g++ refuses (the flags differ).
 // expect: section_conflict\.cpp:.*section type conflict
 extern const int neg_ro;

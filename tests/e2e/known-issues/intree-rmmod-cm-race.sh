@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # KNOWN ISSUE (in-tree ib_ipoib, Linux 6.1), not run by make test; run it by path:
 #   scripts/vm-test --kernel stock tests/e2e/known-issues/intree-rmmod-cm-race.sh
 # Seen 1 time in 5 runs: rmmod ib_ipoib while connected-mode TX connections exist gives

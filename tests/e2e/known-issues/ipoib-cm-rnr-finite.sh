@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # KNOWN ISSUE (ours, connected mode, srq=0 with a finite cm_rnr_retry), not run by make test;
 # run it by path:
 #   scripts/vm-test --kernel stock tests/e2e/known-issues/ipoib-cm-rnr-finite.sh

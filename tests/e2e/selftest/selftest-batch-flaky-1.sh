@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: leaves a file outside what the harness cleans between scenarios (/e2e), so the
 # next scenario fails in the batch and passes alone.
 # batch: first

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: fails when selftest-batch-flaky-1's marker is there (in the batch), passes alone:
 # the harness must report it FLAKY, not PASS.
 # timeout: 30

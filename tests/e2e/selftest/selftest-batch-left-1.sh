@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: a scenario that leaves a network namespace, a file in /tmp, a process and
 # a module it loaded itself (not from its plan). The next scenario in the VM checks each is
 # gone; the harness's cleanup between scenarios, not this one, must remove them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: runs after selftest-batch-left-1 in the same VM and finds nothing it left: its own
 # plan loads e2e_selftest (which fails if the other's copy were still loaded).
 # load: e2e_selftest

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: the first of three scenarios in one VM; the middle one fails. This one passes in
 # the batch (its verdict is its own segment's, not the batch's).
 # batch: first

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: the middle scenario of a batch fails (a `not ok`): it fails in the batch with the
 # same reason as alone, and the scenarios before and after it still pass there.
 # timeout: 30

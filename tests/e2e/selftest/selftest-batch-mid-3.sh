@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: the last of three; runs after a failing scenario in the same VM and passes there.
 # load: e2e_selftest
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: passes before a scenario whose module cannot be unloaded.
 # batch: first
 # timeout: 30

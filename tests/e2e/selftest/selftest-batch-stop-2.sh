@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: its module stays pinned, the unload fails: it fails, and the batch stops.
 # load: e2e_selftest busy=1
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: after a failed unload the batch stops; this one runs alone (not flaky).
 # load: e2e_selftest
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: passes before a scenario that WARNs in the same VM; the warning is not its.
 # batch: first
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: a kernel WARNING during this scenario fails this one only (its segment holds the
 # report); the W taint it leaves stops the batch.
 # load: e2e_selftest warn=1

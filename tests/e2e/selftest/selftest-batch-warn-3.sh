@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Batching: after a scenario whose cleanup left a taint the batch stops; this one is not run
 # there and runs alone (not counted as flaky).
 # timeout: 30

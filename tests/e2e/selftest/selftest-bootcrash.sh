@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A kernel that dies before our init runs is booted once more (RETRY on the console, counted in
 # the TAP-tests line); dying again fails the scenario as vm-died + boot-crash. rdinit= names an
 # init that does not exist, so every boot panics ("No working init found") before E2E-BOOTED.

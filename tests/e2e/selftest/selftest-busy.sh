@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A module that cannot be unloaded after the scenario must fail the run.
 # load: e2e_selftest busy=1
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A VM that never finishes (module init that sleeps for an hour) must be killed by the
 # host's time limit and fail.
 # load: e2e_selftest hang=1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A task blocked (TASK_UNINTERRUPTIBLE) for longer than hung_task_timeout_secs must fail the
 # run through its "INFO: task ... blocked for more than N seconds" report.
 # load: e2e_selftest

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # An "Oops: int3" whose RIP is in a module's text is never retried (a kprobe on our code, say):
 # the scenario fails at once. The report is written into the kernel log here.
 # timeout: 30

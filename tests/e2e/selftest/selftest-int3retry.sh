@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # An "Oops: int3" whose RIP is in core kernel text after init ran (the TCG race with
 # static-key patching seen on 6.12) is run once more (RETRY on the console, counted); a second
 # one fails the scenario. The report is written into the kernel log here (the real race

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A KASAN report (debug kernel) must fail the run.
 # load: e2e_selftest uaf=1
 # timeout: 30

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A `not ok` line must fail the scenario (even with exit status 0).
 # timeout: 30
 # expect: fail not-ok

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A kernel panic (sysrq crash) must fail the run: no verdict from the VM, Oops in the log.
 # batch: alone
 # timeout: 30

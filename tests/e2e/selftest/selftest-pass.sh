@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Control case: a clean scenario with a harmless test module must PASS (the verdict is not
 # failing everything).
 # load: e2e_selftest

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A CPU stuck in the kernel (a kthread spinning with preemption off) for longer than twice
 # watchdog_thresh must fail the run through its "BUG: soft lockup" report (on the debug kernel
 # too, which boots with nosoftlockup: the guest's init re-enables the detector).

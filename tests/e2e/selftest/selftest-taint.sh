@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A kernel taint other than the out-of-tree (O) and unsigned-module (E) flags of the
 # project's modules must fail the run (reason taint), even with a clean TAP and log. The
 # scenario sets TAINT_USER ('U', bit 6) through /proc/sys/kernel/tainted, which ORs bits in.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A TODO check that passes (`ok N - ... # TODO`) must fail the scenario: the known defect no
 # longer shows, so the marker goes (reason todo-passed).
 # timeout: 30

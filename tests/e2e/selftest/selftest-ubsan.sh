@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Undefined behaviour caught by UBSAN (the debug kernel: UBSAN_BOUNDS, UBSAN_SHIFT) must fail
 # the run through its "UBSAN: ..." report. Neither fault touches memory out of bounds, so
 # KASAN stays quiet: the report is UBSAN's own.

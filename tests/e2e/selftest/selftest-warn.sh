@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A kernel WARNING during the run must fail it even though the TAP is clean.
 # load: e2e_selftest warn=1
 # timeout: 30

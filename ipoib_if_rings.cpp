@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_if_rings.cpp - ethtool -G: the UD send and receive rings resized, the interface up or
+// down. A UD QP's work-queue sizes are fixed when it is created (IBA 11.2.4.2: Modify QP may
+// resize them only where the HCA says so), so a new size is a new UD QP, with a new QPN and
+// so a new link-layer address (RFC 4391 §9.1.1), which the shim sets as an address change
+// (NETDEV_CHANGEADDR). An up interface is stopped and reopened around it, keeping IFF_UP, its
+// addresses and routes (as the in-tree driver does): the carrier drops until the broadcast
+// group is joined again. Connected mode's SRQ and RC rings keep their load-time sizes.
+#include "ipoib_if.h"
+#include "ipoib_params.h"
+
+namespace ipoib {
+
+static_assert(kMaxRing == kMaxQueueSize, "ethtool's maximum is the module parameters'");
+
+namespace {
+constexpr u32 kDrainMs = 5000;	// the UD QP's flushed receives: as stop()'s bound for sends
+constexpr u32 kDrainStepMs = 10;
+u32 max_u32(u32 a, u32 b) { return a > b ? a : b; }
+} // namespace
+
+// The receive CQ holds the UD receives and connected mode's entries (docs/connected.md §4):
+// a new UD share resizes it under the lock connection setup resizes it with. The CQ may stay
+// larger than needed (a failed shrink costs memory only), never smaller.
+Status CmTable::set_ud_share(u32 ud_entries)
+{
+	kstd::MutexGuard g(cq_lock_);
+	const u32 total = ud_entries + cq_entries();
+	if (kapi_cq_resize(cq(), int(total)) != 0)
+		return Status::NoMem;
+	cq_ud_ = ud_entries;
+	return Status::Ok;
+}
+
+// The old UD QP to ERROR with NAPI on, so that NAPI reaps every receive it flushes (counted in
+// rx_flushed) before the QP, and the ring that names those buffers, go: the receive CQ is
+// shared with connected mode and stays, so no completion of the old QP may be left in it.
+void Interface::drain_ud_qp()
+{
+	if (!qp_.raw())
+		return;
+	kapi_napi_enable(nd());
+	qp_.to_error();
+	kapi_napi_schedule(nd());
+	u32 waited = 0;
+	while (rx_.posted() && waited < kDrainMs) {
+		kapi_msleep(kDrainStepMs);
+		waited += kDrainStepMs;
+	}
+	if (rx_.posted()) {
+		count(stats_.ring_resize_errors);
+		log_.warn("%u receives of the old UD QP not flushed after %u ms", rx_.posted(), kDrainMs);
+	}
+	kapi_napi_disable(nd());
+	poll_tx();
+	qp_.destroy();
+	rx_.release();
+	tx_.drain();
+}
+
+// The new UD QP and rings at tx/rx entries (the CQs already hold them); NoMem leaves no QP.
+Status Interface::build_ud_qp(u32 tx, u32 rx)
+{
+	KSTD_TRY(rx_.alloc(rx));
+	KSTD_TRY(tx_.alloc(tx));
+	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx, rx));
+	qpn_ = qp_.qpn();
+	rx_.bind(nd(), RecvTarget{qp_.raw(), nullptr}, lkey_);
+	tx_.bind(nd(), qp_.raw(), lkey_);
+	if (!child_)
+		return qp_.to_rts(port_, 0);	// Q_Key 0 until the broadcast join (as start())
+	pkey_ok_ = pkey_check();	// RTS now, or when a P_Key event brings the P_Key
+	return Status::Ok;
+}
+
+Status Interface::resize_cqs(u32 tx, u32 rx)
+{
+	if (kapi_cq_resize(send_cq_.get(), int(tx)) != 0)
+		return Status::NoMem;
+	if (cm_.available())
+		return cm_.set_ud_share(rx);
+	return kapi_cq_resize(recv_cq_.get(), int(rx)) != 0 ? Status::NoMem : Status::Ok;
+}
+
+// rtnl held (ethtool). addr: the link-layer address afterwards (the shim announces a change).
+int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
+{
+	ParseError err;
+	RingSizes r;
+	bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
+	if (!kstd::ok(validate_ring_sizes(tx_req, rx_req, r, err))) {
+		log_.warn("invalid ring sizes rx %u tx %u: %s", rx_req, tx_req, err.what);
+		*why = err.what;
+		return -KAPI_EINVAL;
+	}
+	if (r.rx_rounded || r.tx_rounded)
+		log_.info("ring sizes rx %u tx %u rounded up to rx %u tx %u (powers of two)", rx_req, tx_req, r.rx, r.tx);
+	const u32 old_rx = rx_.size(), old_tx = tx_.size();
+	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx)
+		return 0;
+	const bool was_up = is_up();
+	if (was_up) {
+		// As ndo_stop, but IFF_UP stays: no xmit may be inside when the QP goes (the
+		// queue stopped first, then every xmit that passed the up check finished).
+		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
+		kapi_netdev_stop_queue(nd());
+		kapi_netdev_tx_barrier(nd());
+		stop();
+	}
+	drain_ud_qp();
+	// The CQs grow before the QP (a failure keeps the old sizes), shrink after it.
+	u32 tx = r.tx, rx = r.rx;
+	Status st = resize_cqs(max_u32(old_tx, tx), max_u32(old_rx, rx));
+	if (!kstd::ok(st)) {
+		*why = "the completion queues cannot grow to these sizes";
+		tx = old_tx;
+		rx = old_rx;
+	}
+	Status built = build_ud_qp(tx, rx);
+	if (!kstd::ok(built) && (tx != old_tx || rx != old_rx)) {
+		if (kstd::ok(st))
+			*why = "no memory for a UD QP of these sizes";
+		st = built;
+		qp_.destroy();
+		tx = old_tx;
+		rx = old_rx;
+		built = build_ud_qp(tx, rx);
+	}
+	if (kstd::ok(built)) {
+		kstd::ignore(resize_cqs(tx, rx));	// a CQ left larger only costs memory
+		bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
+	}
+	if (!kstd::ok(built)) {
+		// Without a UD QP the interface stays stopped (open() refuses) until a later -G
+		// builds one; NAPI on again so that the next ndo_stop balances it.
+		count(stats_.ring_resize_errors);
+		log_.err("cannot create a UD QP (%d): no traffic until ethtool -G succeeds", kstd::to_errno(built));
+		qp_.destroy();
+		rx_.release();
+		*why = "no memory for a UD QP";
+		if (was_up)
+			kapi_napi_enable(nd());
+		return kstd::to_errno(built);
+	}
+	if (!kstd::ok(st)) {
+		count(stats_.ring_resize_errors);
+		log_.warn("cannot resize the rings to rx %u tx %u (%d): they stay rx %u tx %u", r.rx, r.tx,
+			  kstd::to_errno(st), rx, tx);
+	} else {
+		count(stats_.ring_resizes);
+		log_.info("rings rx %u tx %u (were rx %u tx %u): UD QPN 0x%06x", rx, tx, old_rx, old_tx, qpn_);
+	}
+	if (was_up && !kstd::ok(open())) {
+		log_.err("cannot reopen after the ring resize: no carrier until the next down/up");
+		kapi_napi_enable(nd());	// what open() would have left on, for ndo_stop to balance
+	}
+	return kstd::ok(st) ? 0 : kstd::to_errno(st);
+}
+
+} // namespace ipoib
