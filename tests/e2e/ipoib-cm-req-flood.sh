@@ -3,7 +3,8 @@
 # security.md "What a node on the partition can do"). softib srq=0, max_nonsrq_conn_qp=32: the
 # connection limit is 32 per interface, so the pool of unanswered passive connections is 16
 # (cm_req_pool's 64, at most half the limit). tests/kmod/ipoib_cmreq_test on softib0 floods
-# ours on softib1 (B, icm0) with 400 REQs, one every 25 ms, each naming its own RC and UD QPN;
+# ours on softib1 (B, icm0) with 400 REQs, one every 25 ms, each naming its own RC and UD QPN
+# and Linux's CM timers (so ib_cm alone would keep each for 65 s of REP retries);
 # ours on softib2 (C, icm1) and softib3 (D, icm2) are the real peers.
 # - B's connection to C, established before the flood, keeps carrying 60000-byte pings, every
 #   one answered, during the flood and after it.
@@ -11,13 +12,15 @@
 #   connection limit, so every 60000-byte ping to D is answered too.
 # - At no time does B hold more than 16 connections in accepting; REQs beyond are rejected with
 #   No Resources (cm_req_pool_full); the memory the RC rings pin (ethtool rc_pinned_kib) stays
-#   within what the pool and the real connections hold.
+#   within what the pool and the real connections hold. Each REJ carries our private data.
 # - Once the flood stops the unanswered ones age out within seconds (cm_accept_timeouts) and a
 #   legitimate REQ is accepted; rmmod right after a second flood completes within 20 s.
+# - A REQ whose P_Key is not the interface's (softib pkeys=0x8001, sent with 0x8001 to the
+#   parent interface) is refused with REJ 28, counted cm_req_bad_pkey.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
-# load: softib hosts=4 srq=0
+# load: softib hosts=4 srq=0 pkeys=0x8001
 # load: ib_ipoib_cm ports=softib1:1,softib2:1,softib3:1 ifname=icm%d max_nonsrq_conn_qp=32
 # load: ipoib_cmreq_test
 # mem: 1536
@@ -25,9 +28,10 @@
 # kernels: stock debug
 # tier: long
 . /e2e/lib.sh
-plan 29
+plan 32
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
+PAR=/sys/module/ipoib_cmreq_test/parameters
 POOL=16
 MON=/tmp/flood.mon
 DONE=/tmp/flood.done
@@ -59,6 +63,9 @@ monitor() {
         sleep 0.5
     done
 }
+# Linux's timers (CM response timeout 20, 15 retries, Local ACK Timeout 19): ib_cm alone would
+# keep each unanswered connection for 65 s of REP retries; our accepting deadline ends it at 10 s
+echo 20 > $PAR/cm_timeout; echo 18 > $PAR/life; echo 15 > $PAR/cm_retries
 base_kib=$(ctr B icm0 rc_pinned_kib)
 snap f B:icm0 C:icm1 D:icm2
 rm -f $DONE; : > $MON
@@ -84,7 +91,9 @@ check "B never held the connection limit ($max_all < 32)" test "$max_all" -lt 32
 check "B's RC rings pinned at most what the pool adds ($max_kib <= $base_kib + $((POOL + 2)) x 80 KiB)" test "$max_kib" -le $((base_kib + (POOL + 2) * 80))
 check_delta "REQs beyond the pool refused (cm_req_pool_full)" f B:icm0 cm_req_pool_full -ge 100
 check_delta "... as REJ 3 (No Resources)" f B:icm0 cm_rej_tx_3_no_resources -ge 100
-check "the flooder saw those REJs (flood_rej3 >= 100)" sh -c "[ \$(sed -n 's/.* flood_rej3=\([0-9]*\).*/\1/p' $CTL) -ge 100 ]"
+fl() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" $CTL; }
+check "the flooder saw those REJs (flood_rej3 >= 100)" test "$(fl flood_rej3)" -ge 100
+check "... each with our private data, RFC 4755 §3.2 (flood_rej_pd = flood_rej)" test "$(fl flood_rej_pd)" -eq "$(fl flood_rej)"
 
 t0=$(cut -d. -f1 /proc/uptime)
 check "after the flood the unanswered ones age out within 15 s" wait_for 15 sh -c "! grep -q 'state=accepting' $(cm_file icm0 connections)"
@@ -95,6 +104,12 @@ check "a legitimate REQ after the flood is accepted and closes cleanly: $r" sh -
 check "after the flood: B->C, 10 pings of 60000 bytes, every one answered" ns_ping_all B 10.0.11.3 10 -s 60000
 check "after the flood: B->D, 10 pings of 60000 bytes, every one answered" ns_ping_all B 10.0.11.4 10 -s 60000
 check_delta "no peer entry refused (cm_peers_refused)" f B:icm0 cm_peers_refused -eq 0
+# a REQ in another partition (P_Key 0x8001, in softib0's table) to B's parent interface (0xffff)
+echo 0x8001 > $PAR/pkey
+r=$(echo "req softib0 $blid $bgid $sid rej $(printf '00%06x%08x' 0x0abcdf 65524)" > $CTL 2>&1 && cat $CTL)
+echo 0xffff > $PAR/pkey
+check "a REQ with another partition's P_Key is refused with REJ 28: $r" sh -c "printf '%s' '$r' | grep -q 'result=rej reason=28 '"
+check_delta "... counted cm_req_bad_pkey" f B:icm0 cm_req_bad_pkey -eq 1
 cm_ctrs B icm0
 
 echo "flood softib0 $blid $bgid $sid 100 0" > $CTL

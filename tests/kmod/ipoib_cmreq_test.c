@@ -10,7 +10,7 @@
  *
  *   req <src-dev> <dst-lid> <dst-gid> <service-id> <then> [private-data-hex]
  *       sends a REQ from port 1 of the IB device <src-dev> (e.g. softib0) to <dst-lid>/<dst-gid>
- *       (GID as 32 hex digits, no colons) for <service-id> (hex), P_Key 0xffff, with the given
+ *       (GID as 32 hex digits, no colons) for <service-id> (hex), P_Key `pkey`, with the given
  *       private data (hex, at most 92 octets; none: ib_cm sends zeros). What to do when a REP
  *       comes back, <then>:
  *         rej     answer with a REJ (Consumer Reject, 28)
@@ -23,7 +23,8 @@
  * /sys/module/ipoib_cmreq_test/parameters/: cm_timeout (remote and local CM response timeout,
  * default 16), cm_retries (Max CM Retries, default 3), life (the path's packet lifetime,
  * default 14; ib_cm sends lifetime + 1 as the REQ's Local ACK Timeout, or the CA's ACK delay
- * when larger), so a scenario can send the hostile values a peer may choose.
+ * when larger), so a scenario can send the hostile values a peer may choose; pkey (the REQ's
+ * P_Key, default 0xffff; ib_cm needs it in the sending port's P_Key table).
  *
  *   forge <src-dev> <dst-lid> <dst-gid> <service-id> <sgid-index> <private-data-hex>
  *       a peer with a real RC QP that claims another port's identity: the REQ's source GID is
@@ -48,7 +49,8 @@
  *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
  *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
  * followed, once a flood was sent, by " flood_sent=N flood_rep=N flood_rej=N flood_rej3=N
- * flood_err=N" (REPs, REJs, of them No Resources, REQ errors: the sum counts the answers so far).
+ * flood_rej_pd=N flood_err=N" (REPs, REJs, of them No Resources and those whose private data
+ * names a UD QPN, REQ errors: the sum counts the answers so far).
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -102,6 +104,9 @@ module_param(cm_retries, uint, 0644);
 MODULE_PARM_DESC(cm_retries, "REQ Max CM Retries (0-15)");
 module_param(life, uint, 0644);
 MODULE_PARM_DESC(life, "path packet lifetime (IBA time value, 0-30)");
+static unsigned int pkey = 0xffff;
+module_param(pkey, uint, 0644);
+MODULE_PARM_DESC(pkey, "the REQ's P_Key (in the sending port's table, e.g. softib pkeys=; default 0xffff)");
 
 static DEFINE_MUTEX(ctl_lock);
 static struct probe *silent;	/* a THEN_VANISH or THEN_FORGE probe, kept until the next command */
@@ -109,7 +114,7 @@ static char last[160] = "result=none\n";
 /* the flood's probes (THEN_FLOOD), kept until flood_end or rmmod, and what answered them */
 static struct probe **flood;
 static unsigned int flood_n;
-static atomic_t flood_rep, flood_rej, flood_rej3, flood_err;
+static atomic_t flood_rep, flood_rej, flood_rej3, flood_rej_pd, flood_err;
 static struct dentry *dir;
 
 static void finish(struct probe *p, const char *result)
@@ -251,6 +256,9 @@ static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 			atomic_inc(&flood_rej);
 			if (ev->param.rej_rcvd.reason == IB_CM_REJ_NO_RESOURCES)
 				atomic_inc(&flood_rej3);
+			/* RFC 4755 §3.2: the REJ carries the rejecter's private data (its UD QPN) */
+			if (pd && (pd[1] | pd[2] | pd[3]))
+				atomic_inc(&flood_rej_pd);
 		} else if (ev->event == IB_CM_REQ_ERROR)
 			atomic_inc(&flood_err);
 		return 0;
@@ -338,7 +346,7 @@ static int fill_path(struct ib_device *dev, u32 dlid, const char *gidhex, int sg
 	path->rec_type = SA_PATH_REC_TYPE_IB;
 	sa_path_set_dlid(path, dlid);
 	sa_path_set_slid(path, attr.lid);
-	path->pkey = cpu_to_be16(0xffff);
+	path->pkey = cpu_to_be16(pkey);
 	path->mtu = attr.active_mtu;
 	path->rate = IB_RATE_10_GBPS;
 	path->packet_life_time = min(life, 30u);
@@ -421,6 +429,7 @@ static int run_flood(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	atomic_set(&flood_rep, 0);
 	atomic_set(&flood_rej, 0);
 	atomic_set(&flood_rej3, 0);
+	atomic_set(&flood_rej_pd, 0);
 	atomic_set(&flood_err, 0);
 	flood = kcalloc(count, sizeof(*flood), GFP_KERNEL);
 	if (!flood)
@@ -579,8 +588,9 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 		strscpy(line, last, sizeof(line));
 	if (flood_n)
 		snprintf(line + strcspn(line, "\n"), sizeof(line) - strcspn(line, "\n"),
-			 " flood_sent=%u flood_rep=%d flood_rej=%d flood_rej3=%d flood_err=%d\n", flood_n,
-			 atomic_read(&flood_rep), atomic_read(&flood_rej), atomic_read(&flood_rej3), atomic_read(&flood_err));
+			 " flood_sent=%u flood_rep=%d flood_rej=%d flood_rej3=%d flood_rej_pd=%d flood_err=%d\n",
+			 flood_n, atomic_read(&flood_rep), atomic_read(&flood_rej), atomic_read(&flood_rej3),
+			 atomic_read(&flood_rej_pd), atomic_read(&flood_err));
 	r = simple_read_from_buffer(ubuf, len, off, line, strlen(line));
 	mutex_unlock(&ctl_lock);
 	return r;
