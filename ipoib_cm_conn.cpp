@@ -53,7 +53,7 @@ Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwA
 	: t_(t), dir_(dir), srq_(cfg.srq), peer_(peer), lock_(KAPI_LOCK_CM_CONN), conn_(dir, cfg),
 	  rx_(t.ib(), RecvQueue::RcQp, {&st_.rc_rx_drop_nomem, &st_.rc_rx_wc_errors, &st_.rc_rx_flushed, &st_.rc_rx_post_errors,
 		       &st_.rc_rx_grown, &st_.rc_rx_grow_failed, &st_.rc_rx_shrunk, &st_.rc_rx_refused,
-		       &st_.rc_rx_left_empty}),
+		       &st_.rc_rx_left_empty, &st_.rc_rx_grow_refused}),
 	  tx_(t.ib(), {&st_.rc_tx_packets, &st_.rc_tx_bytes, &st_.rc_tx_wc_errors, &st_.rc_tx_drop_ring_full,
 		       &st_.rc_tx_drop_dma, &st_.rc_tx_drop_post, &st_.rc_tx_csum_skipped, &st_.rc_tx_csum_filled,
 		       &st_.rc_tx_drop_csum, &st_.rc_tx_linearized, &st_.rc_tx_drop_linearize,
@@ -61,11 +61,14 @@ Connection::Connection(CmTable &t, cm::Dir dir, const cm::Config &cfg, const HwA
 {
 	peer_.b[0] = 0;
 	used_ms_ = kapi_now_ms();
+	if (!srq_)	// the interface's growth budget and one connection's share (docs/connected.md §5)
+		rx_.set_growth_bounds(&t.rx_budget(), t.params().nonsrq_grow_cap);
 }
 
 Connection::~Connection()
 {
 	KSTD_WARN_ON(qp_ || id_);
+	leave_pool();	// a REQ refused under the table lock after its slot was taken
 	if (work_)
 		kapi_work_free(work_);
 	if (path_)
@@ -137,6 +140,12 @@ void Connection::touch(u64 now)
 		__atomic_store_n(&used_ms_, now, __ATOMIC_RELAXED);
 }
 
+void Connection::leave_pool()
+{
+	if (__atomic_load_n(&pooled_, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&pooled_, false, __ATOMIC_ACQ_REL))
+		t_.req_pool().put();
+}
+
 void Connection::quiesce()
 {
 	{
@@ -171,6 +180,9 @@ cm::Step Connection::feed_note(const cm::Event &e, FeedNote &note)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
 	cm::Step st = conn_.on(e);
+	// An RTU (or the first receive), a refusal or a teardown: no longer unanswered.
+	if (conn_.state() != cm::State::Accepting)
+		leave_pool();
 	if (conn_.state() == cm::State::Draining && !draining_since_)
 		draining_since_ = kapi_now_ms();
 	note.qpn = qpn_;

@@ -64,7 +64,9 @@ struct CmPeer;
 	/* memory: refused completions, gather chunks (un)made (docs/connected.md §9) */        \
 	X(rc_rx_refused) X(rc_tx_refused) X(rc_tx_gather_alloc) X(rc_tx_gather_freed)        \
 	/* a non-SRQ QP left with no receive posted after a poll's reposts (must stay 0) */   \
-	X(rc_rx_left_empty)
+	X(rc_rx_left_empty)                                                                    \
+	/* growth refused: the interface's nonsrq_grow_mb or the connection's cap */          \
+	X(rc_rx_grow_refused)
 struct RcStats {
 #define IPOIB_RC_STAT_FIELD(n) u64 n = 0;
 	IPOIB_RC_STATS(IPOIB_RC_STAT_FIELD)
@@ -164,6 +166,9 @@ public:
 	const RcStats &stats() const { return st_; }
 	// A step queued or running holds FallBack, Reconnect or AwaitOther that has not run yet
 	// (the table's may_carry: xmit waits for that decision instead of connecting anew).
+	// Passive, the table lock held, before its REQ is fed: c holds one slot of the table's
+	// ReqPool, given back once (feed) when it is no longer accepting, or at Destroy.
+	void hold_pool_slot() { __atomic_store_n(&pooled_, true, __ATOMIC_RELEASE); }
 	bool peer_action_pending() const { return __atomic_load_n(&peer_actions_, __ATOMIC_ACQUIRE) != 0; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
 	// Table lock: its StartSending ran and its StopSending did not yet, so it may carry the
@@ -193,6 +198,7 @@ private:
 	void report_rx_empty();	// NAPI: once, the last thing NAPI does with *this
 	void priv_data(u8 *out) const;
 	void touch(u64 now);
+	void leave_pool();	// the pool slot back, once (hold_pool_slot)
 
 	CmTable &t_;
 	const cm::Dir dir_;
@@ -219,6 +225,7 @@ private:
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	bool csum_free_ = false;	// atomic: negotiated()
+	bool pooled_ = false;		// atomic: holds a ReqPool slot (hold_pool_slot)
 	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
 	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
 	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)

@@ -51,6 +51,28 @@ void CmTable::file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now)
 	count(ifs_.cm_id_proofs);
 }
 
+// A peer of ours keeps one connection per pair (RFC 4755 §3.3) and connects only when it has
+// none to us: a proven REQ from an address we still hold connections to means the peer lost
+// them (it restarted). They are dead: closed now rather than staying the send path until their
+// sends time out. Our active one only when §3.3 would let the peer's REQ survive a crossing:
+// where ours would, the REQ crossed ours and our connection is the one the peer keeps.
+void CmTable::retire_replaced(CmPeer &p, Connection &c, FeedNotes &notes)
+{
+	bool closed = false;
+	if (p.passive && p.passive != &c && may_carry(p.passive)) {
+		p.passive->feed(cm::Event::of(cm::Ev::Close), notes);
+		closed = true;
+	}
+	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);
+	if (p.active && p.active->state() == cm::State::Established &&
+	    cm::crossing_req_survivor(me.b, p.addr.b) == cm::Survivor::Remote) {
+		p.active->feed(cm::Event::of(cm::Ev::Close), notes);
+		closed = true;
+	}
+	if (closed)
+		count(ifs_.cm_peer_restarts);
+}
+
 void CmTable::ident_clear()
 {
 	proofs_open_ = 0;
@@ -152,6 +174,7 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 	key.b[0] = 0;
 	bool proven = false;
 	{
+		FeedNotes notes(log());	// the restart's Close, printed after the unlock
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = find(key);
 		Connection *c = p ? p->proving : nullptr;
@@ -172,6 +195,7 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 		p->proving = nullptr;
 		p->proof.close();
 		proofs_open_--;
+		retire_replaced(*p, *c, notes);
 		p->passive = c;
 		p->publish_due = true;
 		count(ifs_.cm_id_verified);

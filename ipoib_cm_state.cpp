@@ -440,10 +440,11 @@ Step Conn::on_accepting(const Event &e)
 		return st;
 	case Ev::Close:
 	case Ev::IdleTimeout:
-		// No DREQ before establishment (ib_send_cm_dreq needs ESTABLISHED): a REJ.
+		// No DREQ before establishment, and no REJ either: as at AcceptTimeout, a REJ from
+		// REP_SENT leaves the REP outstanding in TIMEWAIT, which ib_destroy_cm_id (ifdown,
+		// rmmod) then waits out for the REQ's whole retry budget; the destroy rejects.
 		if (e.kind == Ev::IdleTimeout)
 			ctr_.inc(Ctr::Reaped);
-		reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
 		teardown(st, false);
 		return st;
 	case Ev::ModeDatagram:

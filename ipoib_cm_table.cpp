@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_table.cpp - an interface's connected-mode part (ipoib_cm_table.h): lifetime
-// (start, open, stop, teardown), the peers, NAPI's duties for the RC rings, and the REQs.
-// The send path is in ipoib_cm_xmit.cpp, the connections' peer-level actions in
+// (start, open, stop, teardown), the peers and NAPI's duties for the RC rings. The REQs are
+// admitted in ipoib_cm_admission.cpp, the send path is in ipoib_cm_xmit.cpp, the connections' peer-level actions in
 // ipoib_cm_peer_actions.cpp, debugfs, ethtool and the housekeeping work in ipoib_cm_show.cpp.
 #include "ipoib_cm_table.h"
 #include "ipoib_if.h"
@@ -177,6 +177,8 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 	}
 	if (!fit_cq(recv_queue_size))	// the UD receives share the CQ
 		recv_mtu_ = 0;
+	pool_.set_limit(ReqPool::bound(p_.req_pool, max_conns_));
+	rx_budget_.set_limit(u64(p_.nonsrq_grow_mb) << 20);
 	return Status::Ok;	// the interface's bring-up line says which (summary())
 }
 
@@ -324,6 +326,7 @@ void CmTable::stop_end()
 			kapi_skb_free(skb);
 			dropped++;
 		}
+		count(ifs_.cm_peers_freed);	// the peer bound counts entries added less freed
 		delete p;
 	}
 	if (dropped)
@@ -393,9 +396,15 @@ CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 {
 	if (CmPeer *p = find(a))
 		return p;
+	// Bounded: xmit and accepted REQs add entries, the idle ones go after cm_idle_timeout.
+	if (peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers)) {
+		count(ifs_.cm_peers_refused);
+		return nullptr;
+	}
 	CmPeer *p = new (gfp) CmPeer;
 	if (!p)
 		return nullptr;
+	count(ifs_.cm_peers_added);
 	p->addr = a;
 	p->used_ms = kapi_now_ms();
 	peers_.push_back(*p);
@@ -542,58 +551,6 @@ void CmTable::srq_event(kapi_qp_event_kind kind)
 		return;	// NAPI is not running: open() re-arms
 	kapi_napi_schedule(netdev());
 	kick_house(0);
-}
-
-// ---- REQs (ib_cm's context; the new id carries the listener's context until we return)
-
-kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
-{
-	cm::SidKind kind = cm::SidKind::Linux;
-	u32 sid_qpn = 0;
-	if (!cm::service_id_parse(ev.service_id, kind, sid_qpn) || sid_qpn != ud_qpn())
-		count(ifs_.cm_req_bad_service_id);	// ib_cm matched our listen: cannot happen
-	cm::PrivData pd;
-	const cm::PrivDataResult res = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
-	const cm::Caps caps = cm::caps_parse(ev.priv, ev.priv_len);
-	const bool peer_bidir = caps.present && (caps.flags & cm::kCapBidir);
-	// The peer's 20-octet address: its UD QPN from the private data, its GID from the
-	// primary path (docs/design.md §4 item 6); flags zero (the table's key).
-	const HwAddr peer = HwAddr::make(0, res == cm::PrivDataResult::Ok ? pd.ud_qpn : 0, ev.dgid);
-	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, config(cm::Dir::Passive, 0), peer);
-	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
-		delete c;
-		count(ifs_.cm_req_no_memory);
-		count_rej(true, cm::rej::kNoResources);
-		return nullptr;	// the shim rejects it (No Resources) and ib_cm destroys the id
-	}
-	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
-	const LidCheck lid = peer_bidir && p_.bidir ? lid_check(ev.dgid, ev.req_lid) : LidCheck::Unknown;
-	FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
-	kstd::SpinIrqSaveGuard g(lock_);
-	if (!open_) {	// stopping: the listeners are going
-		delete c;
-		count_rej(true, cm::rej::kNoResources);	// the shim's REJ, as above
-		return nullptr;
-	}
-	c->adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
-	const cm::Negotiated neg = c->negotiated(caps, kind == cm::SidKind::Rfc);
-	const bool over = over_limit();
-	conns_.push_back(*c);
-	nconns_++;
-	CmPeer *p = res == cm::PrivDataResult::Ok ? find(peer) : nullptr;	// added if accepted only
-	// RFC 4755 §3.3: our REQ to this peer is outstanding and both ends are bidirectional.
-	cm::Crossing x = cm::Crossing::None;
-	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
-		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
-	const cm::ReqBound b = cm::req_timers_check({ev.req_remote_response, ev.req_local_response, ev.req_local_ack});
-	const cm::Step st = c->feed(cm::Event::req(res, peer_bidir, x, over, neg, b), notes);
-	const bool accepted = st.has(cm::Action::SendRep);
-	if (accepted && (p || (p = find_or_add(peer, Gfp::Atomic)))) {
-		file_passive(*p, *c, lid, kapi_now_ms());	// a bidirectional one is proven first
-	}
-	if (x == cm::Crossing::RemoteWins && p->active)
-		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused), notes);
-	return c->ctx();
 }
 
 } // namespace ipoib

@@ -14,6 +14,7 @@
 // locks (a path record is copied under the path lock alone).
 #pragma once
 
+#include "ipoib_cm_admission.h"
 #include "ipoib_cm_conn.h"
 #include "ipoib_cm_send.h"
 #include "ipoib_params.h"
@@ -88,7 +89,10 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_proofs) X(cm_id_verified) X(cm_id_proof_timeouts) X(cm_id_superseded)         \
 	X(cm_id_lid_mismatch) X(cm_id_probes_sent) X(cm_id_probes_rx) X(cm_id_probes_unmatched) \
 	X(cm_id_echoes_sent) X(cm_id_echoes_dropped) X(cm_id_echo_mismatch) X(cm_id_echo_unexpected) \
-	X(cm_id_rx_bad) X(cm_id_nomem)
+	X(cm_id_rx_bad) X(cm_id_nomem)                                                         \
+	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
+	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
+	X(cm_peer_restarts)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -207,6 +211,8 @@ public:
 	bool bidir() const { return p_.bidir; }
 	bool csum_free() const { return p_.csum_free; }	// we announce kCapCsumFree
 	CmIfStats &ifstats() { return ifs_; }
+	ReqPool &req_pool() { return pool_; }	// a passive connection's slot while accepting
+	RecvGrowBudget &rx_budget() { return rx_budget_; }	// non-SRQ rings' growth (nonsrq_grow_mb)
 	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
 	// cm_rej_rx_*). Any context.
 	void count_rej(bool sent, u32 reason);
@@ -243,7 +249,10 @@ private:
 	Verdict send_rc(CmPeer &p, kapi_skb *skb, u64 now);	// tx lock held, may_send(p.send)
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
 	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
-	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held
+	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held; nullptr at cm_max_peers (counted)
+	// ib_cm's context, no lock held: the REQ refused with our private data (RFC 4755 §3.2)
+	// and reason; nullptr, which has the shim return non-zero so ib_cm destroys the id.
+	kapi_ctx *refuse(kapi_cm_id *id, u8 reason);
 	// Lock held; the new connection's feed notes go to notes (printed after the unlock).
 	Connection *connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes);
 	static bool may_carry(const Connection *c);	// lock held: not draining or closed, or its peer decision is queued
@@ -291,6 +300,10 @@ private:
 	LidCheck lid_check(const u8 *gid, u32 req_lid);
 	// Lock held: an accepted passive connection c becomes p's, filed as one-way or put to its proof.
 	void file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now);
+	// Lock held, a pool slot held by c: the REQ fed to c, c filed under its peer if accepted.
+	void on_req_locked(Connection &c, kapi_cm_id *id, const kapi_cm_event &ev, cm::PrivDataResult res,
+			   const cm::PrivData &pd, const cm::Caps &caps, const HwAddr &peer, const HwAddr &me,
+			   LidCheck lid, cm::SidKind kind, FeedNotes &notes);
 	bool proof_holds(const CmPeer &p, u64 now) const;	// lock held: xmit waits for it
 	void send_probe(const HwAddr &to, u32 qpn, u64 nonce);	// no lock: over UD
 	// The flush work / housekeeping: proofs past their deadline or due a probe (ident_tick),
@@ -299,6 +312,8 @@ private:
 	void ident_run(u64 now);
 	void backlog_round(u64 now);	// flush_backlogs without the identity duties
 	void ident_clear();		// lock held, interface stop: no proof open, no echo queued
+	// Lock held: c of p was just proven; the connections it replaces are closed (a restart).
+	void retire_replaced(CmPeer &p, Connection &c, FeedNotes &notes);
 	struct CmEcho {
 		HwAddr peer;
 		u32 qpn = 0;
@@ -316,6 +331,8 @@ private:
 	kstd::List<Connection> conns_;
 	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
+	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
+	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;

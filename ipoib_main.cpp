@@ -46,7 +46,8 @@ Status Config::load(const kapi_params &p)
 		kstd::log.info("recv_queue_size=%d adjusted to %u", p.recv_queue_size, recv_queue_size);
 	const CmParamsRaw raw{p.cm_rnr_retry,	     p.cm_min_rnr_timer,   p.cm_idle_timeout,
 			      p.nonsrq_min_recv, p.max_nonsrq_conn_qp, p.cm_bidir,
-			      p.cm_csum_free, p.nonsrq_max_recv, p.nonsrq_mem_mb};
+			      p.cm_csum_free, p.nonsrq_max_recv, p.nonsrq_mem_mb, p.cm_req_pool, p.cm_max_peers,
+			      p.nonsrq_grow_mb};
 	CmParamsReport rep;
 	if (!kstd::ok(validate_cm_params(raw, send_queue_size, cm, rep, err))) {
 		kstd::log.err("invalid %s=%d: %s", rep.bad, rep.value, err.what);

@@ -168,6 +168,13 @@ u32 nonsrq_conns_for_budget(u32 mem_mb, u32 kib)
 	return n < 1 ? 1 : n > kstd::u64(kMaxNonSrqConnQp) ? u32(kMaxNonSrqConnQp) : u32(n);
 }
 
+u32 nonsrq_grow_cap(u32 grow_mb, u32 min_recv, u32 max_recv)
+{
+	const kstd::u64 eighth = kstd::u64(grow_mb) * 1024 * 1024 / 8 / kRecvBufBytes;
+	const kstd::u64 cap = eighth < max_recv ? eighth : max_recv;
+	return cap < min_recv ? min_recv : u32(cap);
+}
+
 Status validate_cm_params(const CmParamsRaw &in, u32 send_queue_size, CmParams &out, CmParamsReport &report,
 			  ParseError &err)
 {
@@ -187,6 +194,9 @@ Status validate_cm_params(const CmParamsRaw &in, u32 send_queue_size, CmParams &
 		{"nonsrq_mem_mb", in.nonsrq_mem_mb, 1, kMaxNonSrqMemMb, "must be from 1 to 1048576 MiB"},
 		{"cm_bidir", in.bidir, 0, 1, "must be 0 or 1"},
 		{"cm_csum_free", in.csum_free, 0, 1, "must be 0 or 1"},
+		{"cm_req_pool", in.req_pool, 1, kMaxReqPool, "must be from 1 to 4096"},
+		{"cm_max_peers", in.max_peers, kMinPeers, kMaxPeers, "must be from 16 to 65536"},
+		{"nonsrq_grow_mb", in.nonsrq_grow_mb, 1, kMaxNonSrqMemMb, "must be from 1 to 1048576 MiB"},
 	};
 	for (const Check &c : checks) {
 		if (!in_range(c.v, c.lo, c.hi)) {
@@ -211,6 +221,10 @@ Status validate_cm_params(const CmParamsRaw &in, u32 send_queue_size, CmParams &
 						       : u32(in.max_nonsrq_conn_qp);
 	out.bidir = in.bidir != 0;
 	out.csum_free = in.csum_free != 0;
+	out.req_pool = u32(in.req_pool);
+	out.max_peers = u32(in.max_peers);
+	out.nonsrq_grow_mb = u32(in.nonsrq_grow_mb);
+	out.nonsrq_grow_cap = nonsrq_grow_cap(out.nonsrq_grow_mb, out.nonsrq_min_recv, out.nonsrq_max_recv);
 	return Status::Ok;
 }
 

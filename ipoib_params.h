@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_params.h - validation of the module parameters (ports=, ifname=, debug_level, and the
 // connected-mode ones: cm_rnr_retry, cm_min_rnr_timer, cm_idle_timeout, nonsrq_min_recv,
-// max_nonsrq_conn_qp, cm_bidir, cm_csum_free).
+// max_nonsrq_conn_qp, cm_bidir, cm_csum_free, cm_req_pool, cm_max_peers, nonsrq_grow_mb).
 // Pure logic: no kernel calls and no logging (the caller logs the one error line), so
 // KUnit and host tests can call it directly. Depends only on kapi_consts.h and pure kstd.
 #pragma once
@@ -93,6 +93,10 @@ struct CmParams {
 	bool limit_from_budget = true;
 	bool bidir = true;
 	bool csum_free = true;		// cm_csum_free: announce kCapCsumFree (docs/connected.md §9b)
+	u32 req_pool = 64;		// cm_req_pool: unanswered passive connections (docs/security.md)
+	u32 max_peers = 4096;		// cm_max_peers: peer entries per interface
+	u32 nonsrq_grow_mb = 512;	// what the rings may grow by together (RecvGrowBudget)
+	u32 nonsrq_grow_cap = 32;	// buffers one connection's ring may grow to (nonsrq_grow_cap())
 };
 inline constexpr int kMaxRnrRetry = 7;
 inline constexpr int kMaxMinRnrTimer = 31;
@@ -100,6 +104,9 @@ inline constexpr int kMaxIdleTimeoutS = 86400;	// one day; small values are for 
 inline constexpr int kMaxNonSrqConnQp = 4096;	// as the in-tree driver's IPOIB_CM_MAX_CONN_QP
 inline constexpr int kMaxNonSrqRecv = 8192;	// as the queue sizes' bound
 inline constexpr int kMaxNonSrqMemMb = 1 << 20;	// 1 TiB
+inline constexpr int kMaxReqPool = 4096;
+inline constexpr int kMinPeers = 16;
+inline constexpr int kMaxPeers = 65536;
 
 // What one connection may have in flight, and so its RC send ring and its QP's send queue
 // (max_send_wr, + 1 for the drain WR): 32 sends of at most 64 KiB each, 2 MiB in flight.
@@ -135,10 +142,15 @@ inline constexpr u32 kConnFixedBytes = 10 * 1024;	// the objects (the rest of th
 u32 nonsrq_conn_kib(u32 min_recv, u32 max_recv, u32 send_queue_size);
 // Connections a budget of mem_mb MiB holds at kib KiB each, within [1, kMaxNonSrqConnQp].
 u32 nonsrq_conns_for_budget(u32 mem_mb, u32 kib);
+// What one connection's ring may grow to (docs/connected.md §5): nonsrq_max_recv, but at most
+// an eighth of the growth budget grow_mb at kRecvBufBytes a buffer, never below min_recv.
+u32 nonsrq_grow_cap(u32 grow_mb, u32 min_recv, u32 max_recv);
 // The raw module parameters, as loaded.
 struct CmParamsRaw {
 	int rnr_retry, min_rnr_timer, idle_timeout_s, nonsrq_min_recv, max_nonsrq_conn_qp, bidir, csum_free;
 	int nonsrq_max_recv, nonsrq_mem_mb;
+	int req_pool = 64, max_peers = 4096;
+	int nonsrq_grow_mb = 512;
 };
 // What validate_cm_params found: the parameter a rejection or an adjustment is about.
 struct CmParamsReport {

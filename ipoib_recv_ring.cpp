@@ -238,6 +238,7 @@ kapi_skb *RecvRing::retire(u32 idx, u32 len)
 	account(0, buf_bytes(b));	// the head and used pages go up, the rest is freed
 	slots_[idx].reset();
 	set_active(active_ - 1);
+	uncharge_one();
 	if (idx < free_hint_)
 		free_hint_ = idx;
 	retired_++;	// adapt(): this window's ring had the buffer (not demand on what is left)
@@ -408,18 +409,38 @@ void RecvRing::adapt(u64 now_ms)
 	}
 }
 
+void RecvRing::uncharge_one()
+{
+	if (!charged_)
+		return;	// a floor buffer (or the ring grew before its bounds were set)
+	__atomic_store_n(&charged_, charged_ - 1, __ATOMIC_RELAXED);
+	if (budget_)
+		budget_->uncharge(charge_unit());
+}
+
 void RecvRing::grow()
 {
-	u32 want = active_ * 2 < slots_.size() ? active_ * 2 : slots_.size();
+	const u32 cap = cap_ && cap_ < slots_.size() ? cap_ : slots_.size();
+	u32 want = active_ * 2 < cap ? active_ * 2 : cap;
 	if (want > active_ + kPollBatch)
 		want = active_ + kPollBatch;	// bounded work per NAPI pass
+	if (want <= active_ && cap < slots_.size() && c_.grow_refused)
+		count_local(*c_.grow_refused);	// at the per-connection cap
 	while (active_ < want) {
+		if (budget_ && !budget_->charge(charge_unit())) {
+			if (c_.grow_refused)
+				count_local(*c_.grow_refused);
+			break;
+		}
 		const u32 idx = free_slot();
 		if (!kstd::ok(activate(idx, Gfp::Atomic))) {
+			if (budget_)
+				budget_->uncharge(charge_unit());
 			if (c_.grow_failed)
 				count_local(*c_.grow_failed);
 			break;
 		}
+		__atomic_store_n(&charged_, charged_ + 1, __ATOMIC_RELAXED);
 		set_active(active_ + 1);
 		queue(idx);
 		if (c_.grown)
@@ -432,6 +453,9 @@ void RecvRing::grow()
 
 void RecvRing::release()
 {
+	if (budget_ && charged_)
+		budget_->uncharge(u64(charged_) * charge_unit());
+	__atomic_store_n(&charged_, 0u, __ATOMIC_RELAXED);
 	for (u32 i = 0; i < slots_.size(); i++)
 		slots_[i].reset();
 	set_posted(0);

@@ -93,7 +93,43 @@ struct RecvCounters {
 	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
 	u64 *refused = nullptr;		// completions refused (refused(): ethtool rc_rx_refused, rx_refused)
 	u64 *left_empty = nullptr;	// RcQp: a poll's repost left the live QP with nothing posted
+	u64 *grow_refused = nullptr;	// RcQp: growth refused by the budget or the per-ring cap
 };
+
+// What the non-SRQ RC receive rings of one interface together may pin beyond their floors
+// (nonsrq_grow_mb; docs/connected.md §5). A ring charges each buffer its growth adds and
+// uncharges it when the buffer retires or the ring is released; the floor (nonsrq_min_recv,
+// at least one receive on every RC QP) is never charged, so a refusal never takes a QP's
+// last receive. Any context (atomics); the default limit is unbounded.
+class RecvGrowBudget {
+public:
+	void set_limit(u64 bytes) { __atomic_store_n(&limit_, bytes, __ATOMIC_RELAXED); }
+	u64 limit() const { return __atomic_load_n(&limit_, __ATOMIC_RELAXED); }
+	u64 used() const { return __atomic_load_n(&used_, __ATOMIC_RELAXED); }
+	// bytes more, or false (nothing charged) when they would pass the limit
+	bool charge(u64 bytes)
+	{
+		u64 v = used();
+		do {
+			if (v + bytes > limit() || v + bytes < v)
+				return false;
+		} while (!__atomic_compare_exchange_n(&used_, &v, v + bytes, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+		return true;
+	}
+	void uncharge(u64 bytes)	// never below zero
+	{
+		u64 v = used();
+		while (!__atomic_compare_exchange_n(&used_, &v, v > bytes ? v - bytes : 0, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED)) {
+		}
+	}
+
+private:
+	u64 limit_ = ~0ull;
+	u64 used_ = 0;
+};
+// A buffer's charge: its fixed part (RxBuf, page array, pages) and a head skb's truesize.
+inline constexpr u32 kRecvHeadCharge = 1280;
 
 // The loss the non-SRQ guarantee rules out (docs/connected.md §5): once a poll's completions
 // are handled and its reposts made, a live (not stopped) per-QP ring has at least one receive
@@ -175,6 +211,15 @@ public:
 	// buf_size-byte buffers. Connected mode: buf_size is a receive_mtu() result (Invalid if
 	// it needs more SGEs than a WR has, or is 0). UD: buf_size 0, set later by want_fill().
 	Status alloc(u32 max_entries, u32 buf_size = 0);
+	// RcQp, before post_initial(): growth charges budget (may be null: unbounded) and stops
+	// at cap buffers (0: size()), what one connection may hold. Refusals are counted.
+	void set_growth_bounds(RecvGrowBudget *budget, u32 cap)
+	{
+		budget_ = budget;
+		cap_ = cap;
+	}
+	u32 charged() const { return __atomic_load_n(&charged_, __ATOMIC_RELAXED); }	// debugfs, tests
+	u64 charge_unit() const { return u64(buf_fixed_) + kRecvHeadCharge; }	// per grown buffer
 	void bind(kapi_netdev *nd, RecvTarget target, u32 lkey)
 	{
 		nd_ = nd;
@@ -295,6 +340,7 @@ private:
 	// bytes_ += add - sub (single writer; relaxed, read by debugfs/ethtool)
 	void account(u64 add, u64 sub) { __atomic_store_n(&bytes_, bytes_ + add - sub, __ATOMIC_RELAXED); }
 	u64 buf_bytes(const RxBuf &b) const { return buf_fixed_ + b.head_bytes; }
+	void uncharge_one();	// a charged buffer retired
 	u32 page_len(u32 i) const { return i + 1 < npages_ ? u32(KAPI_PAGE_SIZE) : last_len_; }
 
 	kapi_ib_device *ib_;
@@ -324,6 +370,9 @@ private:
 	u64 refused_ = 0;
 	u64 copied_ = 0;
 	u64 bytes_ = 0;		// bytes(): what the ring holds
+	RecvGrowBudget *budget_ = nullptr;	// RcQp: set_growth_bounds
+	u32 cap_ = 0;		// RcQp: most buffers (0: size())
+	u32 charged_ = 0;	// RcQp: buffers growth added and budget_ holds the charge of
 	bool warned_ = false;	// refuse() warns once per ring
 	bool stopped_ = false;	// stop(), or an error completion that stops (RecvQueue)
 	bool filled_ = false;	// UD: every slot holds a buffer

@@ -14,8 +14,9 @@
  * gets before any other event of it can arrive (core/cm.c cm_req_handler gives the new id the
  * listener's context until then). The handler returns 0 (the core destroys its ids itself,
  * from process context outside the callback, as ib_cm.h requires) except when the core had no
- * object for a new REQ (NULL): then the id is rejected here (3 No Resources) and the non-zero
- * return makes ib_cm destroy it, the only way an id nobody owns can go.
+ * object for a new REQ (NULL): the core has sent its REJ (with its private data, through
+ * kapi_cm_send_rej) and the non-zero return makes ib_cm destroy the id, the only way an id
+ * nobody owns can go.
  */
 #ifndef KAPI_CM_H
 #define KAPI_CM_H
@@ -74,6 +75,7 @@ struct kapi_cm_event {
 	kapi_u8 req_local_response;
 	kapi_u8 req_local_ack;
 	kapi_u32 req_lid;	/* REQ: its Primary Local Port LID, the requester's LID as it claims */
+	kapi_u16 req_pkey;	/* REQ: its Partition Key (IBA 12.6.5), host order */
 };
 
 /* ---- cm_ids ---- */

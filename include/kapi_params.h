@@ -30,6 +30,9 @@ struct kapi_params {
 	int nonsrq_mem_mb;	/* the memory budget the default non-SRQ connection limit follows */
 	int cm_bidir;		/* 1: announce kCapBidir (one connection per peer pair) */
 	int cm_csum_free;	/* 1: announce kCapCsumFree (no TCP/UDP checksum between ours) */
+	int cm_req_pool;	/* accepted connections not yet answered by an RTU, per interface */
+	int cm_max_peers;	/* peer entries per interface */
+	int nonsrq_grow_mb;	/* what the non-SRQ receive rings may grow by, per interface */
 };
 
 #ifdef __cplusplus

@@ -63,6 +63,7 @@ static int kapi_cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 			e.req_local_ack = ev->param.req_rcvd.primary_path->packet_life_time + 1;
 			/* cm_format_path_lid_from_req: dlid = the REQ's Primary Local Port LID */
 			e.req_lid = be32_to_cpu(sa_path_get_dlid(ev->param.req_rcvd.primary_path));
+			e.req_pkey = be16_to_cpu(ev->param.req_rcvd.primary_path->pkey);
 		}
 		/* id->context is still the listener's (cm_req_handler copies it) */
 		ctx = ipoib_core_cm_req(id->context, (struct kapi_cm_id *)id, &e);
@@ -70,7 +71,6 @@ static int kapi_cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 			id->context = ctx;
 			return 0;
 		}
-		ib_send_cm_rej(id, IB_CM_REJ_NO_RESOURCES, NULL, 0, NULL, 0);
 		return 1;	/* nobody owns this id: ib_cm destroys it (ib_cm.h) */
 	case KAPI_CM_EV_REP:
 		e.priv_len = IB_CM_REP_PRIVATE_DATA_SIZE;

@@ -92,6 +92,18 @@ static int cm_csum_free = 1;
 module_param(cm_csum_free, int, 0444);
 MODULE_PARM_DESC(cm_csum_free, "connected mode: 1 = TCP/UDP to a peer that announces it go without the L4 checksum, RC's CRCs cover them (default), 0 = always checksummed");
 
+static int cm_req_pool = 64;
+module_param(cm_req_pool, int, 0444);
+MODULE_PARM_DESC(cm_req_pool, "connected mode: accepted connections whose peer has not yet answered our REP (RTU), per interface, 1..4096 (default 64; at most half the connection limit); REQs beyond are rejected");
+
+static int cm_max_peers = 4096;
+module_param(cm_max_peers, int, 0444);
+MODULE_PARM_DESC(cm_max_peers, "connected mode: peer entries per interface, 16..65536 (default 4096); beyond it traffic to a new peer goes over UD");
+
+static int nonsrq_grow_mb = 512;
+module_param(nonsrq_grow_mb, int, 0444);
+MODULE_PARM_DESC(nonsrq_grow_mb, "connected mode without SRQ: MiB all RC receive rings of an interface together may grow by beyond nonsrq_min_recv, 1..1048576 (default 512; one connection at most an eighth)");
+
 static int __init kapi_module_init(void)
 {
 	const struct kapi_params params = {
@@ -109,6 +121,9 @@ static int __init kapi_module_init(void)
 		.nonsrq_mem_mb = nonsrq_mem_mb,
 		.cm_bidir = cm_bidir,
 		.cm_csum_free = cm_csum_free,
+		.cm_req_pool = cm_req_pool,
+		.cm_max_peers = cm_max_peers,
+		.nonsrq_grow_mb = nonsrq_grow_mb,
 	};
 
 	int rc = ipoib_core_init(&params);

@@ -354,6 +354,25 @@ KTEST(params_cm, defaults)
 	EXPECT_FALSE(rep.nonsrq_min_recv_clamped);
 }
 
+// One connection's growth cap: nonsrq_max_recv, at most an eighth of the budget in buffers,
+// never below nonsrq_min_recv.
+KTEST(params_cm, grow_cap)
+{
+	EXPECT_EQ(ipoib::nonsrq_grow_cap(512, 1, 32), 32u);	// the defaults: nonsrq_max_recv
+	EXPECT_EQ(ipoib::nonsrq_grow_cap(2, 1, 32), 3u);	// 2 MiB / 8 at kRecvBufBytes
+	EXPECT_EQ(ipoib::nonsrq_grow_cap(1, 1, 32), 1u);
+	EXPECT_EQ(ipoib::nonsrq_grow_cap(1, 4, 32), 4u);	// never below the floor
+	EXPECT_EQ(ipoib::nonsrq_grow_cap(1 << 20, 1, 8192), 8192u);
+	ipoib::CmParams out;
+	ipoib::CmParamsReport rep;
+	ParseError err;
+	EXPECT_OK(ipoib::validate_cm_params(kDefaults, 256, out, rep, err));
+	EXPECT_EQ(out.nonsrq_grow_mb, 512u);
+	EXPECT_EQ(out.nonsrq_grow_cap, 32u);
+	EXPECT_EQ(out.req_pool, 64u);
+	EXPECT_EQ(out.max_peers, 4096u);
+}
+
 KTEST(params_cm, ranges)
 {
 	// Each parameter at its edges (accepted) and one past them (rejected, named).
@@ -371,6 +390,9 @@ KTEST(params_cm, ranges)
 		{&ipoib::CmParamsRaw::nonsrq_mem_mb, "nonsrq_mem_mb", 1, 1 << 20},
 		{&ipoib::CmParamsRaw::bidir, "cm_bidir", 0, 1},
 		{&ipoib::CmParamsRaw::csum_free, "cm_csum_free", 0, 1},
+		{&ipoib::CmParamsRaw::req_pool, "cm_req_pool", 1, 4096},
+		{&ipoib::CmParamsRaw::max_peers, "cm_max_peers", 16, 65536},
+		{&ipoib::CmParamsRaw::nonsrq_grow_mb, "nonsrq_grow_mb", 1, 1 << 20},
 	};
 	for (const Edge &e : edges) {
 		ipoib::CmParamsRaw r = kDefaults;
@@ -458,7 +480,7 @@ KTEST(params_cm, budget_sets_the_default_limit)
 	EXPECT_EQ(c.out.max_nonsrq_conn_qp, 128u);
 }
 
-KTEST_SUITE(params_cm, KTEST_CASE(params_cm, defaults), KTEST_CASE(params_cm, ranges),
+KTEST_SUITE(params_cm, KTEST_CASE(params_cm, defaults), KTEST_CASE(params_cm, ranges), KTEST_CASE(params_cm, grow_cap),
 	    KTEST_CASE(params_cm, nonsrq_min_recv_clamped_to_nonsrq_max_recv),
 	    KTEST_CASE(params_cm, budget_sets_the_default_limit));
 

@@ -10,7 +10,8 @@ set -eu
 ko=${1:-ib_ipoib_cm.ko}
 [ -f "$ko" ] || { echo "check-knobs: $ko: not built" >&2; exit 1; }
 product_params="ports ifname debug_level send_queue_size recv_queue_size cm_rnr_retry cm_min_rnr_timer
-cm_idle_timeout nonsrq_min_recv nonsrq_max_recv nonsrq_mem_mb max_nonsrq_conn_qp cm_bidir cm_csum_free"
+cm_idle_timeout nonsrq_min_recv nonsrq_max_recv nonsrq_mem_mb max_nonsrq_conn_qp cm_bidir cm_csum_free
+cm_req_pool cm_max_peers nonsrq_grow_mb"
 knob_files="send_accepted fail_child_register"
 bad=0
 tag=$(modinfo -F test_knobs "$ko")

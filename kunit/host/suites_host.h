@@ -14,6 +14,7 @@
 	X(frag_skb)            \
 	X(wrid)                \
 	X(rc_recv_ring)        \
+	X(rc_rx_budget)        \
 	X(rc_dispatch)         \
 	X(rc_tx_ring)          \
 	X(mcast_table)         \

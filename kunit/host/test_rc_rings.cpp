@@ -24,10 +24,11 @@ struct Other : Tagged<KAPI_CTX_TEST> {};
 
 struct RcCounters {
 	u64 nomem = 0, wc_errors = 0, flushed = 0, post_errors = 0, grown = 0, grow_failed = 0, shrunk = 0;
-	u64 refused = 0, left_empty = 0;
+	u64 refused = 0, left_empty = 0, grow_refused = 0;
 	RecvCounters refs()
 	{
-		return {&nomem, &wc_errors, &flushed, &post_errors, &grown, &grow_failed, &shrunk, &refused, &left_empty};
+		return {&nomem,	 &wc_errors, &flushed, &post_errors, &grown,
+			&grow_failed, &shrunk, &refused, &left_empty, &grow_refused};
 	}
 };
 
@@ -1341,6 +1342,94 @@ KTEST(rc_recv_ring, steady_traffic_does_not_shrink)
 	EXPECT_EQ(t.c.shrunk, 0u);
 }
 
+// ---- the growth budget (nonsrq_grow_mb) and one connection's cap
+
+// Rings sharing a budget grow only as far as it holds (refusals counted); the floor is never
+// charged, so a ring that gets nothing still has its receive posted; a released ring gives its
+// charge back and another ring grows into it.
+KTEST(rc_rx_budget, shared_budget_bounds_growth_floor_stays)
+{
+	RecvGrowBudget b;
+	Grown4 warm(32);	// only for the unit: a ring's charge per buffer
+	ASSERT_TRUE(warm.grown);
+	const u64 unit = warm.r.charge_unit();
+	EXPECT_GT(unit, u64(kMaxRecvMtu));
+	b.set_limit(3 * unit);
+	RcOn a(32, 1), c(32, 1);
+	ASSERT_TRUE(a.ok && c.ok);
+	a.r.set_growth_bounds(&b, 0);
+	c.r.set_growth_bounds(&b, 0);
+	u64 now = 1000;
+	EXPECT_FALSE(a.ramp(32, now));
+	EXPECT_EQ(a.r.active(), 4u);	// the floor and the 3 the budget holds
+	EXPECT_EQ(a.r.charged(), 3u);
+	EXPECT_EQ(b.used(), 3 * unit);
+	EXPECT_GT(a.c.grow_refused, 0u);
+	EXPECT_EQ(a.r.posted(), a.r.active());
+	EXPECT_FALSE(c.ramp(8, now));	// nothing left for the second ring
+	EXPECT_EQ(c.r.active(), 1u);
+	EXPECT_EQ(c.r.posted(), 1u);	// its one receive stays posted (the guarantee)
+	EXPECT_EQ(u32(fake_rq_outstanding(&c.rq())), 1u);
+	EXPECT_GT(c.c.grow_refused, 0u);
+	EXPECT_EQ(c.c.grow_failed, 0u);	// refused, not failed for memory
+	a.r.release();
+	EXPECT_EQ(b.used(), 0u);
+	EXPECT_TRUE(c.ramp(4, now));
+	EXPECT_EQ(b.used(), 3 * unit);
+	c.r.release();
+	EXPECT_EQ(b.used(), 0u);
+}
+
+// A shrink gives the retired buffers' charge back, down to the uncharged floor.
+KTEST(rc_rx_budget, shrink_uncharges)
+{
+	RecvGrowBudget b;
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	t.r.set_growth_bounds(&b, 0);
+	u64 now = 1000;
+	ASSERT_TRUE(t.ramp(4, now));
+	EXPECT_EQ(b.used(), 3 * t.r.charge_unit());
+	now += kRcShrinkIdleMs;
+	EXPECT_EQ(t.spaced(4, 4, now), 4);
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_EQ(t.r.charged(), 0u);
+	EXPECT_EQ(b.used(), 0u);
+	EXPECT_EQ(t.r.posted(), 1u);
+}
+
+// One connection's cap: growth stops there (counted), whatever the ring's size.
+KTEST(rc_rx_budget, per_connection_cap)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	t.r.set_growth_bounds(nullptr, 8);
+	u64 now = 1000;
+	EXPECT_FALSE(t.ramp(16, now));
+	EXPECT_EQ(t.r.active(), 8u);
+	EXPECT_GT(t.c.grow_refused, 0u);
+	EXPECT_EQ(t.r.posted(), 8u);
+}
+
+// The budget itself: charges up to the limit, never past it or below zero.
+KTEST(rc_rx_budget, accounting)
+{
+	RecvGrowBudget b;
+	EXPECT_TRUE(b.charge(1ull << 40));	// unbounded by default
+	b.uncharge(1ull << 40);
+	b.set_limit(100);
+	EXPECT_TRUE(b.charge(60));
+	EXPECT_FALSE(b.charge(41));
+	EXPECT_EQ(b.used(), 60u);
+	EXPECT_TRUE(b.charge(40));
+	EXPECT_FALSE(b.charge(1));
+	b.uncharge(30);
+	EXPECT_EQ(b.used(), 70u);
+	b.uncharge(1000);
+	EXPECT_EQ(b.used(), 0u);
+	EXPECT_FALSE(b.charge(~0ull));	// no wrap past the limit
+}
+
 KTEST_SUITE(wrid, KTEST_CASE(wrid, round_trip));
 KTEST_SUITE(rc_recv_ring, KTEST_CASE(rc_recv_ring, sges_and_receive_mtu), KTEST_CASE(rc_recv_ring, head_is_what_the_pages_leave),
 	    KTEST_CASE(rc_recv_ring, a_stream_resuming_after_idle_keeps_its_ring),
@@ -1377,3 +1466,6 @@ KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
 	    KTEST_CASE(rc_dispatch, nonsrq_fence_from_completions),
 	    KTEST_CASE(rc_dispatch, nonsrq_fence_drain_before_receive_flushes),
 	    KTEST_CASE(rc_dispatch, nonsrq_fence_drain_after_receive_flushes));
+KTEST_SUITE(rc_rx_budget, KTEST_CASE(rc_rx_budget, shared_budget_bounds_growth_floor_stays),
+	    KTEST_CASE(rc_rx_budget, shrink_uncharges), KTEST_CASE(rc_rx_budget, per_connection_cap),
+	    KTEST_CASE(rc_rx_budget, accounting));

@@ -10,7 +10,7 @@
  *
  *   req <src-dev> <dst-lid> <dst-gid> <service-id> <then> [private-data-hex]
  *       sends a REQ from port 1 of the IB device <src-dev> (e.g. softib0) to <dst-lid>/<dst-gid>
- *       (GID as 32 hex digits, no colons) for <service-id> (hex), P_Key 0xffff, with the given
+ *       (GID as 32 hex digits, no colons) for <service-id> (hex), P_Key `pkey`, with the given
  *       private data (hex, at most 92 octets; none: ib_cm sends zeros). What to do when a REP
  *       comes back, <then>:
  *         rej     answer with a REJ (Consumer Reject, 28)
@@ -23,7 +23,8 @@
  * /sys/module/ipoib_cmreq_test/parameters/: cm_timeout (remote and local CM response timeout,
  * default 16), cm_retries (Max CM Retries, default 3), life (the path's packet lifetime,
  * default 14; ib_cm sends lifetime + 1 as the REQ's Local ACK Timeout, or the CA's ACK delay
- * when larger), so a scenario can send the hostile values a peer may choose.
+ * when larger), so a scenario can send the hostile values a peer may choose; pkey (the REQ's
+ * P_Key, default 0xffff; ib_cm needs it in the sending port's P_Key table).
  *
  *   forge <src-dev> <dst-lid> <dst-gid> <service-id> <sgid-index> <private-data-hex>
  *       a peer with a real RC QP that claims another port's identity: the REQ's source GID is
@@ -34,9 +35,22 @@
  *       to RTR/RTS on the REP and sends the RTU; it stays until the next command or rmmod,
  *       counting what it receives (forge_rx= in the result line; reposted each time).
  *
+ *   flood <src-dev> <dst-lid> <dst-gid> <service-id> <count> <gap-ms> [private-data-tail-hex]
+ *       a hostile peer flooding REQs with distinct identities: <count> REQs (at most 4096), one
+ *       every <gap-ms> ms, each from its own cm_id and naming its own RC QPN (0x800000 + i: ib_cm
+ *       rejects a QPN it saw from the same CA as stale) and UD QPN (0x400000 + i, RFC 4755 §6
+ *       private data with Receive MTU 65524, then the tail as given, e.g. a capability block).
+ *       No REP is ever answered. The ids stay until `flood_end` or rmmod (their destroy sends
+ *       the REJ ib_cm owes), not across other commands. The write returns once all are sent.
+ *   flood_end
+ *       destroys the flood's ids.
+ *
  * Reading the file gives the last outcome, one line:
  *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
  *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
+ * followed, once a flood was sent, by " flood_sent=N flood_rep=N flood_rej=N flood_rej3=N
+ * flood_rej_pd=N flood_err=N" (REPs, REJs, of them No Resources and those whose private data
+ * names a UD QPN, REQ errors: the sum counts the answers so far).
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -52,7 +66,8 @@
 #define REQ_PRIV_MAX 92		/* IB_CM_REQ_PRIVATE_DATA_SIZE */
 #define WAIT_JIFFIES (15 * HZ)
 
-enum then { THEN_REJ, THEN_RTU, THEN_VANISH, THEN_FORGE };
+enum then { THEN_REJ, THEN_RTU, THEN_VANISH, THEN_FORGE, THEN_FLOOD };
+#define FLOOD_MAX 4096
 
 #define FORGE_RECVS 16
 #define FORGE_BUF 65536
@@ -89,10 +104,17 @@ module_param(cm_retries, uint, 0644);
 MODULE_PARM_DESC(cm_retries, "REQ Max CM Retries (0-15)");
 module_param(life, uint, 0644);
 MODULE_PARM_DESC(life, "path packet lifetime (IBA time value, 0-30)");
+static unsigned int pkey = 0xffff;
+module_param(pkey, uint, 0644);
+MODULE_PARM_DESC(pkey, "the REQ's P_Key (in the sending port's table, e.g. softib pkeys=; default 0xffff)");
 
 static DEFINE_MUTEX(ctl_lock);
 static struct probe *silent;	/* a THEN_VANISH or THEN_FORGE probe, kept until the next command */
 static char last[160] = "result=none\n";
+/* the flood's probes (THEN_FLOOD), kept until flood_end or rmmod, and what answered them */
+static struct probe **flood;
+static unsigned int flood_n;
+static atomic_t flood_rep, flood_rej, flood_rej3, flood_rej_pd, flood_err;
 static struct dentry *dir;
 
 static void finish(struct probe *p, const char *result)
@@ -227,6 +249,20 @@ static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	struct probe *p = id->context;
 	const u8 *pd = ev->private_data;
 
+	if (p->then == THEN_FLOOD) {	/* never answered: only counted */
+		if (ev->event == IB_CM_REP_RECEIVED)
+			atomic_inc(&flood_rep);
+		else if (ev->event == IB_CM_REJ_RECEIVED) {
+			atomic_inc(&flood_rej);
+			if (ev->param.rej_rcvd.reason == IB_CM_REJ_NO_RESOURCES)
+				atomic_inc(&flood_rej3);
+			/* RFC 4755 §3.2: the REJ carries the rejecter's private data (its UD QPN) */
+			if (pd && (pd[1] | pd[2] | pd[3]))
+				atomic_inc(&flood_rej_pd);
+		} else if (ev->event == IB_CM_REQ_ERROR)
+			atomic_inc(&flood_err);
+		return 0;
+	}
 	switch (ev->event) {
 	case IB_CM_REJ_RECEIVED:
 		p->reason = ev->param.rej_rcvd.reason;
@@ -292,67 +328,49 @@ static int parse_hex(const char *s, u8 *out, size_t max, size_t *len)
 	return hex2bin(out, s, *len);
 }
 
-static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
-		   enum then then, const char *privhex, int sgid_index)
+/* the REQ's primary path: from port 1 of dev (source GID sgid_index) to dlid/gidhex */
+static int fill_path(struct ib_device *dev, u32 dlid, const char *gidhex, int sgid_index, struct sa_path_rec *path)
 {
-	struct sa_path_rec path = {};
-	struct ib_cm_req_param req = {};
 	struct ib_port_attr attr;
-	u8 priv[REQ_PRIV_MAX];
-	size_t privlen = 0, gidlen;
-	struct probe *p;
+	size_t gidlen;
 	int ret;
 
-	if (privhex && parse_hex(privhex, priv, sizeof(priv), &privlen))
+	if (parse_hex(gidhex, path->dgid.raw, sizeof(path->dgid.raw), &gidlen) || gidlen != 16)
 		return -EINVAL;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
-	init_completion(&p->outcome);
-	init_completion(&p->closed);
-	strscpy(p->close, "none", sizeof(p->close));
-	strscpy(p->result, "timeout", sizeof(p->result));
-	p->then = then;
-	p->dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
-	if (!p->dev) {
-		kfree(p);
-		return -ENODEV;
-	}
-	ret = -EINVAL;
-	if (parse_hex(gidhex, path.dgid.raw, sizeof(path.dgid.raw), &gidlen) || gidlen != 16)
-		goto out;
-	ret = ib_query_port(p->dev, 1, &attr);
+	ret = ib_query_port(dev, 1, &attr);
 	if (ret)
-		goto out;
-	ret = rdma_query_gid(p->dev, 1, sgid_index, &path.sgid);
+		return ret;
+	ret = rdma_query_gid(dev, 1, sgid_index, &path->sgid);
 	if (ret)
-		goto out;
-	if (then == THEN_FORGE) {
-		p->fg = forge_create(p->dev);
-		ret = -ENOMEM;
-		if (!p->fg)
-			goto out;
-	}
-	path.rec_type = SA_PATH_REC_TYPE_IB;
-	sa_path_set_dlid(&path, dlid);
-	sa_path_set_slid(&path, attr.lid);
-	path.pkey = cpu_to_be16(0xffff);
-	path.mtu = attr.active_mtu;
-	path.rate = IB_RATE_10_GBPS;
-	path.packet_life_time = min(life, 30u);
-	path.hop_limit = 0;
-	path.reversible = 1;
-	path.numb_path = 1;
+		return ret;
+	path->rec_type = SA_PATH_REC_TYPE_IB;
+	sa_path_set_dlid(path, dlid);
+	sa_path_set_slid(path, attr.lid);
+	path->pkey = cpu_to_be16(pkey);
+	path->mtu = attr.active_mtu;
+	path->rate = IB_RATE_10_GBPS;
+	path->packet_life_time = min(life, 30u);
+	path->hop_limit = 0;
+	path->reversible = 1;
+	path->numb_path = 1;
+	return 0;
+}
+
+/* a new cm_id for p, and its REQ sent */
+static int send_req(struct probe *p, struct sa_path_rec *path, u64 sid, u32 qpn, const u8 *priv, size_t privlen)
+{
+	struct ib_cm_req_param req = {};
 
 	p->id = ib_create_cm_id(p->dev, handler, p);
 	if (IS_ERR(p->id)) {
-		ret = PTR_ERR(p->id);
+		int ret = PTR_ERR(p->id);
+
 		p->id = NULL;
-		goto out;
+		return ret;
 	}
-	req.primary_path = &path;
+	req.primary_path = path;
 	req.service_id = cpu_to_be64(sid);
-	req.qp_num = p->fg ? p->fg->qp->qp_num : 0xabcde0 | (get_random_u32() & 0xf);	/* else nobody's QP */
+	req.qp_num = qpn;
 	req.qp_type = IB_QPT_RC;
 	req.starting_psn = get_random_u32() & 0xffffff;
 	req.private_data = privlen ? priv : NULL;
@@ -362,7 +380,118 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 	req.retry_count = 0;
 	req.rnr_retry_count = 0;
 	req.max_cm_retries = min(cm_retries, 15u);
-	ret = ib_send_cm_req(p->id, &req);
+	return ib_send_cm_req(p->id, &req);
+}
+
+static struct probe *probe_new(const char *devname, enum then then)
+{
+	struct probe *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return NULL;
+	init_completion(&p->outcome);
+	init_completion(&p->closed);
+	strscpy(p->close, "none", sizeof(p->close));
+	strscpy(p->result, "timeout", sizeof(p->result));
+	p->then = then;
+	p->dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
+	if (!p->dev) {
+		kfree(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void flood_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < flood_n; i++)
+		probe_free(flood[i]);
+	kfree(flood);
+	flood = NULL;
+	flood_n = 0;
+}
+
+/* THEN_FLOOD: count REQs, each with its own identity, gap_ms apart; never answered */
+static int run_flood(const char *devname, u32 dlid, const char *gidhex, u64 sid, unsigned int count,
+		     unsigned int gap_ms, const char *tailhex)
+{
+	struct sa_path_rec path = {};
+	u8 priv[REQ_PRIV_MAX] = {};
+	size_t tail = 0;
+	unsigned int i;
+	int ret = 0;
+
+	if (!count || count > FLOOD_MAX || (tailhex && parse_hex(tailhex, priv + 8, sizeof(priv) - 8, &tail)))
+		return -EINVAL;
+	flood_free();
+	atomic_set(&flood_rep, 0);
+	atomic_set(&flood_rej, 0);
+	atomic_set(&flood_rej3, 0);
+	atomic_set(&flood_rej_pd, 0);
+	atomic_set(&flood_err, 0);
+	flood = kcalloc(count, sizeof(*flood), GFP_KERNEL);
+	if (!flood)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		struct probe *p = probe_new(devname, THEN_FLOOD);
+		u32 udqpn = 0x400000 + i;
+
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		flood[flood_n++] = p;
+		if (!i) {
+			ret = fill_path(p->dev, dlid, gidhex, 0, &path);
+			if (ret)
+				break;
+		}
+		/* RFC 4755 §6: reserved octet, UD QPN, Receive MTU 65524 */
+		priv[1] = udqpn >> 16;
+		priv[2] = udqpn >> 8;
+		priv[3] = udqpn;
+		priv[4] = 0;
+		priv[5] = 0;
+		priv[6] = 0xff;
+		priv[7] = 0xf4;
+		ret = send_req(p, &path, sid, 0x800000 + i, priv, 8 + tail);
+		if (ret)
+			break;
+		if (gap_ms)
+			msleep(gap_ms);
+	}
+	snprintf(last, sizeof(last), "result=flood reason=%d rep_mtu=0 rep_qpn=0x0 rep_len=0 close=none\n", ret);
+	return ret;
+}
+
+static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
+		   enum then then, const char *privhex, int sgid_index)
+{
+	struct sa_path_rec path = {};
+	u8 priv[REQ_PRIV_MAX];
+	size_t privlen = 0;
+	struct probe *p;
+	int ret;
+
+	if (privhex && parse_hex(privhex, priv, sizeof(priv), &privlen))
+		return -EINVAL;
+	p = probe_new(devname, then);
+	if (!p)
+		return -ENODEV;
+	ret = fill_path(p->dev, dlid, gidhex, sgid_index, &path);
+	if (ret)
+		goto out;
+	if (then == THEN_FORGE) {
+		p->fg = forge_create(p->dev);
+		ret = -ENOMEM;
+		if (!p->fg)
+			goto out;
+	}
+	/* else nobody's QP */
+	ret = send_req(p, &path, sid, p->fg ? p->fg->qp->qp_num : 0xabcde0 | (get_random_u32() & 0xf),
+		       priv, privlen);
 	if (ret)
 		goto out;
 	if (!wait_for_completion_timeout(&p->outcome, WAIT_JIFFIES))
@@ -400,6 +529,23 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
+	if (!strncmp(buf, "flood_end", 9)) {
+		mutex_lock(&ctl_lock);
+		flood_free();
+		mutex_unlock(&ctl_lock);
+		return len;
+	}
+	if (!strncmp(buf, "flood ", 6)) {
+		unsigned int count, gap;
+
+		n = sscanf(buf, "flood %31s %u %39s %llx %u %u %186s", dev, &dlid, gid, &sid, &count, &gap, priv);
+		if (n < 6)
+			return -EINVAL;
+		mutex_lock(&ctl_lock);
+		ret = run_flood(dev, dlid, gid, sid, count, gap, n == 7 ? priv : NULL);
+		mutex_unlock(&ctl_lock);
+		return ret ? ret : len;
+	}
 	if (!strncmp(buf, "forge ", 6)) {
 		n = sscanf(buf, "forge %31s %u %39s %llx %d %186s", dev, &dlid, gid, &sid, &sgid_index, priv);
 		if (n != 6 || sgid_index < 0)
@@ -432,7 +578,7 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 {
 	ssize_t r;
 
-	char line[sizeof(last) + 48];
+	char line[sizeof(last) + 128];
 
 	mutex_lock(&ctl_lock);
 	if (silent && silent->fg)
@@ -440,6 +586,11 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 			 atomic_read(&silent->fg->rx), atomic_read(&silent->fg->rx_err));
 	else
 		strscpy(line, last, sizeof(line));
+	if (flood_n)
+		snprintf(line + strcspn(line, "\n"), sizeof(line) - strcspn(line, "\n"),
+			 " flood_sent=%u flood_rep=%d flood_rej=%d flood_rej3=%d flood_rej_pd=%d flood_err=%d\n",
+			 flood_n, atomic_read(&flood_rep), atomic_read(&flood_rej), atomic_read(&flood_rej3),
+			 atomic_read(&flood_rej_pd), atomic_read(&flood_err));
 	r = simple_read_from_buffer(ubuf, len, off, line, strlen(line));
 	mutex_unlock(&ctl_lock);
 	return r;
@@ -465,6 +616,7 @@ static void __exit cmreq_exit(void)
 	mutex_lock(&ctl_lock);
 	probe_free(silent);
 	silent = NULL;
+	flood_free();
 	mutex_unlock(&ctl_lock);
 }
 

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_admission.cpp - a REQ's way in (ib_cm's context; the new id carries the
+// listener's context until we return): checked against the listening interface, given a
+// slot of the unanswered pool (ipoib_cm_admission.h), and fed to a new passive Connection,
+// which decides REP or REJ (ipoib_cm_state.h). What is refused before a Connection exists is
+// answered here with our private data (RFC 4755 §3.2), never by the shim.
+#include "ipoib_cm_table.h"
+#include "ipoib_if.h"
+
+namespace ipoib {
+
+kapi_ctx *CmTable::refuse(kapi_cm_id *id, u8 reason)
+{
+	u8 pd[cm::kCmPrivDataLen];
+	cm::PrivData mine;
+	mine.ud_qpn = ud_qpn();
+	mine.recv_mtu = recv_mtu();
+	cm::cm_priv_data_encode(pd, mine, u16((bidir() ? cm::kCapBidir : 0) | (csum_free() ? cm::kCapCsumFree : 0)));
+	if (kapi_cm_send_rej(id, reason, nullptr, 0, pd, u8(sizeof(pd))) == 0)
+		count_rej(true, reason);
+	return nullptr;
+}
+
+kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
+{
+	cm::SidKind kind = cm::SidKind::Linux;
+	u32 sid_qpn = 0;
+	if (!cm::service_id_parse(ev.service_id, kind, sid_qpn) || sid_qpn != ud_qpn())
+		count(ifs_.cm_req_bad_service_id);	// ib_cm matched our listen: cannot happen
+	// The REQ's P_Key (IBA 12.6.5) names the partition the connection would be in: only the
+	// listening interface's (the membership bit aside, IBA 10.9.1) may reach it, never a
+	// child's or the parent's through the other's service ID.
+	if ((ev.req_pkey & 0x7fff) != (ifc_.pkey() & 0x7fff)) {
+		count(ifs_.cm_req_bad_pkey);
+		return refuse(id, cm::rej::kConsumer);
+	}
+	// The pool of unanswered connections is full: refused before anything is allocated
+	// (re-checked under the lock below, where the slot is taken).
+	if (!pool_.room()) {
+		count(ifs_.cm_req_pool_full);
+		return refuse(id, cm::rej::kNoResources);
+	}
+	cm::PrivData pd;
+	const cm::PrivDataResult res = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
+	const cm::Caps caps = cm::caps_parse(ev.priv, ev.priv_len);
+	const bool peer_bidir = caps.present && (caps.flags & cm::kCapBidir);
+	// The peer's 20-octet address: its UD QPN from the private data, its GID from the
+	// primary path (docs/design.md §4 item 6); flags zero (the table's key).
+	const HwAddr peer = HwAddr::make(0, res == cm::PrivDataResult::Ok ? pd.ud_qpn : 0, ev.dgid);
+	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, config(cm::Dir::Passive, 0), peer);
+	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
+		delete c;
+		count(ifs_.cm_req_no_memory);
+		return refuse(id, cm::rej::kNoResources);	// ib_cm destroys the id
+	}
+	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
+	const LidCheck lid = peer_bidir && p_.bidir ? lid_check(ev.dgid, ev.req_lid) : LidCheck::Unknown;
+	u8 refused = 0;
+	{
+		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
+		kstd::SpinIrqSaveGuard g(lock_);
+		if (!open_) {	// stopping: the listeners are going
+			refused = cm::rej::kNoResources;
+		} else if (res == cm::PrivDataResult::Ok && !find(peer) &&
+			   peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers)) {
+			count(ifs_.cm_peers_refused);	// no entry to file it under (cm_max_peers)
+			refused = cm::rej::kNoResources;
+		} else if (!pool_.take()) {
+			count(ifs_.cm_req_pool_full);
+			refused = cm::rej::kNoResources;
+		} else {
+			c->hold_pool_slot();	// given back when it leaves accepting (Connection::feed)
+			on_req_locked(*c, id, ev, res, pd, caps, peer, me, lid, kind, notes);
+		}
+	}
+	if (refused) {
+		delete c;
+		return refuse(id, refused);
+	}
+	return c->ctx();
+}
+
+void CmTable::on_req_locked(Connection &c, kapi_cm_id *id, const kapi_cm_event &ev, cm::PrivDataResult res,
+			    const cm::PrivData &pd, const cm::Caps &caps, const HwAddr &peer, const HwAddr &me,
+			    LidCheck lid, cm::SidKind kind, FeedNotes &notes)
+{
+	const bool peer_bidir = caps.present && (caps.flags & cm::kCapBidir);
+	c.adopt(id, ev.remote_qpn, res == cm::PrivDataResult::Ok ? pd.recv_mtu : 0);
+	const cm::Negotiated neg = c.negotiated(caps, kind == cm::SidKind::Rfc);
+	const bool over = over_limit();
+	conns_.push_back(c);
+	nconns_++;
+	CmPeer *p = res == cm::PrivDataResult::Ok ? find(peer) : nullptr;	// added if accepted only
+	// RFC 4755 §3.3: our REQ to this peer is outstanding and both ends are bidirectional.
+	cm::Crossing x = cm::Crossing::None;
+	if (p && p->active && p->active->state() == cm::State::Connecting && p_.bidir && peer_bidir)
+		x = cm::crossing_from(cm::crossing_req_survivor(me.b, peer.b));
+	const cm::ReqBound b = cm::req_timers_check({ev.req_remote_response, ev.req_local_response, ev.req_local_ack});
+	const cm::Step st = c.feed(cm::Event::req(res, peer_bidir, x, over, neg, b), notes);
+	const bool accepted = st.has(cm::Action::SendRep);
+	if (accepted && (p || (p = find_or_add(peer, Gfp::Atomic))))
+		file_passive(*p, c, lid, kapi_now_ms());	// a bidirectional one is proven first
+	if (x == cm::Crossing::RemoteWins && p && p->active)
+		p->active->feed(cm::Event::of(accepted ? cm::Ev::CrossingLost : cm::Ev::CrossingRefused), notes);
+}
+
+} // namespace ipoib

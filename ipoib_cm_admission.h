@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+// ipoib_cm_admission.h - which REQs may cost us a connection (docs/security.md "What a node
+// on the partition can do"): the pool of unanswered passive connections and the bound on
+// peer entries. Pure logic (atomics only), so KUnit tests it directly; CmTable::on_req
+// (ipoib_cm_admission.cpp) applies it.
+//
+// An accepted REQ holds a QP, its receives and a connection slot until the peer's RTU
+// arrives (an RTU normally follows our REP within milliseconds) or the accepting deadline
+// (cm::kAcceptDeadlineMs) tears it down. A peer that never answers can send REQs with any
+// identity it likes, so such connections live in a pool of their own, bounded by
+// cm_req_pool and by half the connection limit: a flood of them neither displaces an
+// established connection nor exhausts the limit, and REQs beyond the pool are rejected
+// (REJ No Resources, cm_req_pool_full) before anything is allocated.
+#pragma once
+
+#include "kstd/types.h"
+
+namespace ipoib {
+
+using kstd::u32;
+using kstd::u64;
+
+class ReqPool {
+public:
+	// The pool's size: cm_req_pool, at most half of max_conns (the connection limit in
+	// force), at least 1 (a single-connection limit still accepts one REQ at a time).
+	static u32 bound(u32 param, u32 max_conns)
+	{
+		const u32 half = max_conns / 2;
+		const u32 n = param < half ? param : half;
+		return n ? n : 1;
+	}
+	void set_limit(u32 n) { __atomic_store_n(&limit_, n, __ATOMIC_RELAXED); }
+	u32 limit() const { return __atomic_load_n(&limit_, __ATOMIC_RELAXED); }
+	u32 used() const { return __atomic_load_n(&used_, __ATOMIC_ACQUIRE); }
+	bool room() const { return used() < limit(); }	// a hint (no lock): on_req's early refusal
+	// One slot, or false when the pool is full. Callers serialise takes (the table lock);
+	// put() may run concurrently from any context.
+	bool take()
+	{
+		if (!room())
+			return false;
+		__atomic_add_fetch(&used_, 1u, __ATOMIC_ACQ_REL);
+		return true;
+	}
+	// A slot back (its connection left accepting: RTU, rejected, torn down). Never below 0:
+	// an unmatched put is counted by the caller's flag, not here.
+	void put()
+	{
+		u32 v = __atomic_load_n(&used_, __ATOMIC_RELAXED);
+		while (v && !__atomic_compare_exchange_n(&used_, &v, v - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		}
+	}
+
+private:
+	u32 limit_ = 0;
+	u32 used_ = 0;
+};
+
+// Peer entries live: those added less those freed (the housekeeping work counts a free after
+// unlinking the entry, so this never reads below the real number). At max, no new entry.
+inline bool peers_full(u64 added, u64 freed, u32 max) { return added - freed >= u64(max); }
+
+} // namespace ipoib
