@@ -91,6 +91,7 @@ check: all
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
 	$(CURDIR)/scripts/check-sizes.sh; \
 	$(CURDIR)/scripts/check-notes.sh; \
+	$(CURDIR)/scripts/check-kunit-suites.sh; \
 	$(MAKE) --no-print-directory check-version check-history
 
 # MODULE_VERSION of the built .ko and dkms.conf's PACKAGE_VERSION both equal VERSION.
