@@ -9,12 +9,15 @@
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
 #   make clean
 #   make test          everything CI runs (scripts/make-test); make test-full: more
+#                      (make demo and make test install what they need: scripts/deps demo|test)
 #   make kunit         KUnit suites on the debug kernel, in qemu
 #   make e2e E2E=...   e2e scenarios on the stock kernel (KSERIES=6.12: on the 6.12 one)
 #   make demo          two softib hosts in qemu, IPoIB between them
 #   make bench         benchmark suite, in-tree ib_ipoib vs ours (BENCH_QUICK=1: minutes; docs/testing.md)
 #   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
-#   make install-test  make install into a temp dir, and a dkms build into a temp tree (docs/install.md)
+#                      (INSTALL_BOOT=1: load at boot; INSTALL_BLACKLIST=1: keep in-tree ib_ipoib out)
+#   make uninstall     removes what make install put there
+#   make install-test  install/uninstall into temp dirs, and a dkms build into a temp tree (docs/install.md)
 # Details: docs/build.md, docs/testing.md.
 
 # The kernel build tree: KDIR as given, else the one scripts/kdir picks (KSERIES, else 6.1,
@@ -51,13 +54,14 @@ STRICT_LOG := build/strict.log
 # The one version string: MODULE_VERSION (Kbuild), dkms.conf's PACKAGE_VERSION, make install.
 VERSION := $(shell cat $(CURDIR)/VERSION)
 
-.PHONY: all modules clean clean-stock strict check check-version check-history neg-tests deps help test test-full kunit e2e demo bench install install-test
+.PHONY: all modules clean clean-stock strict check check-version check-history neg-tests deps help test test-full kunit e2e demo bench install uninstall install-test
 
 all modules: deps
 	+$(KMAKE) modules
 
-# Install missing Debian packages (headers, g++ matching gcc) only when something is absent.
-# Must not expand $(KDIR): that would fix it before the headers exist.
+# Check for the headers and the g++ matching their gcc; when something is missing, say what
+# and which command installs it, and stop (make never runs apt-get: scripts/deps does).
+# Must not expand $(KDIR): that would fix it before the check.
 deps:
 	@KDIR='$(KDIR_GIVEN)' $(CURDIR)/scripts/kdir --deps $(KSERIES) >/dev/null
 
@@ -132,19 +136,38 @@ demo:
 
 # Install the driver only (softib is a test fabric) for the kernel it was built for (its
 # vermagic), under $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/$(INSTALL_MOD_DIR), then
-# depmod that tree. INSTALL_BLACKLIST=1 also installs modprobe.d/ib_ipoib_cm.conf, which keeps
-# the in-tree ib_ipoib from binding the ports first (docs/install.md).
+# depmod that tree. Opt-in boot files, under $(DESTDIR)/etc (docs/install.md):
+#   INSTALL_BOOT=1       modules-load.d/ib_ipoib_cm.conf: load ib_ipoib_cm at boot
+#   INSTALL_BLACKLIST=1  modprobe.d/ib_ipoib_cm.conf: keep the in-tree ib_ipoib from loading
+# `make uninstall` (same variables; KVER=<release> when the .ko is not built) removes all of it.
 INSTALL_MOD_DIR ?= updates
+BOOT_LOAD_FILE = $(DESTDIR)/etc/modules-load.d/ib_ipoib_cm.conf
+BOOT_BLACKLIST_FILE = $(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf
 install: all
 	@set -e; kver=$$(modinfo -F vermagic ib_ipoib_cm.ko | cut -d' ' -f1); \
 	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
 	ver=$$(modinfo -F version ib_ipoib_cm.ko); [ "$$ver" = "$(VERSION)" ] || \
 		{ echo "install: ib_ipoib_cm.ko is version '$$ver', VERSION says $(VERSION): rebuild"; exit 1; }; \
 	install -D -m 0644 ib_ipoib_cm.ko "$$dir/ib_ipoib_cm.ko"; echo "  INSTALL $$dir/ib_ipoib_cm.ko ($(VERSION))"; \
+	if [ "$(INSTALL_BOOT)" = 1 ]; then \
+		install -D -m 0644 scripts/modprobe/ib_ipoib_cm-load.conf "$(BOOT_LOAD_FILE)"; \
+		echo "  INSTALL $(BOOT_LOAD_FILE) (loaded at boot)"; fi; \
 	if [ "$(INSTALL_BLACKLIST)" = 1 ]; then \
-		install -D -m 0644 scripts/modprobe/ib_ipoib_cm.conf "$(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; \
-		echo "  INSTALL $(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf"; fi; \
+		install -D -m 0644 scripts/modprobe/ib_ipoib_cm.conf "$(BOOT_BLACKLIST_FILE)"; \
+		echo "  INSTALL $(BOOT_BLACKLIST_FILE) (in-tree ib_ipoib kept from loading)"; fi; \
 	echo "  DEPMOD  $$kver$${root:+ (in $$root)}"; depmod $${root:+-b "$$root"} "$$kver"
+
+# No build and no headers needed: the release is KVER, else the built module's, else the tree's.
+uninstall:
+	@set -e; kver="$(KVER)"; \
+	[ -n "$$kver" ] || [ ! -f ib_ipoib_cm.ko ] || kver=$$(modinfo -F vermagic ib_ipoib_cm.ko | cut -d' ' -f1); \
+	[ -n "$$kver" ] || kver=$$(cat "$(kdir-or-die)/include/config/kernel.release"); \
+	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
+	for f in "$$dir/ib_ipoib_cm.ko" "$(BOOT_LOAD_FILE)" "$(BOOT_BLACKLIST_FILE)"; do \
+		[ -e "$$f" ] && { rm -f "$$f"; echo "  REMOVE  $$f"; }; done; \
+	rmdir "$$dir" 2>/dev/null || true; \
+	if [ -d "$$root/lib/modules/$$kver" ]; then \
+		echo "  DEPMOD  $$kver$${root:+ (in $$root)}"; depmod $${root:+-b "$$root"} "$$kver"; fi
 
 install-test: all
 	@$(CURDIR)/scripts/install-test
@@ -154,4 +177,4 @@ bench:
 	@$(CURDIR)/scripts/bench
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,21p' Makefile

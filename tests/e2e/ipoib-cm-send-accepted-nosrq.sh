@@ -9,5 +9,6 @@
 # load: ib_ipoib_cm ports=softib0:1,softib1:1 ifname=icm%d cm_bidir=0 nonsrq_min_recv=1
 # mem: 1024
 # timeout: 300
+# tier: core
 # kernels: stock debug
 . /e2e/ipoib-cm-send-accepted.sh

@@ -15,6 +15,7 @@
 # load: softib hosts=1 pkeys=0x8001,0x8002
 # load: ib_ipoib_cm
 # timeout: 120
+# tier: core
 . /e2e/lib.sh
 plan 17
 
