@@ -96,6 +96,7 @@ check: all
 	$(CURDIR)/scripts/check-sizes.sh; \
 	$(CURDIR)/scripts/check-notes.sh; \
 	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko; \
+	$(CURDIR)/scripts/check-kunit-suites.sh; \
 	$(MAKE) --no-print-directory check-version check-history
 
 # MODULE_VERSION of the built .ko and dkms.conf's PACKAGE_VERSION both equal VERSION.

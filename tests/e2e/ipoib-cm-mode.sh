@@ -10,12 +10,12 @@
 #   - offloads (ndo_fix_features, docs/connected.md §9a): connected mode offers IPv4/IPv6
 #     checksum and SG (cm_csum_free=1, the default) but never TSO nor the generic HW checksum;
 #     `ethtool -k` back to exactly its datagram output after the switch back;
-#   - a packet above the UD MTU: unicast IPv4/IPv6 pings of 3000 B get through by PMTU
-#     discovery (while unicast still goes over UD, the first one is answered with ICMP
-#     frag-needed / packet-too-big and counted); a broadcast ping above the UD MTU is
+#   - a packet above the UD MTU: unicast to a peer address without the RC flag goes over UD,
+#     so IPv4/IPv6 pings of 3000 B get through by PMTU discovery (the first one answered by
+#     our ICMP frag-needed / packet too big, counted, the routes learning 2044); with the
+#     flag they ride RC, no ICMP; a broadcast ping above the UD MTU is
 #     dropped, counted (tx_drop_mcast_too_big) and logged once — multicast is UD in every mode;
 #   - mode switches on both ends while a ping and an iperf3 run over UD: every ping answered.
-# Checks stay true once RC connections carry unicast (the 3000 B pings then simply work).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -24,7 +24,7 @@
 # mem: 1024
 # timeout: 400
 . /e2e/lib.sh
-plan 57
+plan 63
 
 dbg=/sys/kernel/debug/ib_ipoib_cm
 # sysw NS FILE VALUE: write a sysfs file of NS's netdevs (ip netns exec mounts NS's sysfs)
@@ -38,9 +38,6 @@ mode_is() {
     ip -n "$1" -d link show "$2" | grep -q "ipoib .*mode $3" || { ip -n "$1" -d link show "$2"; return 1; }
 }
 log_count() { dmesg_since_mark | grep -c -- "$1"; }
-# uses_rc DEV: an RC connection table exists (connected mode's CM): unicast
-# may then go over RC instead of UD, and the UD-only expectations below do not apply
-uses_rc() { [ -e "$dbg/$1/connections" ]; }
 # all CMD...: each CMD (a string, run in this shell: functions work) in order, until one fails
 all() { for _c in "$@"; do eval "$_c" || { echo "failed: $_c"; return 1; }; done; }
 feat_same() { _f=$(ns_exec A ethtool -k ib0); [ "$_f" = "$feat_dg" ] || { echo "now:"; echo "$_f"; return 1; }; }
@@ -72,21 +69,32 @@ check "echo connected again keeps connected/65520" all 'sysw A ib0/mode connecte
 check "ping A->B 56 B, A connected, B datagram" ns_reach A 10.0.0.2 3
 check "ping B->A 56 B" ns_reach B 10.0.0.1 3
 
-# ---- a unicast packet above the UD MTU: PMTU discovery (over UD: the ICMP from our xmit)
+# ---- a unicast packet above the UD MTU. In connected mode only a peer whose address carries
+# the RC flag is reached over RC (RFC 4755 §3.1); to one without it, unicast takes the UD path,
+# whose xmit answers a packet above the UD MTU with ICMP frag-needed (IPv4, RFC 1191) or packet
+# too big (IPv6, RFC 8201) carrying 2044, and the local route learns it. Static neighbours for
+# B without the flag put A's pings to B on that path; B (connected) answers over RC.
 check "sysfs: B connected too" all 'sysw B ib1/mode connected' 'mode_is B ib1 connected' 'mtu_is B ib1 65520'
+addr_b=$(sysr B ib1/address)
+ud_b=00${addr_b#??}
+check "A: static neighbours for B without the RC flag ($ud_b)" all \
+    "ip -n A neigh replace 10.0.0.2 lladdr $ud_b nud permanent dev ib0" \
+    "ip -n A -6 neigh replace fd00::2 lladdr $ud_b nud permanent dev ib0"
 snap big A:ib0
-check "ping A->B 3000 B gets through (PMTU discovery)" ns_reach A 10.0.0.2 5 -s 3000
-check "ping6 A->B 3000 B gets through (PMTU discovery)" ns_exec A /usr/bin/ping -6 -c 5 -i 0.2 -W 2 -s 3000 fd00::2
-if uses_rc ib0; then
-    skip "ICMP frag-needed counted (IPv4 over UD)" "unicast goes over RC here"
-    skip "ICMPv6 packet too big counted (IPv6 over UD)" "unicast goes over RC here"
-    skip "the route learned MTU 2044 from our ICMP" "unicast goes over RC here"
-else
-    check_delta "ICMP frag-needed counted (IPv4 over UD)" big A:ib0 tx_icmp_frag_needed -ge 1
-    check_delta "ICMPv6 packet too big counted (IPv6 over UD)" big A:ib0 tx_icmp_pkt_too_big -ge 1
-    check_output "the route learned MTU 2044 from our ICMP" 'mtu 2044' ip -n A route get 10.0.0.2
-fi
+check "ping A->B 3000 B over UD: the first answered by frag-needed, the other 4 by B" ns_ping_errs A 10.0.0.2 5 1 -s 3000
+check "ping6 A->B 3000 B over UD: the first answered by packet too big, the other 4 by B" ns_ping_errs A fd00::2 5 1 -6 -s 3000
+check_delta "ICMP frag-needed counted (IPv4 over UD)" big A:ib0 tx_icmp_frag_needed -eq 1
+check_delta "ICMPv6 packet too big counted (IPv6 over UD)" big A:ib0 tx_icmp_pkt_too_big -eq 1
+check_output "the route learned MTU 2044 from our ICMP" 'mtu 2044' ip -n A route get 10.0.0.2
+check_output "the IPv6 route learned MTU 2044 from our ICMPv6" 'mtu 2044' ip -n A -6 route get fd00::2
 check_delta "no oversized unicast dropped silently" big A:ib0 tx_drop_too_big -eq 0
+# B's own address back (RC flag) and the learned PMTU gone: the same pings ride RC, no ICMP
+check "A: B's neighbour with the RC flag again, IPv4 route cache flushed" all \
+    "ip -n A neigh replace 10.0.0.2 lladdr $addr_b nud permanent dev ib0" 'ip -n A route flush cache'
+snap rc A:ib0
+check "ping A->B 3000 B over RC: every one answered" ns_ping_all A 10.0.0.2 5 -s 3000
+check_delta "... none answered by frag-needed" rc A:ib0 tx_icmp_frag_needed -eq 0
+check_delta "... carried by RC (rc_tx_packets)" rc A:ib0 rc_tx_packets -ge 5
 
 # ---- multicast above the UD MTU: dropped, counted, logged once (UD in every mode)
 ns_exec B sh -c "echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts"
@@ -141,7 +149,7 @@ check "ip link set ib1.8001 type ipoib mode datagram: MTU 2044" all 'ip -n B lin
     'mode_is B ib1.8001 datagram' 'mtu_is B ib1.8001 2044'
 check_output "the parent ib1 stayed connected" '^connected$' sysr B ib1/mode
 
-# ---- switches under traffic. With RC connections (uses_rc) unicast goes over RC in connected
+# ---- switches under traffic. Unicast goes over RC in connected
 # mode whatever its size, and a switch to datagram tears the active connections down. The
 # teardown waits (bounded, WaitSends, docs/connected.md §4) for the sends already posted before
 # QpToErr, so none in flight is flushed; what xmit hands over meanwhile goes over UD. Every
@@ -166,9 +174,7 @@ wait $ip3; ip3_rc=$?
 sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/flood.out)
 got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' /tmp/flood.out)
 diag "ping under mode switches: sent $sent received $got"
-if uses_rc ib0; then
-    diag "RC sends flushed at the switches (both ends): $(( $(delta sw A:ib0 rc_tx_wc_errors) + $(delta sw B:ib1 rc_tx_wc_errors) )), waits expired: $(( $(delta sw A:ib0 rc_tx_wait_expired) + $(delta sw B:ib1 rc_tx_wait_expired) )), queue overflow to UD: $(( $(delta sw A:ib0 cm_tx_overflow_ud) + $(delta sw B:ib1 cm_tx_overflow_ud) )), dropped: $(( $(delta sw A:ib0 cm_tx_drop_queue_full) + $(delta sw B:ib1 cm_tx_drop_queue_full) ))"
-fi
+diag "RC sends flushed at the switches (both ends): $(( $(delta sw A:ib0 rc_tx_wc_errors) + $(delta sw B:ib1 rc_tx_wc_errors) )), waits expired: $(( $(delta sw A:ib0 rc_tx_wait_expired) + $(delta sw B:ib1 rc_tx_wait_expired) )), queue overflow to UD: $(( $(delta sw A:ib0 cm_tx_overflow_ud) + $(delta sw B:ib1 cm_tx_overflow_ud) )), dropped: $(( $(delta sw A:ib0 cm_tx_drop_queue_full) + $(delta sw B:ib1 cm_tx_drop_queue_full) ))"
 # where a lost ping went: softib drops (no receive posted on a UD QP, no QP, port down) and
 # the sequence numbers answered
 for _d in drop_no_rwqe drop_no_qp drop_port_down rnr_nak flushed_wqes; do

@@ -11,7 +11,8 @@
 # (no active connection of its own, no REQ from softib1), A receives on its active QP (rx=
 # on its dir=active line), both ways, 60000-byte pings and iperf3 -R (B -> A over that one
 # connection); no RNR retry exceeded. SRQ (this file); ipoib-cm-send-accepted-nosrq.sh
-# sources it with srq=0 (then A receives on the active QP's own ring, from nonsrq_min_recv=1).
+# sources it with srq=0 (then A receives on the active QP's own ring, from nonsrq_min_recv=1,
+# checked to start at one buffer).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -21,9 +22,11 @@
 # timeout: 300
 # kernels: stock debug
 . /e2e/lib.sh
-plan 40
+SRQ=$(cat /sys/module/softib/parameters/srq)
+# srq=0: one check more, A's active ring at its first size
+plan $((40 + (SRQ == 0 ? 1 : 0)))
 
-diag "softib srq=$(cat /sys/module/softib/parameters/srq)"
+diag "softib srq=$SRQ"
 K=$(cm_file icm1 send_accepted)
 dmesg_mark knob
 check "icm0 and icm1 exist" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -50,6 +53,10 @@ ns_exec B sh -c 'echo 1 > /proc/sys/net/ipv4/icmp_echo_ignore_all'
 a_conn() { ns_exec A /usr/bin/ping -c 1 -W 1 10.0.5.2 >/dev/null 2>&1; cm_has icm0 1 'dir=active .* state=established '; }
 check "A: one active connection, established (B silent)" wait_for 30 a_conn
 check "B: one passive connection, established, bidir=0" wait_for 10 cm_has icm1 1 'dir=passive .* state=established .* bidir=0 '
+# without SRQ the active QP has its own ring, posted at nonsrq_min_recv (1) when it was
+# created; B has sent nothing over the connection yet, so nothing grew it
+[ "$SRQ" = 0 ] && check "A's active ring starts at one buffer (rx_size=1 rx_grown=0, nonsrq_min_recv=1)" \
+    cm_has icm0 1 'dir=active .* rx_posted=1 rx_size=1 rx_grown=0 '
 ns_exec B sh -c 'echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_all'
 check "ping A->B (B answers over the connection it accepted)" ns_ping_all A 10.0.5.2 10
 check "ping B->A" ns_ping_all B 10.0.5.1 10
@@ -70,11 +77,11 @@ tx_a=$(cm_field icm0 'dir=active' tx); rx_b=$(cm_field icm1 'dir=passive' rx)
 # pings alone are 26 each way)
 check "A received on its active QP: rx=$rx_a >= 100" test "${rx_a:-0}" -ge 100
 check "... all that B sent over its passive QP: tx=$tx_b = rx=$rx_a" test "${tx_b:-0}" -eq "${rx_a:-1}"
+check "all that A sent over its active QP arrived: tx=$tx_a = B's passive rx=$rx_b" test "${tx_a:-0}" -eq "${rx_b:-1}"
 check_delta "softib0 received >= 5 MB over RC" s ib:softib0 rc_rx_bytes -ge 5000000
 # the guarantee, counted by the driver: no poll left a live QP with no receive posted
 check_delta "A: no QP left with nothing posted (rc_rx_left_empty)" s A:icm0 rc_rx_left_empty -eq 0
 check_delta "B: no QP left with nothing posted (rc_rx_left_empty)" s B:icm1 rc_rx_left_empty -eq 0
-check "... all that A sent over its active QP: tx=$tx_a = B's passive rx=$rx_b" test "${tx_a:-0}" -eq "${rx_b:-1}"
 # rnr_retry is 7 (infinite), so an empty ring shows as RNR NAKs to the sender, never as a
 # failed send: bounded by the messages the receiving ring took (a ring that fell behind on
 # every message would NAK each one), reported for the transient gap a one-buffer ring has

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # iperf3 UDP over ib_ipoib_cm datagram mode, ours <-> ours (icm0 <-> icm1) and ours <-> the
 # in-tree ib_ipoib (icm0 <-> ib2), both directions each, plus TCP ours <-> in-tree both ways.
-# Every UDP run must move data and report its loss sanely: 0 <= lost <= total, the percentage
-# is lost/total, and our netdev's counters saw at least the datagrams iperf3 counted.
+# Every UDP run must move data and lose no datagram beyond those a counter saw dropped (the
+# receiving HCA with no receive posted, the receiving socket with its buffer full), and at most
+# 1 % in all; our netdev's counters saw at least the datagrams iperf3 delivered.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -26,39 +27,38 @@ check "pings" sh -c '/sbin/ip netns exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0
 for ns in A B C; do iperf3_server $ns || bail "iperf3 server in $ns not listening"; done
 
 ethstat() { ctr "$1" "$2" "$3"; }
-# udp NAME CLIENT_NS SERVER_ADDR [-R] : iperf3 UDP 20 Mbit/s for 4 s; checks the receiver line
-# "... lost/total (pct%)  receiver".
+# udp NAME CLIENT_NS SERVER_ADDR RX_NS RX_IBDEV [-R]: iperf3 UDP 20 Mbit/s for 4 s, received
+# in RX_NS on softib host RX_IBDEV. UD has no flow control: a datagram arriving with no receive
+# posted is dropped by the HCA (IBA 9.8.3.3; softib counts drop_no_rwqe), and the receiving
+# socket drops what its buffer cannot hold (RcvbufErrors). Every lost datagram must be one of
+# those, and at most UDP_MAXPCT % of them (20 Mbit/s is well below what the UD ring and a
+# TCG guest take: a loss above that is a receive path falling behind, not noise).
+UDP_MAXPCT=1
 udp() {
-    _name=$1 _ns=$2 _addr=$3; shift 3
+    _name=$1 _ns=$2 _addr=$3 _rns=$4 _rib=$5; shift 5
+    _rb=$(udp_rcvbuf "$_rns") _nr=$(hwc "$_rib" drop_no_rwqe)
     ip netns exec "$_ns" iperf3 -u -b 20M -t 4 -f m -c "$_addr" "$@" >/tmp/udp.out 2>&1
     _rc=$?
-    _line=$(grep 'receiver' /tmp/udp.out | tail -n1)
-    echo "UDP $_name: $_line" >> /tmp/udp.sum
-    [ $_rc = 0 ] && [ -n "$_line" ] || { cat /tmp/udp.out; return 1; }
-    echo "$_line" | awk '{
-        for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); lost = a[1]; total = a[2]; pct = $(i + 1) }
-        gsub(/[()%]/, "", pct)
-        if (total == "" || total <= 0) { print "no datagrams"; exit 1 }
-        if (lost < 0 || lost > total) { print "lost " lost " of " total; exit 1 }
-        want = 100 * lost / total
-        if (pct - want > 0.5 || want - pct > 0.5) { print "pct " pct " but " lost "/" total; exit 1 }
-        if (lost == total) { print "everything lost"; exit 1 }
-    }' || return 1
+    _cnt=$(( $(udp_rcvbuf "$_rns") - _rb + $(hwc "$_rib" drop_no_rwqe) - _nr ))
+    _res=$(udp_loss_ok /tmp/udp.out "$_cnt" $UDP_MAXPCT); _ok=$?
+    echo "UDP $_name: $_res; $(grep -E 'sender|receiver' /tmp/udp.out | tr -s ' ' | tr '\n' ' ')" >> /tmp/udp.sum
+    echo "$_res"
+    [ $_rc = 0 ] && [ $_ok = 0 ] || { cat /tmp/udp.out; return 1; }
 }
 # snap NS DEV, then grew NS DEV MIN: DEV's rx_packets grew by at least MIN since the snapshot
 snap() { _s0=$(ethstat "$1" "$2" rx_packets); }
 grew() { _s1=$(ethstat "$1" "$2" rx_packets); echo "  $2 rx_packets +$((_s1 - _s0)), iperf3 delivered $3" >> /tmp/udp.sum; [ $((_s1 - _s0)) -ge "$3" ]; }
-delivered() { awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); print a[2] - a[1] } }' /tmp/udp.out | tail -n1; }
+delivered() { udp_loss /tmp/udp.out | awk '{ print $2 - $1 }'; }
 
 snap B icm1
-check "UDP ours->ours (icm0->icm1)" udp icm0-icm1 A 10.0.0.2
+check "UDP ours->ours (icm0->icm1): every loss counted, <= $UDP_MAXPCT %" udp icm0-icm1 A 10.0.0.2 B softib1
 check "icm1 counted every delivered datagram" grew B icm1 "$(delivered)"
 snap A icm0
-check "UDP ours<-ours (icm1->icm0, -R)" udp icm1-icm0 A 10.0.0.2 -R
+check "UDP ours<-ours (icm1->icm0, -R): every loss counted, <= $UDP_MAXPCT %" udp icm1-icm0 A 10.0.0.2 A softib0 -R
 check "icm0 counted every delivered datagram" grew A icm0 "$(delivered)"
-check "UDP ours->in-tree (icm0->ib2)" udp icm0-ib2 A 10.0.0.3
+check "UDP ours->in-tree (icm0->ib2): every loss counted, <= $UDP_MAXPCT %" udp icm0-ib2 A 10.0.0.3 C softib2
 snap A icm0
-check "UDP in-tree->ours (ib2->icm0)" udp ib2-icm0 C 10.0.0.1
+check "UDP in-tree->ours (ib2->icm0): every loss counted, <= $UDP_MAXPCT %" udp ib2-icm0 C 10.0.0.1 A softib0
 check "icm0 counted every delivered datagram" grew A icm0 "$(delivered)"
 check_output "TCP ours->in-tree" 'receiver' ns_exec A iperf3 -c 10.0.0.3 -t 3 -f m
 check_output "TCP in-tree->ours" 'receiver' ns_exec C iperf3 -c 10.0.0.1 -t 3 -f m

@@ -244,8 +244,9 @@ snap() {
 }
 _counters() {
     case $1 in
-        ib:*) _i=${1#ib:}; for _f in /sys/class/infiniband/$_i/ports/1/hw_counters/*; do
-                  echo "$(basename "$_f") $(cat "$_f")"; done ;;
+        # one grep for all of a port's counters (some 40): two processes per counter add up
+        # to a slow snap on the debug kernel under load
+        ib:*) grep -H '' "/sys/class/infiniband/${1#ib:}/ports/1/hw_counters/"* | sed 's|.*/||; s/:/ /' ;;
         *:*)  _n=${1%%:*} _v=${1#*:}
               if [ "$_n" = - ]; then ethtool -S "$_v"; else ip netns exec "$_n" ethtool -S "$_v"; fi |
                   awk -F': *' 'NF == 2 { gsub(/^ +/, "", $1); print $1, $2 }' ;;
@@ -417,6 +418,47 @@ csumerr() {
         $1 == "Udp:" && !u { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ui = i; u = 1; next }
         $1 == "Udp:" { uv = $ui }
         END { print tv + uv }'
+}
+
+# udp_rcvbuf NS: Udp RcvbufErrors of a namespace (/proc/net/snmp): datagrams its sockets
+# dropped with the receive buffer full (the receiving application behind, not the path)
+udp_rcvbuf() {
+    ip netns exec "$1" cat /proc/net/snmp | awk '
+        $1 == "Udp:" && !h { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1; next }
+        $1 == "Udp:" { print $c }'
+}
+# udp_mark NS [IBDEV] / udp_counted NS [IBDEV]: the receive-side drops counted between the
+# two calls: NS's Udp RcvbufErrors, plus IBDEV's drop_no_rwqe (a UD datagram with no receive
+# posted) if given
+udp_mark() { echo "$(udp_rcvbuf "$1") $([ -n "${2:-}" ] && hwc "$2" drop_no_rwqe || echo 0)" > "/tmp/udpmark.$1"; }
+udp_counted() {
+    read _um_r _um_n < "/tmp/udpmark.$1" || return 1
+    echo $(( $(udp_rcvbuf "$1") - _um_r + $([ -n "${2:-}" ] && hwc "$2" drop_no_rwqe || echo 0) - _um_n ))
+}
+# udp_loss FILE: "LOST TOTAL" of the receiver line of an iperf3 -u run (its output in FILE):
+# TOTAL is the datagrams sent up to the last one the receiver got (its highest sequence
+# number), LOST those of them it never got
+udp_loss() {
+    awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); l = a[1]; t = a[2] } }
+         END { if (t == "") exit 1; print l, t }' "$1"
+}
+# udp_loss_ok FILE COUNTED MAXPCT: the iperf3 -u run in FILE delivered datagrams and lost no
+# more than COUNTED (the drops counters account for, given by the caller: the receiving
+# socket's RcvbufErrors, over UD also the receiving port's drop_no_rwqe), and at most MAXPCT %
+# of its total ("-": no bound beyond the counted drops); prints the figures
+udp_loss_ok() {
+    _ul=$(udp_loss "$1") || { echo "$1: no receiver line"; cat "$1"; return 1; }
+    set -- $_ul "$2" "$3"
+    _ub=; [ "$4" = - ] || _ub="; bound $4 %"
+    echo "lost $1 of $2 datagrams, $3 drops counted on the receiving side$_ub"
+    [ "$2" -gt 0 ] && [ "$1" -le "$3" ] && { [ "$4" = - ] || [ $(($1 * 100)) -le $(($4 * $2)) ]; }
+}
+# check_udp_loss "description" FILE COUNTED MAXPCT: udp_loss_ok as a check, the figures shown
+check_udp_loss() {
+    _d=$1; shift
+    _o=$(udp_loss_ok "$@"); _rc=$?
+    if [ $_rc = 0 ]; then ok "$_d ($_o)"; else not_ok "$_d"; diag "$_o"; fi
+    return $_rc
 }
 
 # ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----

@@ -11,10 +11,11 @@
 # A, every RC QP on softib1 is passive, B answers over UD. Last, B goes connected too and both
 # hosts' REQs are held at once (the crossing a connected-mode test will force): neither host
 # gets a passive QP until the delay is over, then both connect (in-tree: two one-way RC
-# connections). "While held" states come from one snapshot per host taken right after the
-# holds are seen; they are judged only when the snapshot finished within the delay after the
-# knob was set (the guest's own clock), else skipped: on an overloaded host a starved guest can
-# see the delay end before it reads the state.
+# connections). "While held" states come from one snapshot of both hosts taken right after
+# the holds are seen, bracketed by each receiving host's cm_rx_req counter: unchanged after the
+# snapshot means no held REQ had been delivered when it was taken, so it shows the held state
+# whatever the guest's speed. A REQ delivered before the snapshot ended (a guest starved
+# for the whole delay) fails the checks, never skips them.
 # load: ib_core
 # load: ib_cm
 # load: softib hosts=2 time_scale=100
@@ -97,26 +98,29 @@ diag "softib1 RC QPs before: $qb"
 # new_qp DEV QPNS: DEV has an RC QP whose QPN is not in QPNS
 new_qp() { for _q in $(rc_qpns "$1"); do case " $2 " in *" $_q "*) ;; *) return 0;; esac; done; return 1; }
 now_var; t0=$NOW	# before the knob: nothing can be held earlier than this
+rq0=$(cnt softib1 cm_rx_req)
 echo 'delay_cm req 1 2500' > $F0; knob=$?
 ( ns_exec A ping -c 1 -W 20 -s 60000 10.0.12.2 > /tmp/delay.out 2>&1; echo $? > /tmp/delay.rc ) &
 held_wait $((d0 + 1)) - 20; taken=$?
 snap=$(rdma resource show qp)	# one snapshot of both hosts, at once
+read rq1 < /sys/class/infiniband/softib1/ports/1/hw_counters/cm_rx_req
 now_var; ts=$((NOW - t0))
 s0=$(rc_of "$snap" softib0); s1=$(rc_of "$snap" softib1)
 check "delay_cm req 1 2500 on softib0" test $knob = 0
 check "the REQ is taken (delayed_fault +1)" test $taken = 0
 diag "while held (snapshot done ${ts}0 ms after the knob): softib0 [$s0] softib1 [$s1]"
 check "delay_cm consumed (fault file empty)" test -z "$(cat $F0)"
-# held_check CS LIMIT-CS DESC cmd...: the REQ was taken after the knob and is released no
-# sooner than the delay after that, so a snapshot done before LIMIT shows the held state. A
-# snapshot done later (guest starved by an overloaded host) proves nothing: skipped, not passed.
+# held_check REQS DESC cmd...: REQS is "before after" of the receiving hosts' cm_rx_req sums,
+# read before the knob and after the snapshot: equal, the snapshot was taken while every REQ
+# was still held and the check is judged; else it fails (the hold ended before the state was
+# read: on a slow guest, a longer delay would be the fix, not a skip).
 held_check() {
-    _t=$1 _lim=$2 _d=$3; shift 3
-    if [ "$_t" -lt "$_lim" ]; then check "$_d" "$@"
-    else skip "$_d" "snapshot ${_t}0 ms after the knob, the hold may be over (slow guest)"; fi
+    _r=$1 _d=$2; shift 2
+    if [ "${_r% *}" = "${_r#* }" ]; then check "$_d" "$@"
+    else not_ok "$_d"; diag "a held REQ was delivered before the snapshot ended (cm_rx_req $_r): it cannot show the held state"; fi
 }
-held_check $ts 250 "while held: A's only RC QP is its active one, in INIT" one_init "$s0"
-held_check $ts 250 "while held: no new RC QP on softib1 (REQ not delivered)" test -z "$(new_of "$s1" "$qb")"
+held_check "$rq0 $rq1" "while held: A's only RC QP is its active one, in INIT" one_init "$s0"
+held_check "$rq0 $rq1" "while held: no new RC QP on softib1 (REQ not delivered)" test -z "$(new_of "$s1" "$qb")"
 check "ping over the delayed connection answered" wait_for 25 sh -c 'test -s /tmp/delay.rc && test "$(cat /tmp/delay.rc)" = 0'
 # ping's own RTT of that one packet: it waited in ipoib's queue until the connection was up
 rtt=$(sed -n 's/.*icmp_seq=1 .*time=\([0-9]*\).*/\1/p' /tmp/delay.out)
@@ -161,18 +165,22 @@ diag "RC QPs before: softib0 [$qa] softib1 [$qb]"
 d0=$(cnt softib0 delayed_fault); e0=$(cnt softib1 delayed_fault)
 rm -f /tmp/xa.rc /tmp/xb.rc
 now_var; t0=$NOW
+rq0=$(( $(cnt softib0 cm_rx_req) + $(cnt softib1 cm_rx_req) ))
 echo 'delay_cm req 1 4000' > $F0 && echo 'delay_cm req 1 4000' > $F1; knob=$?
 ( ns_exec A ping -c 1 -W 30 -s 60000 10.0.12.2 > /tmp/xa.out 2>&1; echo $? > /tmp/xa.rc ) &
 ( ns_exec B ping -c 1 -W 30 -s 60000 10.0.12.1 > /tmp/xb.out 2>&1; echo $? > /tmp/xb.rc ) &
 held_wait $((d0 + 1)) $((e0 + 1)) 30; taken=$?
 snap=$(rdma resource show qp)
+read _q0 < /sys/class/infiniband/softib0/ports/1/hw_counters/cm_rx_req
+read _q1 < /sys/class/infiniband/softib1/ports/1/hw_counters/cm_rx_req
+rq1=$((_q0 + _q1))
 now_var; ts=$((NOW - t0))
 s0=$(rc_of "$snap" softib0); s1=$(rc_of "$snap" softib1)
 check "delay_cm req 1 4000 on both hosts" test $knob = 0
 check "both REQs taken (delayed_fault +1 on each host)" test $taken = 0
 diag "while held (snapshot done ${ts}0 ms after the knobs): softib0 [$s0] softib1 [$s1]"
-held_check $ts 400 "while held: softib0's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s0" "$qa")"
-held_check $ts 400 "while held: softib1's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s1" "$qb")"
+held_check "$rq0 $rq1" "while held: softib0's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s0" "$qa")"
+held_check "$rq0 $rq1" "while held: softib1's only new RC QP is its active one, in INIT (no passive QP)" one_init "$(new_of "$s1" "$qb")"
 both_new() { new_qp softib0 "$qa" && new_qp softib1 "$qb"; }
 check "both pings answered" wait_for 35 sh -c 'test "$(cat /tmp/xa.rc 2>/dev/null)" = 0 && test "$(cat /tmp/xb.rc 2>/dev/null)" = 0'
 ra=$(sed -n 's/.*icmp_seq=1 .*time=\([0-9]*\).*/\1/p' /tmp/xa.out); rb=$(sed -n 's/.*icmp_seq=1 .*time=\([0-9]*\).*/\1/p' /tmp/xb.out)
