@@ -108,7 +108,9 @@ KTEST(cm_ident_msg, fuzz)
 	u8 valid[kIdentLen];
 	ident_encode(valid, sample());
 	u32 accepted = 0;
-	for (u32 i = 0; i < 1000000; i++) {
+	// 20,000 here, where the case also runs in the KASAN debug kernel under TCG (a million took
+	// over 300 s there); the host-only suite `fuzz` gives ident_parse a million under ASan.
+	for (u32 i = 0; i < 20000; i++) {
 		const usize len = usize(rnd() % (kIdentLen + 8));
 		u8 *b = new (kstd::Gfp::Kernel) u8[len ? len : 1];
 		ASSERT_TRUE(b != nullptr);
