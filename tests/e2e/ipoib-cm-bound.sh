@@ -19,8 +19,8 @@
 # A's pings are ICMP datagram ("ping") sockets (ping_group_range): the kernel hands each its
 # own replies. Over raw sockets (the default for root), iputils installs its ident filter only
 # after its first foreign reply, so C's ping socket took B's flood replies too.
-# With the interface bound planted equal to one connection's ring (rc_iface_bound returning
-# send_ring), B's flood stops the netdev queue: C's pings wait, and tx_timeouts fires.
+# With the interface bound equal to one connection's ring (rc_iface_bound returning send_ring),
+# B's flood stops the netdev queue: C's pings wait for B's stall, and tx_timeouts fires.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
