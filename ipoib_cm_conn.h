@@ -56,6 +56,8 @@ struct CmPeer;
 	X(rc_rx_packets) X(rc_rx_bytes) X(rc_rx_drop_nomem) X(rc_rx_wc_errors) X(rc_rx_flushed) \
 	X(rc_rx_post_errors) X(rc_rx_grown) X(rc_rx_grow_failed) X(rc_rx_shrunk) X(rc_rx_drop_short) \
 	X(rc_tx_packets) X(rc_tx_bytes) X(rc_tx_wc_errors) X(rc_tx_drop_ring_full)             \
+	/* its own send bound (docs/connected.md §3): packets that waited, dropped behind it */ \
+	X(rc_tx_conn_held) X(rc_tx_drop_conn_queue)                                            \
 	X(rc_tx_drop_dma) X(rc_tx_drop_post) X(rc_tx_too_big) X(rc_drain_wr_errors)            \
 	X(rc_tx_wait_expired) X(rc_drep_wait_expired)                                          \
 	X(rc_tx_csum_skipped) X(rc_tx_csum_filled) X(rc_tx_drop_csum) X(rc_rx_csum_restored)  \
@@ -147,6 +149,12 @@ public:
 	bool send_stalled(u64 now) const { return tx_.stalled(now); }
 	bool delivered() const { return tx_.delivered(); }
 	u32 tx_inflight() const { return tx_.outstanding(); }
+	// xmit (netif tx lock held: the ring's only producer, so room seen stays room): the
+	// connection's own send bound, its ring, has a slot.
+	bool tx_room() const { return tx_.outstanding() < tx_.size(); }
+	// xmit: n packets of its peer waited at its own bound; one dropped behind it.
+	void count_conn_held(u32 n) { count_local(st_.rc_tx_conn_held, n); }
+	void count_conn_drop() { count_local(st_.rc_tx_drop_conn_queue); }
 	u64 tx_no_progress_ms(u64 now) const { return tx_.no_progress_ms(now); }	// a send completed: the peer took traffic
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }

@@ -56,6 +56,19 @@ void CmTable::flush_held(u32 fresh)
 		kick_flush();
 }
 
+// p's queue stopped at its own connection's bound (c: p's send path): counted for c, and the
+// flush work asked for at c's next completion (rc_sent). A completion between c's refusal
+// and our store saw no waiter: with the fence, we see its room and ask ourselves.
+void CmTable::conn_held(Connection &c, u32 fresh)
+{
+	if (fresh)
+		c.count_conn_held(fresh);
+	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (c.tx_room() && __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
+		kick_flush();
+}
+
 // The flush work (rc_sent's kick) and each housekeeping run: the backlogged peers only, a
 // round in the order they began to wait (a kick does not run all of housekeeping nor walk
 // every peer). A flush stopping again asks for the next kick (flush_held).
@@ -72,6 +85,7 @@ void CmTable::backlog_round(u64 now)
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE)) {
 		RcOrder x{*this, now};
 		cm_flush_backlog<CmPeer>(x);
+		cm_flush_conn_waiters<CmPeer>(x);
 	}
 	kapi_netdev_xmit_unlock(netdev());
 }

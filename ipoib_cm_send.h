@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §4,
-// §10; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
-// (RcSendBudget), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
+// ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §3,
+// §4, §10; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
+// (RcSendBudget) and the per-connection bound below it (CmSlot, cm_flush_peer), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
 // connections may become its send path (cm_send_candidate). CmTable (ipoib_cm_table.*)
 // holds one of each and does the locking and the netdev queue.
 #pragma once
@@ -12,9 +12,12 @@
 
 namespace ipoib {
 
-// RC sends posted and not yet completed, over all connections of an interface, bounded by
-// send_queue_size: the receive CQ is sized for that many send completions (§4), and one
-// netdev queue carries UD and RC, so the queue stops at the bound and wakes at half.
+// RC sends posted and not yet completed, over all connections of an interface. Each
+// connection has its own bound below this one (its send ring, CmSlot::ConnFull: its packets
+// wait on its peer's queue, the netdev queue runs on); this one is kRcBoundConns rings'
+// worth (rc_iface_bound), so no single connection can reach it: the CQ is sized for that
+// many send completions (§4) and, at it, the one netdev queue (UD and RC) stops and wakes
+// at half: the interface as a whole is out of send resources.
 // A slot is reserved BEFORE the post (a completion polled on another CPU right after the
 // post must find it counted: counted after the post, the completion's decrement would be
 // clamped away and the count leak upward until the queue stopped for good)
@@ -22,6 +25,8 @@ namespace ipoib {
 // tx queue's xmit lock (kapi_netdev_xmit_lock: one producer at a time, whatever the qdisc,
 // netpoll included); consumer: NAPI. Lock-free: the producer's check
 // and increment cannot race another producer, and the consumer only lowers the count.
+// The same rule makes a connection's own bound exact: its ring's head moves only under
+// that lock and its tail only lowers what is outstanding.
 class RcSendBudget : kstd::NonCopyable {
 public:
 	constexpr explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
@@ -63,6 +68,16 @@ private:
 	u32 n_ = 0;
 	u64 &underflows_;	// the owner's counter (ethtool -S)
 };
+
+// Connections' worth of send rings the interface bound holds: kRcBoundConns - 1 stalled
+// connections, each at its own bound, still leave the netdev queue running for the others.
+inline constexpr u32 kRcBoundConns = 4;
+inline constexpr u32 rc_iface_bound(u32 send_ring) { return send_ring * kRcBoundConns; }
+
+// Why a slot for a peer's next post was refused: its connection is at its own bound
+// (ConnFull: the peer's queue waits for that connection's completions) or the interface is
+// (IfFull: the netdev queue stops and the peer joins the backlog).
+enum class CmSlot { Ok, ConnFull, IfFull };
 
 // The peers of an interface by address (flags octet zero), for xmit's per-packet lookup
 // (not a linear search under the table lock). A fixed array of
@@ -135,22 +150,33 @@ inline bool cm_post_now(bool may_send, u32 waiting)
 	return may_send && waiting == 0;
 }
 
-// The peers whose pending queue waits for the RC send bound (a flush stopped there, or xmit
-// met it), in the order they began to wait, each at most once: P has
-// `P *bnext` and `bool backlogged`. add/pop/remove/clear are serialised by the caller: in
+// The two waiting lists a peer can be on, by their chain and flag fields: the backlog (its
+// queue waits for the interface bound) and the connection waiters (for its own connection's).
+struct CmBoundLink {
+	template <typename P> static P *&next(P &p) { return p.bnext; }
+	template <typename P> static bool &on(P &p) { return p.backlogged; }
+};
+struct CmConnLink {
+	template <typename P> static P *&next(P &p) { return p.cnext; }
+	template <typename P> static bool &on(P &p) { return p.conn_waiting; }
+};
+
+// Peers whose pending queue waits for a send bound (CmBoundLink: the interface's, a flush
+// stopped there or xmit met it; CmConnLink: their own connection's), in the order they
+// began to wait, each at most once. add/pop/remove/clear are serialised by the caller: in
 // the driver every change holds both the tx queue's xmit lock and the table lock, so either
 // lock is enough to read it; waiting() is read under the xmit lock alone
 // (xmit's fast path: a relaxed load). What flushes it walks only these peers, not every peer.
-template <typename P> class CmBacklog : kstd::NonCopyable {
+template <typename P, typename L = CmBoundLink> class CmBacklog : kstd::NonCopyable {
 public:
 	u32 waiting() const { return __atomic_load_n(&n_, __ATOMIC_RELAXED); }
 	void add(P &p)
 	{
-		if (p.backlogged)
+		if (L::on(p))
 			return;
-		p.backlogged = true;
-		p.bnext = nullptr;
-		(tail_ ? tail_->bnext : head_) = &p;
+		L::on(p) = true;
+		L::next(p) = nullptr;
+		(tail_ ? L::next(*tail_) : head_) = &p;
 		tail_ = &p;
 		__atomic_store_n(&n_, n_ + 1, __ATOMIC_RELAXED);
 	}
@@ -160,7 +186,7 @@ public:
 		P *p = head_;
 		if (!p)
 			return nullptr;
-		head_ = p->bnext;
+		head_ = L::next(*p);
 		if (!head_)
 			tail_ = nullptr;
 		unlink(*p);
@@ -169,13 +195,13 @@ public:
 	// A peer about to be freed (true when it was listed).
 	bool remove(P &p)
 	{
-		if (!p.backlogged)
+		if (!L::on(p))
 			return false;
 		P *prev = nullptr;
-		for (P *q = head_; q; prev = q, q = q->bnext) {
+		for (P *q = head_; q; prev = q, q = L::next(*q)) {
 			if (q != &p)
 				continue;
-			(prev ? prev->bnext : head_) = p.bnext;
+			(prev ? L::next(*prev) : head_) = L::next(p);
 			if (tail_ == &p)
 				tail_ = prev;
 			unlink(p);
@@ -192,8 +218,8 @@ public:
 private:
 	void unlink(P &p)
 	{
-		p.bnext = nullptr;
-		p.backlogged = false;
+		L::next(p) = nullptr;
+		L::on(p) = false;
 		__atomic_store_n(&n_, n_ - 1, __ATOMIC_RELAXED);
 	}
 	P *head_ = nullptr;
@@ -222,16 +248,20 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 }
 
 // The order of RC sends under the tx queue's xmit lock (docs/connected.md §4), for a
-// context X that gives: guard() (the table lock, for the queues and the backlog),
-// backlog() (its CmBacklog<P>), may_flush(p) (table lock held: p's send path may send, in
-// connected mode), reserve() (one RC slot, false at the bound: it stops the netdev queue),
-// unreserve() (a slot reserved for a packet that was taken meanwhile), post(p, v) (over p's
-// send path, slot reserved) and held(n) (a flush stopped at the bound with n packets of p
-// left behind for the first time: counted, and the flush work is asked to continue once
-// sends complete; called with n = 0 too). P has `pending` (a kstd::Ring), `held` (how many
-// at the front of pending a flush already counted) and CmBacklog's fields.
+// context X that gives: guard() (the table lock, for the queues and the lists),
+// backlog() (its CmBacklog<P>: peers waiting for the interface bound), conn_waiters() (its
+// CmBacklog<P, CmConnLink>: peers waiting for their own connection's bound), may_flush(p)
+// (table lock held: p's send path may send, in connected mode), reserve(p) (one slot of
+// p's connection and of the interface: CmSlot; IfFull stops the netdev queue),
+// unreserve() (a slot reserved for a packet that was taken meanwhile), post(p, v) (over
+// p's send path, slot reserved), held(n) (a flush stopped at the interface bound with n
+// packets of p left behind for the first time: counted, and the flush work is asked to
+// continue once sends complete; called with n = 0 too) and conn_held(p, n) (the same at
+// p's own connection's bound: the flush work is asked for once that connection completes
+// a send). P has `pending` (a kstd::Ring), `held` (how many at the front of pending a
+// flush already counted) and both lists' fields.
 //
-// p's pending queue goes out one packet at a time while the bound has room: a slot is
+// p's pending queue goes out one packet at a time while both bounds have room: a slot is
 // reserved, then the oldest packet popped under the table lock, then posted outside it.
 // Nothing of p's queue is ever held outside p.pending, so FallBack and retire (the table
 // lock alone) take all that is left, in order, at any point of a flush (a flush that took
@@ -239,21 +269,26 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 // the rest, pushed back after, would wait behind the UD packets sent under the back-off:
 // delayed and reordered). may_flush is asked for each packet: a send path whose teardown
 // begins during the flush gets nothing more (its hand-over, StopSending, takes the rest).
-// What does not fit stays at the front, in order, and p waits in the
+// What does not fit stays at the front, in order. At the interface bound p waits in the
 // backlog: where it was when nothing of it fitted (its turn is not lost to a full bound),
-// at the back when it had its share (the peers behind it go next). A peer that may not flush
-// leaves the backlog. True when nothing of p waits for the bound.
-template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
+// at the back when it had its share (the peers behind it go next). At its own connection's
+// bound p waits on the connection waiters instead, and never in the backlog: a peer that
+// cannot move must not end the backlog's rounds for the others. A peer that may not flush
+// leaves both lists.
+enum class CmFlush { Done, ConnWait, IfWait };
+template <typename X, typename P> CmFlush cm_flush_peer(X &x, P &p)
 {
 	{
 		auto g = x.guard();
 		if (!x.may_flush(p) || p.pending.empty()) {
 			x.backlog().remove(p);
-			return true;
+			x.conn_waiters().remove(p);
+			return CmFlush::Done;
 		}
 	}
 	u32 sent = 0;
-	while (x.reserve()) {
+	CmSlot r;
+	while ((r = x.reserve(p)) == CmSlot::Ok) {
 		decltype(cm_ring_value(p.pending)) v{};
 		bool got, more;
 		{
@@ -262,17 +297,19 @@ template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
 			if (got && p.held)
 				p.held--;	// it was at the front
 			more = got && !p.pending.empty();
-			if (!more)
+			if (!more) {
 				x.backlog().remove(p);
+				x.conn_waiters().remove(p);
+			}
 		}
 		if (!got) {	// taken (FallBack, retire) or its path stopped meanwhile
 			x.unreserve();
-			return true;
+			return CmFlush::Done;
 		}
 		x.post(p, v);
 		sent++;
 		if (!more)
-			return true;
+			return CmFlush::Done;
 	}
 	u32 fresh;
 	{
@@ -280,20 +317,32 @@ template <typename X, typename P> bool cm_flush_peer(X &x, P &p)
 		const u32 left = p.pending.size();
 		if (!left || !x.may_flush(p)) {
 			x.backlog().remove(p);
-			return true;
+			x.conn_waiters().remove(p);
+			return CmFlush::Done;
 		}
 		fresh = left > p.held ? left - p.held : 0;	// p.held <= left (it shrinks with the front)
 		p.held = left;
-		if (sent)
+		if (r == CmSlot::ConnFull) {
 			x.backlog().remove(p);
-		x.backlog().add(p);	// no-op when it kept its place
+			x.conn_waiters().add(p);
+		} else {
+			x.conn_waiters().remove(p);
+			if (sent)
+				x.backlog().remove(p);
+			x.backlog().add(p);	// no-op when it kept its place
+		}
+	}
+	if (r == CmSlot::ConnFull) {
+		x.conn_held(p, fresh);
+		return CmFlush::ConnWait;
 	}
 	x.held(fresh);
-	return false;
+	return CmFlush::IfWait;
 }
 
-// The peers that waited for the bound, oldest first, each listed when the round begins at
-// most once; the first that does not go out whole ends the round (the bound is full).
+// The peers that waited for the interface bound, oldest first, each listed when the round
+// begins at most once; the first that stops at the interface bound ends the round (it is
+// full). One that stops at its own connection's bound leaves for the connection waiters.
 template <typename P, typename X> void cm_flush_backlog(X &x)
 {
 	for (u32 n = x.backlog().waiting(); n; n--) {
@@ -302,22 +351,41 @@ template <typename P, typename X> void cm_flush_backlog(X &x)
 			auto g = x.guard();
 			p = x.backlog().front();
 		}
-		if (!p || !cm_flush_peer(x, *p))
+		if (!p || cm_flush_peer(x, *p) == CmFlush::IfWait)
 			return;
 	}
 }
 
-// Sent: posted. Queued: behind p's waiting packets. AtBound: queued because the bound was
-// full. Full: p's queue is full, v not taken.
-enum class CmRcXmit { Sent, Queued, AtBound, Full };
+// The peers that waited for their own connection's bound, each listed when the round begins
+// at most once (a send of theirs may have completed: the flush work, after any RC
+// completion while some wait). Each is tried on its own: one still at its bound goes to the
+// back of the list and the next is tried; the round ends at the interface bound.
+template <typename P, typename X> void cm_flush_conn_waiters(X &x)
+{
+	for (u32 n = x.conn_waiters().waiting(); n; n--) {
+		P *p;
+		{
+			auto g = x.guard();
+			p = x.conn_waiters().pop();
+		}
+		if (!p || cm_flush_peer(x, *p) == CmFlush::IfWait)
+			return;
+	}
+}
+
+// Sent: posted. Queued: behind p's waiting packets. ConnWait: queued because p's connection
+// was at its own bound. AtBound: queued because the interface bound was full. Full: p's
+// queue is full, v not taken.
+enum class CmRcXmit { Sent, Queued, ConnWait, AtBound, Full };
 
 // xmit of v to peer p whose send path may send (tx queue's xmit lock held). Peers that waited
-// for the bound go first (when rc_sent wakes the netdev queue, the qdisc's packets of a busy
-// peer would otherwise take every freed slot before the work flushes the waiting peer's
-// queue, which would starve while the other kept the bound busy). Then v goes at once
-// only when nothing of p waits and a slot is free; otherwise it queues behind p's packets
-// (at the bound too, not dropped there) and is sent in turn. Full: p's
-// queue is full, v not taken (the caller drops it, counted).
+// for the interface bound go first (when rc_sent wakes the netdev queue, the qdisc's packets
+// of a busy peer would otherwise take every freed slot before the work flushes the waiting
+// peer's queue, which would starve while the other kept the bound busy); peers waiting on
+// their own connection are not xmit's to retry (their completions ask the flush work). Then
+// v goes at once only when nothing of p waits and a slot is free; otherwise it queues
+// behind p's packets (at either bound too, not dropped there) and is sent in turn. Full:
+// p's queue is full, v not taken (the caller drops it, counted for p's connection).
 template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T v)
 {
 	if (x.backlog().waiting())
@@ -325,17 +393,21 @@ template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T 
 	// Unlocked: pushes happen only under the xmit lock we hold, and the work items' pops
 	// only shrink it, so an empty queue seen here stays empty (relaxed loads).
 	const bool behind = !cm_post_now(true, p.pending.size_relaxed());
-	if (!behind && x.reserve()) {
-		x.post(p, v);
-		return CmRcXmit::Sent;
+	if (!behind) {
+		if (x.reserve(p) == CmSlot::Ok) {
+			x.post(p, v);
+			return CmRcXmit::Sent;
+		}
 	}
 	{
 		auto g = x.guard();
 		if (!p.pending.push(v))
 			return CmRcXmit::Full;
 	}
-	cm_flush_peer(x, p);
-	return behind ? CmRcXmit::Queued : CmRcXmit::AtBound;
+	const CmFlush f = cm_flush_peer(x, p);
+	if (behind)
+		return CmRcXmit::Queued;
+	return f == CmFlush::ConnWait ? CmRcXmit::ConnWait : f == CmFlush::IfWait ? CmRcXmit::AtBound : CmRcXmit::Queued;
 }
 
 // ---- The identity proof of a bidirectional passive connection (docs/security.md "Who may

@@ -130,6 +130,10 @@ void CmTable::show_rc_send(kapi_seq *s)
 {
 	kapi_seq_printf(s, "inflight=%u limit=%u underflows=%llu\n", budget_.inflight(), budget_.limit(),
 			(unsigned long long)budget_.underflows());
+	// Each connection's own bound; the peers whose queue waits for the interface bound
+	// (backlog) and for their own connection's (conn_waiting).
+	kapi_seq_printf(s, "conn_limit=%u backlog=%u conn_waiting=%u\n", send_ring_, backlogged_.waiting(),
+			conn_waiters_.waiting());
 }
 
 void CmTable::show_send_accepted(kapi_seq *s)
@@ -356,6 +360,7 @@ void CmTable::housekeeping()
 			if (idle) {
 				index_.remove(*p);
 				backlogged_.remove(*p);	// its queue was taken (FallBack, retire)
+				conn_waiters_.remove(*p);
 			}
 			(idle ? gone : keep).push_back(*p);
 		}

@@ -91,7 +91,7 @@ Status CmTable::cq_room()
 	return Status::Ok;
 }
 
-u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + send_ring_; }
+u32 CmTable::cq_fixed() const { return (srq_.raw() ? recv_queue_ : 0) + rc_iface_bound(send_ring_); }
 u32 CmTable::cq_per_conn() const { return (srq_.raw() ? 0 : p_.nonsrq_max_recv) + 1; }
 
 // The device bounds the CQ (max_cqe): softib's 65536 cannot hold 128 non-SRQ rings of 512.
@@ -124,11 +124,11 @@ bool CmTable::fit_cq(u32 ud_entries)
 Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_size)
 {
 	p_ = p;
-	// Each connection's send ring and QP send queue, and the interface's RC bound: at most
-	// kRcSendRingMax, so that no connection's ring fills before the bound stops the queue
-	// and an idle connection pins 65 send WQEs, not send_queue_size + 1 (docs/connected.md §5).
+	// Each connection's send ring (its own bound: an idle connection pins 33 send WQEs, not
+	// send_queue_size + 1, §5), and the interface's RC bound above it: no one connection
+	// can stop the netdev queue (docs/connected.md §3 "Peer isolation").
 	send_ring_ = rc_send_ring(send_queue_size);
-	budget_.set_limit(send_ring_);
+	budget_.set_limit(rc_iface_bound(send_ring_));
 	recv_queue_ = recv_queue_size;
 	wq_ = kapi_wq_create("ib_ipoib_cm_cm");
 	if (!wq_)
@@ -304,6 +304,7 @@ void CmTable::stop_end()
 			peers.push_back(*p);
 		index_.clear();
 		backlogged_.clear();
+		conn_waiters_.clear();
 		ident_clear();	// the peers go, their proofs and echoes with them
 		// Exact, not reset: the sends of the connections kept here still complete (their
 		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With

@@ -67,6 +67,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	u32 held = 0;			// table lock: the first `held` of pending are counted cm_tx_flush_held
 	CmPeer *bnext = nullptr;	// CmBacklog's chain (the table lock)
 	bool backlogged = false;	// in the table's backlog: pending waits for the RC bound
+	CmPeer *cnext = nullptr;	// the connection waiters' chain (the table lock)
+	bool conn_waiting = false;	// pending waits for its own connection's bound
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
 	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
@@ -285,14 +287,18 @@ private:
 		kstd::SpinIrqSaveGuard guard() { return kstd::SpinIrqSaveGuard(t.lock_); }
 		CmBacklog<CmPeer> &backlog() { return t.backlogged_; }
 		bool may_flush(CmPeer &p) const;
-		bool reserve() { return t.rc_reserve(); }
+		CmBacklog<CmPeer, CmConnLink> &conn_waiters() { return t.conn_waiters_; }
+		CmSlot reserve(CmPeer &p) { return t.rc_reserve(*p.send); }
 		void unreserve() { t.rc_unreserve(); }
 		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
 		void held(u32 fresh) { t.flush_held(fresh); }
+		void conn_held(CmPeer &p, u32 fresh) { t.conn_held(*p.send, fresh); }
 	};
 	// A flush stopped at the bound with `fresh` packets left behind for the first time:
 	// counted (cm_tx_flush_held), the flush work asked for.
 	void flush_held(u32 fresh);
+	void conn_held(Connection &c, u32 fresh);	// the same at c's own bound (conn_wait_)
+	CmSlot rc_reserve(Connection &c);	// tx lock held: c's own bound, then rc_reserve()
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 	// ---- identity proofs (ipoib_cm_ident.cpp)
 	enum class LidCheck { Unknown, Match, Mismatch };
@@ -361,6 +367,8 @@ private:
 	bool rx_retry_ = false;		// a ring needs another NAPI pass (refused posts, nothing posted)
 	bool backlog_ = false;		// atomic: a flush stopped at the RC bound (rc_sent kicks the flush work)
 	CmBacklog<CmPeer> backlogged_;	// lock_: the peers whose queue waits for the bound
+	CmBacklog<CmPeer, CmConnLink> conn_waiters_;	// lock_: ... for their own connection's
+	bool conn_wait_ = false;	// atomic: a peer waits on its connection (rc_sent kicks the flush work)
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)

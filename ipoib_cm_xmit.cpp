@@ -143,11 +143,15 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 		count(ifs_.cm_inflight_full);
 		count(ifs_.cm_tx_queued);
 		break;
+	case CmRcXmit::ConnWait:	// its connection is at its own bound: only p waits
 	case CmRcXmit::Queued:
 		count(ifs_.cm_tx_queued);
 		break;
 	case CmRcXmit::Full:
+		// Dropped behind p's own queue: counted for the interface and for the connection
+		// (p.send: may_send held when xmit chose it, and it changes only under our lock).
 		count(ifs_.cm_tx_drop_queue_full);
+		p.send->count_conn_drop();
 		kapi_skb_free(skb);
 		break;
 	}
@@ -169,6 +173,16 @@ bool CmTable::RcOrder::may_flush(CmPeer &p) const
 void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 {
 	c.send(skb, now);
+}
+
+// Tx lock held. c's own bound first (its send ring: we are its only producer, so the room
+// seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull), the netdev
+// queue runs on. Then the interface's (rc_reserve()).
+CmSlot CmTable::rc_reserve(Connection &c)
+{
+	if (!c.tx_room())
+		return CmSlot::ConnFull;
+	return rc_reserve() ? CmSlot::Ok : CmSlot::IfFull;
 }
 
 // Tx lock held. The slot is taken before the post (RcSendBudget); at the bound the shared
@@ -221,6 +235,12 @@ void CmTable::rc_sent(u32 n)
 	// too, before its own packet, when the queue wakes first.
 	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.below_wake() &&
 	    __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
+		kick_flush();
+	// A peer waits on its own connection's bound: this completion may be that connection's
+	// (its ring's tail moved before this call; conn_held's fence pairs with ours). Which
+	// one is not known here, so the flush work tries the waiters (a few, each at once).
+	else if (__atomic_load_n(&conn_wait_, __ATOMIC_ACQUIRE) &&
+		 __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
 	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
 		return;

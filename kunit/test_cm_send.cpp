@@ -151,6 +151,10 @@ struct QPeer {
 	u32 held = 0;
 	QPeer *bnext = nullptr;
 	bool backlogged = false;
+	QPeer *cnext = nullptr;
+	bool conn_waiting = false;
+	u32 cap = 1000;		// its connection's own bound (the send ring)
+	u32 inflight = 0;	// posted on its connection, not completed
 	bool can_send = true;	// may_flush: its send path may send (not in teardown)
 	// Static (kernel stack): back to a fresh peer at the start of each case, so a second
 	// run of the suite (the KUnit module loaded again) starts from the same state.
@@ -163,6 +167,10 @@ struct QPeer {
 		held = 0;
 		bnext = nullptr;
 		backlogged = false;
+		cnext = nullptr;
+		conn_waiting = false;
+		cap = 1000;
+		inflight = 0;
 		can_send = true;
 	}
 };
@@ -177,6 +185,8 @@ struct RcX {
 		b.reset();
 		b.set_limit(limit);
 		bl.clear();
+		cw.clear();
+		nconn_held = 0;
 		locked = nested = nw = nheld = nheld_calls = 0;
 		unlocked_ok = true;
 		on_post = nullptr;
@@ -191,15 +201,19 @@ struct RcX {
 	Lock guard() { return Lock(*this); }
 	CmBacklog<QPeer> &backlog() { return bl; }
 	bool may_flush(QPeer &p) { return p.can_send; }
-	bool reserve()
+	CmBacklog<QPeer, CmConnLink> &conn_waiters() { return cw; }
+	CmSlot reserve(QPeer &p)
 	{
 		unlocked_ok &= locked == 0;
-		return b.reserve();
+		if (p.inflight >= p.cap)
+			return CmSlot::ConnFull;
+		return b.reserve() ? CmSlot::Ok : CmSlot::IfFull;
 	}
 	void unreserve() { b.unreserve(); }
 	void post(QPeer &p, int v)
 	{
 		unlocked_ok &= locked == 0;
+		p.inflight++;
 		if (nw < 512) {
 			wp[nw] = p.id;
 			wv[nw] = v;
@@ -212,6 +226,13 @@ struct RcX {
 	{
 		nheld += int(fresh);
 		nheld_calls++;
+	}
+	void conn_held(QPeer &, u32 fresh) { nconn_held += int(fresh); }
+	// n sends of p's connection completed (NAPI: both bounds).
+	void complete(QPeer &p, u32 n)
+	{
+		p.inflight -= n;
+		b.complete(n);
 	}
 	// The lock rules held (never nested, never held across a reserve or a post) and no slot
 	// was released twice.
@@ -228,6 +249,8 @@ struct RcX {
 	u64 under = 0;
 	RcSendBudget b;
 	CmBacklog<QPeer> bl;
+	CmBacklog<QPeer, CmConnLink> cw;
+	int nconn_held = 0;
 	int locked = 0, nested = 0, nw = 0, nheld = 0, nheld_calls = 0;
 	bool unlocked_ok = true;
 	void (*on_post)(RcX &, QPeer &) = nullptr;
@@ -246,7 +269,7 @@ RcX &fresh_x(u32 limit)
 // With `queued` packets 0, 1, ... on its queue (what waited while its connection was set up).
 QPeer &fresh_peer(int i, int id, int queued = 0)
 {
-	static QPeer p[2];
+	static QPeer p[3];
 	p[i].reset(id);
 	for (int v = 0; v < queued; v++)
 		(void)p[i].pending.push(v);	// at most 64: the tests queue fewer
@@ -268,7 +291,7 @@ KTEST(cm_xmit_rc, backlogged_peer_drains_while_another_saturates)
 		ASSERT_TRUE(b.pending.push(nb));
 	for (int i = 0; i < 8; i++)	// A filled the bound first
 		EXPECT_TRUE(cm_xmit_rc(x, a, na++) == CmRcXmit::Sent);
-	EXPECT_FALSE(cm_flush_peer(x, b));	// StartSending of B: nothing fits
+	EXPECT_TRUE(cm_flush_peer(x, b) == CmFlush::IfWait);	// StartSending of B: nothing fits
 	EXPECT_EQ(x.bl.waiting(), 1u);
 	int round = 0;
 	for (; round < 12 && !b.pending.empty(); round++) {
@@ -339,12 +362,12 @@ KTEST(cm_flush_peer, stops_at_the_bound_in_order)
 	QPeer &a = fresh_peer(0, 1, 10);
 	for (int i = 0; i < 5; i++)
 		ASSERT_TRUE(x.b.reserve());	// 5 of 8 already in flight
-	EXPECT_FALSE(cm_flush_peer(x, a));
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::IfWait);
 	EXPECT_TRUE(x.in_order(1, 3));		// the oldest first
 	EXPECT_EQ(x.b.inflight(), 8u);		// never past the bound
 	EXPECT_TRUE(a.backlogged);
 	x.b.complete(1);			// a slot frees: the next flush sends 3 first
-	EXPECT_FALSE(cm_flush_peer(x, a));
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::IfWait);
 	EXPECT_TRUE(x.in_order(1, 4));
 	EXPECT_TRUE(pops_in_order(a.pending, 4, 10));	// the rest, in order
 	EXPECT_TRUE(x.rules_kept());
@@ -358,7 +381,7 @@ KTEST(cm_flush_peer, peer_order_kept_across_the_bound)
 	RcX &x = fresh_x(4);
 	QPeer &a = fresh_peer(0, 1, 10);
 	int next = 10;
-	EXPECT_FALSE(cm_flush_peer(x, a));	// StartSending: 4 fit, 6 wait
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::IfWait);	// StartSending: 4 fit, 6 wait
 	EXPECT_EQ(x.nw, 4);
 	EXPECT_EQ(a.pending.size(), 6u);
 	for (int round = 0; round < 6; round++) {
@@ -408,7 +431,7 @@ KTEST(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order)
 	l1::victim = &a;
 	l1::posts_before = 2;	// FallBack runs while the flush posts its 2nd packet
 	x.on_post = l1::fall_back_now;
-	EXPECT_TRUE(cm_flush_peer(x, a));	// nothing of a waits for the bound
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::Done);	// nothing of a waits for the bound
 	x.on_post = nullptr;
 	EXPECT_EQ(x.nw, 2);			// 0 and 1 went out before the teardown
 	EXPECT_TRUE(x.in_order(1, 2));
@@ -448,7 +471,7 @@ KTEST(cm_flush_peer, path_in_teardown_is_not_flushed)
 		if (&p == l1::victim && !--l1::posts_before)
 			p.can_send = false;	// no FallBack: the hand-over will take the queue
 	};
-	EXPECT_TRUE(cm_flush_peer(x, b));
+	EXPECT_TRUE(cm_flush_peer(x, b) == CmFlush::Done);
 	x.on_post = nullptr;
 	EXPECT_TRUE(x.in_order(2, 5));		// 4 went out, 5 stays
 	EXPECT_EQ(b.pending.size(), 1u);
@@ -464,10 +487,10 @@ KTEST(cm_flush_peer, held_counts_each_packet_once)
 	int n = 20;	// queued while the connection was set up
 	QPeer &a = fresh_peer(0, 1, n);
 	RcX &x = fresh_x(8);
-	EXPECT_FALSE(cm_flush_peer(x, a));	// StartSending: 8 go, 12 held
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::IfWait);	// StartSending: 8 go, 12 held
 	EXPECT_EQ(x.nheld, 12);
 	x.b.complete(4);
-	EXPECT_FALSE(cm_flush_peer(x, a));	// 4 more go, the same 8 still held
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::IfWait);	// 4 more go, the same 8 still held
 	EXPECT_EQ(x.nheld, 12);
 	for (int i = 0; i < 3; i++)		// 3 new ones queue behind them: held at once
 		EXPECT_TRUE(cm_xmit_rc(x, a, n++) == CmRcXmit::Queued);
@@ -480,10 +503,93 @@ KTEST(cm_flush_peer, held_counts_each_packet_once)
 	EXPECT_EQ(a.pending.size(), 7u);
 	EXPECT_EQ(a.held, 7u);
 	x.b.complete(8);
-	EXPECT_TRUE(cm_flush_peer(x, a));
+	EXPECT_TRUE(cm_flush_peer(x, a) == CmFlush::Done);
 	EXPECT_EQ(x.nheld, 15);			// the 7 left went out: nothing new
 	EXPECT_TRUE(a.pending.empty());
 	EXPECT_EQ(a.held, 0u);
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// Peer C's connection stalls (nothing completes) at its own bound of 4 while the interface
+// bound is 12: C's packets wait on its own queue (and are refused only when that is full),
+// the interface bound never fills, and B's packets go out at once the whole time: no peer
+// stops the netdev queue. C waits on the connection waiters, not the backlog, so xmit never
+// retries it.
+KTEST(cm_conn_bound, stalled_connection_holds_only_its_own_peer)
+{
+	RcX &x = fresh_x(12);
+	QPeer &b = fresh_peer(0, 1), &c = fresh_peer(1, 2);
+	b.cap = c.cap = 4;
+	int nb = 0, nc = 0;
+	for (; nc < 4; nc++)
+		EXPECT_TRUE(cm_xmit_rc(x, c, nc) == CmRcXmit::Sent);
+	EXPECT_TRUE(cm_xmit_rc(x, c, nc++) == CmRcXmit::ConnWait);
+	EXPECT_EQ(x.cw.waiting(), 1u);
+	for (; nc < 5 + 63; nc++)
+		EXPECT_TRUE(cm_xmit_rc(x, c, nc) == CmRcXmit::Queued);
+	EXPECT_TRUE(cm_xmit_rc(x, c, 999) == CmRcXmit::Full);	// its queue is full: dropped
+	EXPECT_EQ(x.nconn_held, 64);	// each waiting packet counted once
+	EXPECT_EQ(x.bl.waiting(), 0u);
+	EXPECT_FALSE(x.b.full());
+	for (int round = 0; round < 10; round++) {
+		for (int i = 0; i < 4; i++)
+			EXPECT_TRUE(cm_xmit_rc(x, b, nb++) == CmRcXmit::Sent);
+		x.complete(b, 4);	// B completes; C does not
+		cm_flush_conn_waiters<QPeer>(x);	// the flush work an RC completion kicked
+	}
+	EXPECT_EQ(c.pending.size(), 64u);
+	EXPECT_EQ(x.cw.waiting(), 1u);
+	EXPECT_TRUE(x.in_order(1, nb));
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// The stalled connection completes again: its own completions let its queue out, in order,
+// as far as its bound allows each time, and it leaves the waiters once empty.
+KTEST(cm_conn_bound, own_completions_flush_own_queue_in_order)
+{
+	RcX &x = fresh_x(12);
+	QPeer &c = fresh_peer(1, 2, 10);
+	c.cap = 4;
+	EXPECT_TRUE(cm_flush_peer(x, c) == CmFlush::ConnWait);	// StartSending: 4 go, 6 wait
+	EXPECT_EQ(x.nconn_held, 6);
+	EXPECT_EQ(x.nheld, 0);
+	x.complete(c, 1);
+	cm_flush_conn_waiters<QPeer>(x);	// exactly one more
+	EXPECT_EQ(c.pending.size(), 5u);
+	EXPECT_EQ(x.cw.waiting(), 1u);
+	for (int i = 0; i < 4 && x.cw.waiting(); i++) {
+		x.complete(c, c.inflight);
+		cm_flush_conn_waiters<QPeer>(x);
+	}
+	EXPECT_TRUE(c.pending.empty());
+	EXPECT_EQ(x.cw.waiting(), 0u);
+	EXPECT_FALSE(c.conn_waiting);
+	EXPECT_TRUE(x.in_order(2, 10));
+	EXPECT_EQ(x.nconn_held, 6);	// none counted twice
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// A backlog round (the interface bound freed) meets a peer whose connection is at its own
+// bound: that peer moves to the connection waiters and the round goes on to the peer behind
+// it, which a stalled one at the front must not hold back.
+KTEST(cm_conn_bound, backlog_round_passes_a_peer_at_its_own_bound)
+{
+	RcX &x = fresh_x(6);
+	QPeer &c = fresh_peer(0, 1, 8), &b = fresh_peer(1, 2, 8), &a = fresh_peer(2, 3);
+	c.cap = 4;
+	for (int i = 0; i < 6; i++)
+		EXPECT_TRUE(cm_xmit_rc(x, a, i) == CmRcXmit::Sent);	// A fills the interface bound
+	EXPECT_TRUE(cm_flush_peer(x, c) == CmFlush::IfWait);
+	EXPECT_TRUE(cm_flush_peer(x, b) == CmFlush::IfWait);
+	EXPECT_EQ(x.bl.waiting(), 2u);
+	x.complete(a, 6);
+	cm_flush_backlog<QPeer>(x);	// C: 4 go, then its own bound; B: 2 go, interface full
+	EXPECT_EQ(c.inflight, 4u);
+	EXPECT_EQ(b.inflight, 2u);
+	EXPECT_EQ(x.cw.waiting(), 1u);
+	EXPECT_EQ(x.bl.waiting(), 1u);
+	EXPECT_TRUE(x.bl.front() == &b);
+	EXPECT_FALSE(c.backlogged);
 	EXPECT_TRUE(x.rules_kept());
 }
 
@@ -520,6 +626,9 @@ KTEST_SUITE(cm_send_candidate, KTEST_CASE(cm_send_candidate, skips_a_connection_
 KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
 	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
+KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
+	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),
+	    KTEST_CASE(cm_conn_bound, backlog_round_passes_a_peer_at_its_own_bound));
 KTEST_SUITE(cm_flush_peer, KTEST_CASE(cm_flush_peer, stops_at_the_bound_in_order),
 	    KTEST_CASE(cm_flush_peer, peer_order_kept_across_the_bound),
 	    KTEST_CASE(cm_flush_peer, fall_back_mid_flush_takes_the_rest_in_order),
