@@ -12,4 +12,7 @@
 # mem: 1024
 # timeout: 420
 # kernels: stock
+# tier: long
+# (about 60 s on stock; make test-full: the checksum-free path it switches off is checked
+# in make test by ipoib-cm-csum and ipoib-cm-csum-fwd.)
 . /e2e/ipoib-cm-csum.sh

@@ -47,6 +47,9 @@
 # mem: 1024
 # timeout: 420
 # kernels: stock debug
+# tier: long
+# (about 80 s on stock; make test-full, with ipoib-cm-reap-cycles-long: reaping and its
+# counters are checked in make test by ipoib-cm-reap and ipoib-cm-republish.)
 . /e2e/lib.sh
 ROUNDS=${ROUNDS:-13}
 MEM_TOL_KB=${MEM_TOL_KB:-4096}

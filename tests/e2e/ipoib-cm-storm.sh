@@ -20,7 +20,7 @@
 # timeout: 600
 # kernels: stock
 # tier: long
-# (5.3 min on stock under load, the srq=0 variant 2.6 min: that one is in make test. Not on the
+# (5.3 min on stock under load; the srq=0 variant, 2.6 min, is long too. Not on the
 # debug kernel: 64 hosts of ours with KASAN and slub_debug exceed its time.)
 . /e2e/lib.sh
 ROUNDS=3
