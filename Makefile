@@ -1,24 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # ib_ipoib_cm - outer Makefile (Kbuild reads ./Kbuild for the objects).
 #
-#   make               build ib_ipoib_cm.ko (and softib/softib.ko) for Debian's 6.1 (scripts/kdir)
+#   make               build the driver ib_ipoib_cm.ko and the test modules softib/softib.ko,
+#                      softib/test/softib_rctest.ko, tests/kmod/ipoib_rdmacm_test.ko and
+#                      ipoib_cmreq_test.ko, for Debian's 6.1 (scripts/kdir); never runs apt-get:
+#                      missing headers or compilers are named (scripts/deps build installs them)
 #   make KSERIES=6.12  for the installed Debian kernel of that series (6.1, 6.12)
 #   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
-#   make check         ELF gate on every C++ object and on the .ko; no test knob in it (check-knobs.sh)
+#   make check         build, then the gates: ELF, file sizes, FeedNotes, no test knob, KUnit
+#                      suites registered, one version, no process references (docs/build.md)
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
-#   make clean
+#   make clean         the build's outputs in the tree (build/ and the kernel cache stay)
 #   make test          everything CI runs (scripts/make-test); make test-full: more
-#                      (make demo and make test install what they need: scripts/deps demo|test)
 #   make kunit         KUnit suites on the debug kernel, in qemu
 #   make e2e E2E=...   e2e scenarios on the stock kernel (KSERIES=6.12: on the 6.12 one)
 #   make demo          two softib hosts in qemu, IPoIB between them
-#   make bench         benchmark suite, in-tree ib_ipoib vs ours (BENCH_QUICK=1: minutes; docs/testing.md)
-#   make install       ib_ipoib_cm.ko into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates + depmod
-#                      (INSTALL_BOOT=1: load at boot; INSTALL_BLACKLIST=1: keep in-tree ib_ipoib out)
-#   make uninstall     removes what make install put there
+#                      (make demo and make test install the packages they need with sudo
+#                      apt-get, or apt-get as root: scripts/deps demo|test)
+#   make bench         benchmark suite, in-tree ib_ipoib vs ours (BENCH_QUICK=1: minutes;
+#                      needs scripts/deps bench; docs/testing.md)
+#   make install       ib_ipoib_cm.ko only into $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/<kver>/updates
+#                      + depmod (INSTALL_BOOT=1: load at boot; INSTALL_BLACKLIST=1: keep in-tree
+#                      ib_ipoib out); as root or with sudo
+#   make uninstall     removes what make install put there; as root or with sudo
 #   make install-test  install/uninstall into temp dirs, and a dkms build into a temp tree (docs/install.md)
-# Details: docs/build.md, docs/testing.md.
+# Details: docs/build.md, docs/install.md, docs/testing.md.
 
 # The kernel build tree: KDIR as given, else the one scripts/kdir picks (KSERIES, else 6.1,
 # else the running kernel's, else 6.12). Resolved on first use and then fixed; the first use
@@ -180,4 +187,4 @@ bench:
 	@$(CURDIR)/scripts/bench
 
 help:
-	@sed -n '3,21p' Makefile
+	@sed -n '3,/^# Details:/s/^# \{0,1\}//p' Makefile
