@@ -339,12 +339,16 @@ void CmTable::housekeeping()
 			}
 		}
 	}
+	// A peer decides both (a receiver that NAKs forever, a QP it errs): at peer_log's rate.
+	u32 missed = 0;
 	for (u32 i = 0; i < nfence; i++)
-		log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)", late_fence[i],
-			   kCmDrainTimeoutMs);
+		if (peer_log_.allow(now, missed))
+			log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts; %u more not logged)",
+				   late_fence[i], kCmDrainTimeoutMs, missed);
 	for (u32 i = 0; i < nstalled; i++)
-		log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", stalled[i],
-			   (unsigned)cm::kSendWatchdogMs);
+		if (peer_log_.allow(now, missed))
+			log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down (counted: cm_watchdog_teardowns; %u more not logged)",
+				   stalled[i], (unsigned)cm::kSendWatchdogMs, missed);
 	flush_backlogs(now);	// a backlog whose kick was lost or refused
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
