@@ -48,8 +48,11 @@ void Connection::execute(cm::Step st, u8 from)
 			continue;
 		if (a == cm::Action::SendRej || a == cm::Action::SendDreq || a == cm::Action::SendDrep)
 			continue;	// ib_destroy_cm_id at Destroy sends what the CM state needs
-		t_.log().debug("connection %s: %s failed (%d)", dir_ == cm::Dir::Active ? "active" : "passive",
-			       cm::action_name(a), kstd::to_errno(s));
+		u32 missed = 0;	// a peer's REQs and REPs come at its rate: rate-limited
+		if (t_.peer_log().allow(kapi_now_ms(), missed))
+			t_.log().debug("connection %s: %s failed (%d; %u more not logged, counted cm_setup_failures)",
+				       dir_ == cm::Dir::Active ? "active" : "passive", cm::action_name(a), kstd::to_errno(s),
+				       missed);
 		// The rest of the step is not executed (so a failed setup never sent its REQ/REP).
 		note_peer_actions(st, u8(i + 1), -1);
 		cm::Step next;
@@ -118,16 +121,21 @@ bool Connection::resume_parked(cm::Step &st, u8 &from)
 
 void Connection::wait_expired(u8 w)
 {
-	if (w == kWaitSends) {
-		// QpToErr flushes the rest (counted: the peer is slow or gone; the send watchdog
-		// and RETRY_EXC deal with it).
+	// QpToErr flushes what is still outstanding (counted: the peer is slow or gone; the send
+	// watchdog and RETRY_EXC deal with it).
+	if (w == kWaitSends)
 		count_local(st_.rc_tx_wait_expired);
-		t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after the wait: flushed", qpn(),
-			       tx_.outstanding());
-	} else {
+	else
 		count_local(st_.rc_drep_wait_expired);
-		t_.log().debug("QPN 0x%06x: no DREP within the wait", qpn());
-	}
+	// The peer decides both (it does not ACK, or sends no DREP): rate-limited.
+	u32 missed = 0;
+	if (!t_.peer_log().allow(kapi_now_ms(), missed))
+		return;
+	if (w == kWaitSends)
+		t_.log().debug("QPN 0x%06x: %u send(s) still outstanding after the wait: flushed (%u more not logged)", qpn(),
+			       tx_.outstanding(), missed);
+	else
+		t_.log().debug("QPN 0x%06x: no DREP within the wait (%u more not logged)", qpn(), missed);
 }
 
 void Connection::kick()

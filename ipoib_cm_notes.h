@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_notes.h - what a Connection's feed() has to log, kept until no lock of ours is
-// held (with netconsole on this device a printk sends over it). Pure but for the log: host-tested
+// held (with netconsole on this device a printk sends over it), and printed at a bounded rate.
+// Pure but for the log: host-tested
 // (kunit/host/test_cm_notes.cpp).
 #pragma once
 
 #include "ipoib_cm_state.h"
+#include "ipoib_log_limit.h"
 #include "kstd/log.h"
 
 namespace ipoib {
+
+// A peer makes connection events at its own rate (REQs, REJs, DREQs, the errors it provokes),
+// so the notes they leave are printed at LogLimit's rate, one limit for every interface, as
+// printk_ratelimit is one for the kernel; each line printed after a gap says how many were left
+// out, and every event behind a note is counted in ethtool -S anyway. Defined in
+// ipoib_cm_policy.cpp.
+extern LogLimit g_cm_note_log;
 
 // What one feed() has to say in the log: it is printed only where no lock
 // of ours is held. With netconsole on this device a printk sends over it, and xmit takes the
@@ -22,7 +31,7 @@ struct FeedNote {
 	bool lost = false;	// the step queue was full: the step was lost (cm_step_overflows)
 	bool any() const { return overflow || ignored || lost; }
 	bool error() const { return overflow || lost; }
-	void print(const kstd::Logger &log) const;
+	void print(const kstd::Logger &log, LogLimit &limit = g_cm_note_log) const;
 };
 
 // The notes of the feeds a caller makes under the table lock (housekeeping, interface stop,
@@ -32,7 +41,7 @@ struct FeedNote {
 inline constexpr u32 kFeedNotesMax = 8;
 class FeedNotes : kstd::NonCopyable {
 public:
-	explicit FeedNotes(const kstd::Logger &log) : log_(log) {}
+	explicit FeedNotes(const kstd::Logger &log, LogLimit &limit = g_cm_note_log) : log_(log), limit_(limit) {}
 	~FeedNotes();
 	void add(const FeedNote &n);
 	u32 kept() const { return n_; }
@@ -41,21 +50,25 @@ public:
 
 private:
 	const kstd::Logger &log_;
+	LogLimit &limit_;
 	FeedNote v_[kFeedNotesMax];
 	u32 n_ = 0;
 	u32 more_ = 0;		// not kept
 	bool more_err_ = false;	// and one of those was an error
 };
 
-inline void FeedNote::print(const kstd::Logger &log) const
+inline void FeedNote::print(const kstd::Logger &log, LogLimit &limit) const
 {
-	if (overflow)
-		log.err("CM step overflow on event %u (a state-machine bug)", unsigned(event));
-	if (ignored)
-		log.debug("QPN 0x%06x: event %u ignored in state %s", qpn, unsigned(event),
-			  cm::state_name(cm::State(state)));
-	if (lost)
-		log.err("connection step queue full: step of event %u lost", unsigned(event));
+	u32 missed = 0;
+	if (overflow && limit.allow(kapi_now_ms(), missed))
+		log.err("CM step overflow on event %u (a state-machine bug; %u more connection notes not logged)",
+			unsigned(event), missed);
+	if (ignored && limit.allow(kapi_now_ms(), missed))
+		log.debug("QPN 0x%06x: event %u ignored in state %s (%u more connection notes not logged; counted cm_ignored_events)",
+			  qpn, unsigned(event), cm::state_name(cm::State(state)), missed);
+	if (lost && limit.allow(kapi_now_ms(), missed))
+		log.err("connection step queue full: step of event %u lost (%u more connection notes not logged; counted cm_step_overflows)",
+			unsigned(event), missed);
 }
 
 inline void FeedNotes::add(const FeedNote &n)
@@ -73,12 +86,16 @@ inline void FeedNotes::add(const FeedNote &n)
 inline FeedNotes::~FeedNotes()
 {
 	for (u32 i = 0; i < n_; i++)
-		v_[i].print(log_);
-	if (more_ && more_err_)
-		log_.err("%u more connection event notes not printed (lost steps are counted in cm_step_overflows, ignored events in cm_ignored_events)",
-			 more_);
-	else if (more_)
-		log_.debug("%u more ignored connection events not printed (counted: cm_ignored_events)", more_);
+		v_[i].print(log_, limit_);
+	u32 missed = 0;
+	if (!more_ || !limit_.allow(kapi_now_ms(), missed))
+		return;
+	if (more_err_)
+		log_.err("%u more connection event notes not printed (lost steps are counted in cm_step_overflows, ignored events in cm_ignored_events; %u more lines not logged)",
+			 more_, missed);
+	else
+		log_.debug("%u more ignored connection events not printed (counted: cm_ignored_events; %u more lines not logged)",
+			   more_, missed);
 }
 
 } // namespace ipoib

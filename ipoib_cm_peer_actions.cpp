@@ -203,12 +203,19 @@ void CmTable::fall_back(Connection &c)
 		if (!may_send(p->send))
 			(void)cm_take_pending(*p, q);
 	}
-	if (first) {	// logged once per peer, counted
+	// Logged once per peer, but a node can make us talk to many peers (any address it
+	// names over ARP/ND, each refusing our REQ): at peer_log's rate too, each counted.
+	if (first)
 		count(ifs_.cm_fallback_peers);
-		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs)",
-			   c.peer().qpn(), backoff);
+	u32 missed = 0;
+	if (!peer_log_.allow(kapi_now_ms(), missed)) {
+		// left out (counted: cm_fall_backs, cm_fallback_peers)
+	} else if (first) {
+		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs; %u more not logged)",
+			   c.peer().qpn(), backoff, missed);
 	} else {
-		log().debug("connection to QPN 0x%06x failed: UD for %u ms", c.peer().qpn(), backoff);
+		log().debug("connection to QPN 0x%06x failed: UD for %u ms (%u more not logged)", c.peer().qpn(), backoff,
+			    missed);
 	}
 	kapi_skb *skb;
 	while (q.pop(skb))

@@ -62,15 +62,18 @@ u64 kib(u64 bytes) { return (bytes + 1023) / 1024; }
 } // namespace
 
 // One line: the non-SRQ connection limit in force and where it comes from (nonsrq_mem_mb or max_nonsrq_conn_qp),
-// the per-connection estimate the budget was divided by, and what the receive CQ holds.
+// the per-connection estimate the budget was divided by, what the receive CQ holds, and the
+// pool of unanswered passive connections: req_pool_used= slots held (connections still
+// accepting), req_pool= its capacity (ReqPool::bound; a REQ that finds it full is refused).
 void CmTable::show_limits(kapi_seq *s)
 {
-	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u cq_now=%u cq_resizes=%llu cq_resize_failed=%llu\n",
+	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u cq_now=%u cq_resizes=%llu cq_resize_failed=%llu req_pool_used=%u req_pool=%u\n",
 			srq_.raw() ? "srq" : "nonsrq", p_.max_nonsrq_conn_qp,
 			p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", p_.nonsrq_mem_mb, p_.nonsrq_conn_kib,
 			p_.nonsrq_max_recv, p_.nonsrq_min_recv, max_conns_, __atomic_load_n(&cq_conns_, __ATOMIC_RELAXED),
 			(unsigned long long)__atomic_load_n(&cq_resizes_, __ATOMIC_RELAXED),
-			(unsigned long long)__atomic_load_n(&cq_resize_failed_, __ATOMIC_RELAXED));
+			(unsigned long long)__atomic_load_n(&cq_resize_failed_, __ATOMIC_RELAXED), pool_.used(),
+			pool_.limit());
 }
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=
@@ -336,12 +339,16 @@ void CmTable::housekeeping()
 			}
 		}
 	}
+	// A peer decides both (a receiver that NAKs forever, a QP it errs): at peer_log's rate.
+	u32 missed = 0;
 	for (u32 i = 0; i < nfence; i++)
-		log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts)", late_fence[i],
-			   kCmDrainTimeoutMs);
+		if (peer_log_.allow(now, missed))
+			log().warn("QPN 0x%06x: teardown fence not complete after %u ms (counted: cm_drain_timeouts; %u more not logged)",
+				   late_fence[i], kCmDrainTimeoutMs, missed);
 	for (u32 i = 0; i < nstalled; i++)
-		log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down", stalled[i],
-			   (unsigned)cm::kSendWatchdogMs);
+		if (peer_log_.allow(now, missed))
+			log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down (counted: cm_watchdog_teardowns; %u more not logged)",
+				   stalled[i], (unsigned)cm::kSendWatchdogMs, missed);
 	flush_backlogs(now);	// a backlog whose kick was lost or refused
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock

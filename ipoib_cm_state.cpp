@@ -466,8 +466,10 @@ Step Conn::on_accepting(const Event &e)
 		}
 		if (e.kind == Ev::RxEmpty && !rx_flushed_early())
 			return ignore();
+		// Our REP is outstanding: no REJ of ours, as at Close and AcceptTimeout (a REJ
+		// from REP_SENT leaves the REP in TIMEWAIT for ib_destroy_cm_id to wait out);
+		// the Destroy's ib_destroy_cm_id cancels it and rejects.
 		ctr_.inc(e.kind == Ev::WcError ? Ctr::WcErrors : Ctr::QpFatal);
-		reject(st, ctr_, kRejNoResources, Ctr::RejSentNoResources);
 		teardown(st, false);
 		return st;
 	default:

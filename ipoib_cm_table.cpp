@@ -81,9 +81,11 @@ Status CmTable::cq_room()
 		return Status::Ok;
 	if (kapi_cq_resize(cq(), int(cq_ud_ + cq_fixed() + want * cq_per_conn())) != 0) {
 		__atomic_store_n(&cq_resize_failed_, cq_resize_failed_ + 1, __ATOMIC_RELAXED);
-		if (cq_resize_failed_ == 1)
-			log().warn("cannot grow the receive CQ to %u connections (%u open): connection not set up",
-				   want, need);
+		// Each REQ or connect may meet it (a peer's REQs come at its rate): rate-limited.
+		u32 missed = 0;
+		if (peer_log_.allow(kapi_now_ms(), missed))
+			log().warn("cannot grow the receive CQ to %u connections (%u open): connection not set up (%u more not logged; counted cq_resize_failed in debugfs cm_limits)",
+				   want, need, missed);
 		return Status::NoMem;
 	}
 	__atomic_store_n(&cq_resizes_, cq_resizes_ + 1, __ATOMIC_RELAXED);

@@ -17,6 +17,7 @@
 #include "ipoib_cm_admission.h"
 #include "ipoib_cm_conn.h"
 #include "ipoib_cm_send.h"
+#include "ipoib_log_limit.h"
 #include "ipoib_params.h"
 #include "ipoib_srq.h"
 #include "kstd/log.h"
@@ -200,6 +201,11 @@ public:
 	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
 	kstd::Logger &log();
+	// The rate limit (LogLimit) of this interface's log lines a peer can trigger, one per
+	// connection or per failed connect at worst: fall-backs, watchdog teardowns, late fences,
+	// expired graceful waits, a failed setup action, the CQ that cannot grow. Every event
+	// behind them is counted; connection event notes have their own (ipoib_cm_notes.h).
+	LogLimit &peer_log() { return peer_log_; }
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }
 	kapi_srq *srq() const { return srq_.raw(); }
@@ -339,6 +345,7 @@ private:
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
 	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
 	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
+	LogLimit peer_log_;		// peer_log()
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;

@@ -424,12 +424,11 @@ void RecvRing::grow()
 	u32 want = active_ * 2 < cap ? active_ * 2 : cap;
 	if (want > active_ + kPollBatch)
 		want = active_ + kPollBatch;	// bounded work per NAPI pass
-	if (want <= active_ && cap < slots_.size() && c_.grow_refused)
-		count_local(*c_.grow_refused);	// at the per-connection cap
+	if (want <= active_ && cap < slots_.size())
+		grow_refused(GrowRefusal::Cap);	// at the per-connection cap
 	while (active_ < want) {
 		if (budget_ && !budget_->charge(charge_unit())) {
-			if (c_.grow_refused)
-				count_local(*c_.grow_refused);
+			grow_refused(GrowRefusal::Budget);
 			break;
 		}
 		const u32 idx = free_slot();
@@ -441,6 +440,7 @@ void RecvRing::grow()
 			break;
 		}
 		__atomic_store_n(&charged_, charged_ + 1, __ATOMIC_RELAXED);
+		grow_refusal_ = GrowRefusal::None;	// grew: the next refusal is a new one
 		set_active(active_ + 1);
 		queue(idx);
 		if (c_.grown)
@@ -449,6 +449,21 @@ void RecvRing::grow()
 	}
 	if (goal_ < active_)
 		goal_ = active_;	// keeps what is there (also when a shrink was pending)
+}
+
+// A stream held at a bound tries to grow at every low window (hundreds a second): one
+// refusal, counted once. The per-connection cap stays what it is until the ring grows again
+// (after a shrink); the budget may give room back meanwhile (another ring shrank or went), so
+// a budget refusal after a free is a new one.
+void RecvRing::grow_refused(GrowRefusal why)
+{
+	const u64 frees = budget_ ? budget_->frees() : 0;
+	if (grow_refusal_ == why && (why == GrowRefusal::Cap || frees == grow_refused_frees_))
+		return;
+	grow_refusal_ = why;
+	grow_refused_frees_ = frees;
+	if (c_.grow_refused)
+		count_local(*c_.grow_refused);
 }
 
 void RecvRing::release()
@@ -466,6 +481,7 @@ void RecvRing::release()
 	free_hint_ = 0;
 	busy_ms_ = 0;
 	streak_ = 0;
+	grow_refusal_ = GrowRefusal::None;
 	stopped_ = false;
 	__atomic_store_n(&filled_, false, __ATOMIC_RELEASE);
 	// The tables go too, so that a released ring holds nothing (bytes() == 0); a ring is

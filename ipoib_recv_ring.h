@@ -93,7 +93,8 @@ struct RecvCounters {
 	u64 *shrunk = nullptr;		// RcQp: buffers retired after an idle period
 	u64 *refused = nullptr;		// completions refused (refused(): ethtool rc_rx_refused, rx_refused)
 	u64 *left_empty = nullptr;	// RcQp: a poll's repost left the live QP with nothing posted
-	u64 *grow_refused = nullptr;	// RcQp: growth refused by the budget or the per-ring cap
+	u64 *grow_refused = nullptr;	// RcQp: growth refused by the budget or the per-ring cap: each
+					// refusal once, not each attempt (RecvRing::grow_refused)
 };
 
 // What the non-SRQ RC receive rings of one interface together may pin beyond their floors
@@ -122,11 +123,17 @@ public:
 		while (!__atomic_compare_exchange_n(&used_, &v, v > bytes ? v - bytes : 0, false, __ATOMIC_ACQ_REL,
 						    __ATOMIC_RELAXED)) {
 		}
+		if (bytes)
+			__atomic_add_fetch(&frees_, 1, __ATOMIC_RELAXED);
 	}
+	// How many times anything was given back: a ring refused by the budget counts a new
+	// refusal only after this moved (rc_rx_grow_refused, RecvRing::grow_refused).
+	u64 frees() const { return __atomic_load_n(&frees_, __ATOMIC_RELAXED); }
 
 private:
 	u64 limit_ = ~0ull;
 	u64 used_ = 0;
+	u64 frees_ = 0;
 };
 // A buffer's charge: its fixed part (RxBuf, page array, pages) and a head skb's truesize.
 inline constexpr u32 kRecvHeadCharge = 1280;
@@ -330,7 +337,9 @@ private:
 	kapi_skb *copy_small(RxBuf &b, u32 len);
 	kapi_skb *take(RxBuf &b, u32 len);
 	kapi_skb *retire(u32 idx, u32 len);
+	enum class GrowRefusal : kstd::u8 { None, Cap, Budget };
 	void grow();
+	void grow_refused(GrowRefusal why);	// counts it unless it is the refusal counted last
 	kapi_skb *settle(u32 idx, RxBuf &b, const kapi_wc &wc);
 	void post_linear();	// repost()'s chains, one SGE per receive
 	void post_sg();		// and with pages
@@ -373,6 +382,11 @@ private:
 	RecvGrowBudget *budget_ = nullptr;	// RcQp: set_growth_bounds
 	u32 cap_ = 0;		// RcQp: most buffers (0: size())
 	u32 charged_ = 0;	// RcQp: buffers growth added and budget_ holds the charge of
+	// RcQp: what refused the last growth attempt, counted once (grow_refused): again only
+	// after the ring grew, or, for the budget, once the budget gave something back
+	// (RecvGrowBudget::frees() moved past grow_refused_frees_).
+	GrowRefusal grow_refusal_ = GrowRefusal::None;
+	u64 grow_refused_frees_ = 0;
 	bool warned_ = false;	// refuse() warns once per ring
 	bool stopped_ = false;	// stop(), or an error completion that stops (RecvQueue)
 	bool filled_ = false;	// UD: every slot holds a buffer

@@ -841,8 +841,40 @@ KTEST(cm_state_passive, close_while_accepting)
 	// REP it leaves outstanding): Destroy's ib_destroy_cm_id rejects.
 	Step st = c.on(ev(Ev::Close));
 	EXPECT_ACTIONS(st, Action::QpToErr, Action::PostDrainWr);
-	Conn q = passive_accepting(cfg(false));
-	EXPECT_ACTIONS(q.on(Event::wc_error(WcCause::Other)), Action::SendRej, Action::QpToErr, Action::PostDrainWr);
+}
+
+// An error while our REP is outstanding (QP fatal, a WC error, LAST_WQE_REACHED, or every
+// receive flushed before the error event): torn down as Close does, without a REJ of ours. A
+// REJ from REP_SENT would leave ib_cm's REP in TIMEWAIT for ib_destroy_cm_id (ifdown, rmmod) to
+// wait out, up to the REQ's whole retry budget; the Destroy's ib_destroy_cm_id cancels the REP
+// and rejects. Counted as the error it is, not as a REJ sent.
+KTEST(cm_state_passive, error_while_accepting_sends_no_rej)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		const Event errors[] = {ev(Ev::QpFatal), Event::wc_error(WcCause::Other),
+					Event::wc_error(WcCause::RetryExceeded), ev(Ev::LastWqeReached), ev(Ev::RxEmpty)};
+		for (const Event &e : errors) {
+			Conn c = passive_accepting(cfg(srq != 0));
+			const Step st = c.on(e);
+			if (srq ? e.kind == Ev::RxEmpty : e.kind == Ev::LastWqeReached) {
+				EXPECT_TRUE(st.ignored);	// not an event of this kind of QP
+				continue;
+			}
+			if (srq && e.kind != Ev::LastWqeReached)
+				EXPECT_ACTIONS(st, Action::QpToErr);	// SRQ: the drain WR after LAST_WQE
+			else
+				EXPECT_ACTIONS(st, Action::QpToErr, Action::PostDrainWr);
+			EXPECT_FALSE(st.has(Action::SendRej));
+			EXPECT_EQ(c.counters()[Ctr::RejSentNoResources], 0u);
+			EXPECT_EQ(c.counters()[Ctr::WcErrors] + c.counters()[Ctr::QpFatal] +
+					  c.counters()[Ctr::RetryExceeded],
+				  1u);
+			EXPECT_NE(c.state(), State::Accepting);
+		}
+	}
+	// The setup step that failed never sent its REP: that one still rejects (with our data).
+	Conn f = passive_accepting(cfg(false));
+	EXPECT_TRUE(f.on(Event::setup_failed(true, true)).has(Action::SendRej));
 }
 
 KTEST(cm_state_passive, established_teardown)
@@ -2177,7 +2209,8 @@ KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish)
 	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, req_bounds),
 	    KTEST_CASE(cm_state_passive, accept_deadline),
 	    KTEST_CASE(cm_state_passive, teardown_paths),
-	    KTEST_CASE(cm_state_passive, close_while_accepting), KTEST_CASE(cm_state_passive, established_teardown),
+	    KTEST_CASE(cm_state_passive, close_while_accepting),
+	    KTEST_CASE(cm_state_passive, error_while_accepting_sends_no_rej), KTEST_CASE(cm_state_passive, established_teardown),
 	    KTEST_CASE(cm_state_passive, one_way_has_no_watchdog));
 KTEST_SUITE(cm_state_crossing, KTEST_CASE(cm_state_crossing, bidir_peers_one_connection_both_orders_both_sides),
 	    KTEST_CASE(cm_state_crossing, flags_octet_not_compared),

@@ -119,10 +119,20 @@ void ktest_alloc_fail_all(int on) { fail_all = on; }
 /* Log lines printed while a spinlock of ours was held (kunit/host/test_cm_notes.cpp: with
  * netconsole on the device such a printk re-enters xmit). */
 int host_spins_held, host_vlog_under_spin;
+/* Every line printed, and the text of the last one (kunit/host/test_cm_notes.cpp: the rate
+ * limit of the lines a peer can trigger). */
+long host_vlog_lines;
+char host_vlog_last[256];
 void kapi_vlog(enum kapi_log_level level, const char *prefix, const char *fmt, va_list ap)
 {
+	va_list copy;
+
 	if (host_spins_held)
 		host_vlog_under_spin++;
+	host_vlog_lines++;
+	va_copy(copy, ap);
+	vsnprintf(host_vlog_last, sizeof(host_vlog_last), fmt, copy);
+	va_end(copy);
 	fprintf(stderr, "ib_ipoib_cm: <%d> %s%s", (int)level, prefix ? prefix : "", prefix ? ": " : "");
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");

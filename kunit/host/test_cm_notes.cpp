@@ -4,10 +4,13 @@
 // under our locks re-enters xmit, which takes them). The host's spinlocks count how many are
 // held and kapi_vlog counts the lines printed meanwhile (kunit/host/host.c).
 #include "ipoib_cm_notes.h"
+#include "fake_verbs.h"
 #include "kstd/lock.h"
 #include "ktest.h"
 
 extern "C" int host_vlog_under_spin;
+extern "C" long host_vlog_lines;
+extern "C" char host_vlog_last[256];
 
 using namespace ipoib;
 
@@ -21,6 +24,18 @@ FeedNote ignored(u32 qpn)
 	n.state = u8(cm::State::Closed);
 	n.ignored = true;
 	return n;
+}
+
+bool has_text(const char *s, const char *what)
+{
+	for (; *s; s++) {
+		usize i = 0;
+		while (what[i] && s[i] == what[i])
+			i++;
+		if (!what[i])
+			return true;
+	}
+	return false;
 }
 
 } // namespace
@@ -70,4 +85,34 @@ KTEST(cm_notes, bounded_and_counted)
 	EXPECT_EQ(host_vlog_under_spin, before);
 }
 
-KTEST_SUITE(cm_notes, KTEST_CASE(cm_notes, printed_after_the_unlock), KTEST_CASE(cm_notes, bounded_and_counted));
+// A peer triggers connection events at its rate (REQs, REJs, DREQs, errors it provokes): what
+// their notes print is rate-limited (LogLimit, 10 lines per 5 s, all interfaces together), the
+// first line after a pause says how many were left out, and every event stays counted.
+KTEST(cm_notes, rate_limited_against_a_peer_flood)
+{
+	kapi_msleep(2 * ipoib::LogLimit::kIntervalMs);	// a fresh interval: earlier cases printed
+	const long before = host_vlog_lines;
+	for (u32 i = 0; i < 1000; i++) {
+		FeedNotes notes(kstd::log);	// one feed per table lock, each with one note
+		notes.add(ignored(0x400 + i));
+	}
+	for (u32 i = 0; i < 1000; i++)	// and the feeds that print themselves (Connection::feed)
+		ignored(0x800 + i).print(kstd::log);
+	{
+		FeedNotes notes(kstd::log);	// a table walk with more than it keeps
+		for (u32 i = 0; i < 3 * kFeedNotesMax; i++)
+			notes.add(ignored(0xc00 + i));
+	}
+	EXPECT_LE(host_vlog_lines - before, long(ipoib::LogLimit::kBurst));
+	EXPECT_GE(host_vlog_lines - before, 1l);
+	// the next interval prints again and names what was left out
+	kapi_msleep(ipoib::LogLimit::kIntervalMs);
+	ignored(0x123).print(kstd::log);
+	EXPECT_LE(host_vlog_lines - before, long(ipoib::LogLimit::kBurst) + 1);
+	EXPECT_TRUE(has_text(host_vlog_last, "more connection notes not logged"));
+	EXPECT_FALSE(has_text(host_vlog_last, "(0 more"));	// the flood's lines were counted
+	kapi_msleep(ipoib::LogLimit::kIntervalMs);	// leave a fresh interval behind
+}
+
+KTEST_SUITE(cm_notes, KTEST_CASE(cm_notes, printed_after_the_unlock), KTEST_CASE(cm_notes, bounded_and_counted),
+	    KTEST_CASE(cm_notes, rate_limited_against_a_peer_flood));

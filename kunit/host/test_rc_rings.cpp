@@ -1411,6 +1411,55 @@ KTEST(rc_rx_budget, per_connection_cap)
 	EXPECT_EQ(t.r.posted(), 8u);
 }
 
+// rc_rx_grow_refused counts refusals, not attempts: a ring held at its cap (or by the budget)
+// while a stream goes on tries to grow at every low window, and each of those is the same
+// refusal. It counts again only after the ring grew again (a shrink, then growth back to the
+// bound) or, for the budget, after the budget gave something back since the last refusal.
+KTEST(rc_rx_budget, refusals_counted_once_until_growth_or_a_free)
+{
+	RcOn t(32, 1);
+	ASSERT_TRUE(t.ok);
+	t.r.set_growth_bounds(nullptr, 8);
+	u64 now = 1000;
+	EXPECT_FALSE(t.ramp(16, now));
+	EXPECT_EQ(t.r.active(), 8u);
+	for (int k = 0; k < 200; k++)	// a stream at the cap: every window low
+		EXPECT_FALSE(t.ramp(16, now));
+	EXPECT_EQ(t.c.grow_refused, 1u);
+	// idle: the ring shrinks to its floor; a stream grows it back to the cap: a new refusal
+	now += kRcShrinkIdleMs;
+	EXPECT_EQ(t.spaced(8, 8, now), 8);
+	EXPECT_EQ(t.r.active(), 1u);
+	EXPECT_FALSE(t.ramp(16, now));
+	EXPECT_EQ(t.r.active(), 8u);
+	EXPECT_FALSE(t.ramp(16, now));
+	EXPECT_EQ(t.c.grow_refused, 2u);
+
+	// The shared budget: held at 3 buffers while another ring holds the rest.
+	RecvGrowBudget b;
+	RcOn a(32, 1), c(32, 1);
+	ASSERT_TRUE(a.ok && c.ok);
+	const u64 unit = a.r.charge_unit();
+	b.set_limit(4 * unit);
+	a.r.set_growth_bounds(&b, 0);
+	c.r.set_growth_bounds(&b, 0);
+	EXPECT_TRUE(c.ramp(2, now));	// c holds one unit
+	EXPECT_FALSE(a.ramp(32, now));
+	EXPECT_EQ(a.r.active(), 4u);
+	for (int k = 0; k < 200; k++)
+		EXPECT_FALSE(a.ramp(32, now));
+	EXPECT_EQ(a.c.grow_refused, 1u);
+	// the budget frees (c released): a grows into it, then is refused again: counted again
+	c.r.release();
+	EXPECT_FALSE(a.ramp(32, now));
+	EXPECT_EQ(a.r.active(), 5u);
+	for (int k = 0; k < 200; k++)
+		EXPECT_FALSE(a.ramp(32, now));
+	EXPECT_EQ(a.c.grow_refused, 2u);
+	a.r.release();
+	EXPECT_EQ(b.used(), 0u);
+}
+
 // The budget itself: charges up to the limit, never past it or below zero.
 KTEST(rc_rx_budget, accounting)
 {
@@ -1468,4 +1517,5 @@ KTEST_SUITE(rc_dispatch, KTEST_CASE(rc_dispatch, by_kind_not_by_opcode),
 	    KTEST_CASE(rc_dispatch, nonsrq_fence_drain_after_receive_flushes));
 KTEST_SUITE(rc_rx_budget, KTEST_CASE(rc_rx_budget, shared_budget_bounds_growth_floor_stays),
 	    KTEST_CASE(rc_rx_budget, shrink_uncharges), KTEST_CASE(rc_rx_budget, per_connection_cap),
+	    KTEST_CASE(rc_rx_budget, refusals_counted_once_until_growth_or_a_free),
 	    KTEST_CASE(rc_rx_budget, accounting));

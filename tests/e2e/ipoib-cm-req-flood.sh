@@ -13,6 +13,8 @@
 # - At no time does B hold more than 16 connections in accepting; REQs beyond are rejected with
 #   No Resources (cm_req_pool_full); the memory the RC rings pin (ethtool rc_pinned_kib) stays
 #   within what the pool and the real connections hold. Each REJ carries our private data.
+# - debugfs cm_limits shows the pool's fill and capacity: full (16 of 16) during the flood,
+#   never above, and 0 once the unanswered ones aged out.
 # - Once the flood stops the unanswered ones age out within seconds (cm_accept_timeouts) and a
 #   legitimate REQ is accepted; rmmod right after a second flood completes within 20 s.
 # - A REQ whose P_Key is not the interface's (softib pkeys=0x8001, sent with 0x8001 to the
@@ -28,7 +30,7 @@
 # kernels: stock debug
 # tier: long
 . /e2e/lib.sh
-plan 32
+plan 36
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 PAR=/sys/module/ipoib_cmreq_test/parameters
@@ -56,10 +58,13 @@ check "B->C before the flood: 10 pings of 60000 bytes, every one answered" ns_pi
 check "B->C established" wait_for 10 sh -c "[ \$(grep -c 'state=established' $(cm_file icm0 connections)) -ge 1 ]"
 
 accepting() { cm_n icm0 'state=accepting'; }
-# the monitor: accepting and all connections on B, and the KiB B's RC rings pin, twice a second
+# debugfs cm_limits: the unanswered-REQ pool's fill (req_pool_used=) and capacity (req_pool=)
+pool_field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$(cm_file icm0 cm_limits)"; }
+# the monitor: accepting and all connections on B, the KiB B's RC rings pin, and the pool's
+# fill as debugfs shows it, twice a second
 monitor() {
     while [ ! -e $DONE ]; do
-        echo "$(accepting) $(cm_n icm0 'dir=') $(ctr B icm0 rc_pinned_kib)" >> $MON
+        echo "$(accepting) $(cm_n icm0 'dir=') $(ctr B icm0 rc_pinned_kib) $(pool_field req_pool_used)" >> $MON
         sleep 0.5
     done
 }
@@ -87,8 +92,14 @@ diag "flood: $(cat $CTL)"
 max_acc=$(awk '$1 > m { m = $1 } END { print m + 0 }' $MON)
 max_all=$(awk '$2 > m { m = $2 } END { print m + 0 }' $MON)
 max_kib=$(awk '$3 > m { m = $3 } END { print m + 0 }' $MON)
-diag "B during the flood: at most $max_acc accepting, $max_all connections, $max_kib KiB pinned (before: $base_kib KiB); $(wc -l < $MON) samples"
+max_pool=$(awk '$4 > m { m = $4 } END { print m + 0 }' $MON)
+pool_rows=$(awk 'NF >= 4' $MON | wc -l)
+diag "B during the flood: at most $max_acc accepting, $max_all connections, $max_kib KiB pinned (before: $base_kib KiB), pool fill at most $max_pool; $(wc -l < $MON) samples ($pool_rows with the pool's fill)"
 check "B never held more than the pool in accepting ($max_acc <= $POOL)" test "$max_acc" -le "$POOL"
+check "debugfs cm_limits shows the pool's capacity (req_pool=$(pool_field req_pool) = $POOL)" test "$(pool_field req_pool)" = "$POOL"
+check "debugfs showed the pool's fill in every sample during the flood ($pool_rows of $(wc -l < $MON))" \
+    test "$pool_rows" -eq "$(wc -l < $MON)" -a "$pool_rows" -ge 1
+check "... full at some point and never above its bound ($max_pool = $POOL)" test "$max_pool" -eq "$POOL"
 check "B never held the connection limit ($max_all < 32)" test "$max_all" -lt 32
 # each connection in accepting pins one posted receive (66 KiB, nonsrq_min_recv=1) and its send ring
 check "B's RC rings pinned at most what the pool adds ($max_kib <= $base_kib + $((POOL + 2)) x 80 KiB)" test "$max_kib" -le $((base_kib + (POOL + 2) * 80))
@@ -103,6 +114,7 @@ t0=$(cut -d. -f1 /proc/uptime)
 check "after the flood the unanswered ones age out within 15 s" wait_for 15 sh -c "! grep -q 'state=accepting' $(cm_file icm0 connections)"
 diag "accepting gone $(( $(cut -d. -f1 /proc/uptime) - t0 )) s after the flood"
 check_delta "... counted as accept timeouts" f B:icm0 cm_accept_timeouts -ge $POOL
+check "... and debugfs shows the pool empty (req_pool_used=$(pool_field req_pool_used))" test "$(pool_field req_pool_used)" = 0
 r=$(echo "req softib0 $blid $bgid $sid rtu $(printf '00%06x%08x' 0x0abcde 65524)" > $CTL 2>&1 && cat $CTL)
 check "a legitimate REQ after the flood is accepted and closes cleanly: $r" sh -c "printf '%s' '$r' | grep -q 'result=rep .*close=drep'"
 check "after the flood: B->C, 10 pings of 60000 bytes, every one answered" ns_ping_all B 10.0.11.3 10 -s 60000
