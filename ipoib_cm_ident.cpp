@@ -195,6 +195,7 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 		p->proving = nullptr;
 		p->proof.close();
 		proofs_open_--;
+		c->leave_unproven();
 		retire_replaced(*p, *c, notes);
 		p->passive = c;
 		p->publish_due = true;

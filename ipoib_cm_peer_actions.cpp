@@ -285,6 +285,7 @@ void CmTable::retire(Connection &c)
 		}
 		conns_.remove(c);
 		nconns_--;
+		c.leave_unproven();	// its slot of the limit goes with it
 		retired_.add(c.counters());
 		retired_st_.add(c.stats());
 		dead_.push_back(c);
