@@ -47,7 +47,10 @@ void CmTable::file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now)
 	else
 		proofs_open_++;
 	p.proving = &c;
-	p.proof.begin(now);
+	// A running proof keeps its deadline and hold; the new connection gets its own probe.
+	const ProofStart st = cm_proof_start(p.proof, p.proof_hold_next, now);
+	p.proof.begin(st);
+	p.proof_hold_next = st.hold_next;
 	count(ifs_.cm_id_proofs);
 }
 
@@ -82,7 +85,7 @@ void CmTable::ident_clear()
 
 bool CmTable::proof_holds(const CmPeer &p, u64 now) const
 {
-	return cm_proof_holds(may_carry(p.proving), p.proof, now, p.proof_quiet_until);
+	return cm_proof_holds(may_carry(p.proving), p.proof, now);
 }
 
 // Over UD, as any unicast datagram: no RC flag in the destination, so Interface::xmit takes
@@ -235,7 +238,6 @@ void CmTable::ident_tick(u64 now)
 				p.proving = nullptr;
 				p.proof.close();
 				proofs_open_--;
-				p.proof_quiet_until = now + kCmProofQuietMs;
 				const bool passive_will_send = may_carry(p.passive) && p.passive->bidir();
 				if (!p.send && !may_carry(p.active) && !passive_will_send && !p.await_until)
 					(void)cm_take_pending(p, q);

@@ -60,7 +60,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	// claimed (IdProof): never a send path until the echo makes it `passive`.
 	Connection *proving = nullptr;
 	IdProof proof;
-	u64 proof_quiet_until = 0;	// a proof failed: unproven ones do not hold xmit back until then
+	u64 proof_hold_next = 0;	// the next proof may hold xmit back from then (cm_proof_start)
 	bool publish_due = false;	// proven in NAPI: the flush work publishes it
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
