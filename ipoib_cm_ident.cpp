@@ -131,8 +131,10 @@ void CmTable::on_ident_ud(u32 src_qp, const u8 *msg, u32 len)
 	bool queued = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		if (!open_)
+		if (!open_) {	// stopping: we answer nothing
+			count(ifs_.cm_id_probes_unmatched);
 			return;
+		}
 		CmPeer *p = find(from);
 		Connection *c = p ? p->active : nullptr;
 		if (!c || c->remote_qpn() != m.qpn || !may_send(c)) {
@@ -165,7 +167,8 @@ void CmTable::on_ident_ud(u32 src_qp, const u8 *msg, u32 len)
 }
 
 // The verifier: an echo over the RC connection local_qpn of peer. It proves the connection
-// only when it is that peer's connection under proof and the nonce is the probe's.
+// only when it is that peer's connection under proof, the nonce is the probe's, and neither
+// the connection nor the interface is stopping (cm_echo_verdict); anything else is counted.
 void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 len)
 {
 	cm::IdentMsg m;
@@ -181,18 +184,19 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = find(key);
 		Connection *c = p ? p->proving : nullptr;
-		if (!c || c->qpn() != local_qpn || m.qpn != local_qpn) {
+		const bool under_proof = c && c->qpn() == local_qpn && m.qpn == local_qpn;
+		const IdProof::Echo e = under_proof ? p->proof.echo(m.nonce) : IdProof::Echo::NoProbe;
+		switch (cm_echo_verdict(open_, under_proof && may_send(c), under_proof, e)) {
+		case EchoVerdict::Stopping:
+			count(ifs_.cm_id_echo_stopping);	// its connection or the interface is going
+			return;
+		case EchoVerdict::Unexpected:
 			count(ifs_.cm_id_echo_unexpected);
 			return;
-		}
-		switch (p->proof.echo(m.nonce)) {
-		case IdProof::Echo::NoProbe:
-			count(ifs_.cm_id_echo_unexpected);
-			return;
-		case IdProof::Echo::Mismatch:
+		case EchoVerdict::Mismatch:
 			count(ifs_.cm_id_echo_mismatch);	// not a failure: only the deadline fails it
 			return;
-		case IdProof::Echo::Match:
+		case EchoVerdict::Proves:
 			break;
 		}
 		p->proving = nullptr;

@@ -504,6 +504,21 @@ inline bool cm_proof_holds(bool carry, const IdProof &pr, u64 now)
 	return carry && pr.open() && now < pr.until && now < pr.hold_until;
 }
 
+// An echo received over RC (CmTable::on_ident_rc): open, the interface is not stopping;
+// under_proof, it came over the peer's connection under proof and names it; live, that
+// connection is not in its teardown (may_send); echo, IdProof::echo of its nonce. Only a
+// live connection of an open interface is proven: proving one in teardown would make it the
+// peer's passive connection and close the live ones it replaces (a restart's rule).
+enum class EchoVerdict { Proves, Mismatch, Unexpected, Stopping };
+inline EchoVerdict cm_echo_verdict(bool open, bool live, bool under_proof, IdProof::Echo echo)
+{
+	if (!open || (under_proof && !live))
+		return EchoVerdict::Stopping;
+	if (!under_proof || echo == IdProof::Echo::NoProbe)
+		return EchoVerdict::Unexpected;
+	return echo == IdProof::Echo::Match ? EchoVerdict::Proves : EchoVerdict::Mismatch;
+}
+
 // A connection of a peer may become its send path (StartSending): ours (active), or the
 // passive one the table filed as the peer's (proven, or one-way with the send_accepted test
 // knob); never an unproven one.

@@ -91,7 +91,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_proofs) X(cm_id_verified) X(cm_id_proof_timeouts) X(cm_id_superseded)         \
 	X(cm_id_lid_mismatch) X(cm_id_probes_sent) X(cm_id_probes_rx) X(cm_id_probes_unmatched) \
 	X(cm_id_echoes_sent) X(cm_id_echoes_dropped) X(cm_id_echo_mismatch) X(cm_id_echo_unexpected) \
-	X(cm_id_rx_bad) X(cm_id_nomem)                                                         \
+	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
 	X(cm_peer_restarts) X(cm_req_unproven_full)

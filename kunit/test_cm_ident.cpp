@@ -12,7 +12,9 @@ namespace ktest_cm_ident {
 
 using namespace ipoib::cm;
 using ipoib::IdProof;
+using ipoib::cm_echo_verdict;
 using ipoib::cm_proof_holds;
+using ipoib::EchoVerdict;
 using ipoib::cm_proof_start;
 using ipoib::kCmProofHoldEveryMs;
 using ipoib::ProofStart;
@@ -239,6 +241,22 @@ KTEST(cm_ident_proof, one_hold_per_window)
 	EXPECT_EQ(s.hold_next, 2 * u64(kCmProofHoldEveryMs));
 }
 
+// An echo proves only the live connection under proof of an open interface; one that
+// arrives while that connection or the interface is stopping proves nothing (it would make
+// a connection in teardown the peer's and close the ones it replaces) and is counted.
+KTEST(cm_ident_proof, echo_while_stopping_proves_nothing)
+{
+	using E = IdProof::Echo;
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::Match) == EchoVerdict::Proves);
+	EXPECT_TRUE(cm_echo_verdict(true, false, true, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(false, true, true, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(false, false, false, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(true, true, false, E::Match) == EchoVerdict::Unexpected);
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::NoProbe) == EchoVerdict::Unexpected);
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::Mismatch) == EchoVerdict::Mismatch);
+	EXPECT_TRUE(cm_echo_verdict(true, false, true, E::Mismatch) == EchoVerdict::Stopping);
+}
+
 KTEST(cm_ident_proof, only_ours_or_the_filed_passive_publish)
 {
 	int active = 0, proven = 0, unproven = 0;
@@ -255,6 +273,7 @@ KTEST_SUITE(cm_ident_proof, KTEST_CASE(cm_ident_proof, echo_of_the_probe_nonce_p
 	    KTEST_CASE(cm_ident_proof, holds_xmit_only_while_open),
 	    KTEST_CASE(cm_ident_proof, superseding_req_keeps_the_deadline),
 	    KTEST_CASE(cm_ident_proof, one_hold_per_window),
+	    KTEST_CASE(cm_ident_proof, echo_while_stopping_proves_nothing),
 	    KTEST_CASE(cm_ident_proof, only_ours_or_the_filed_passive_publish));
 
 } // namespace ktest_cm_ident
