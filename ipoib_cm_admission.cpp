@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_admission.cpp - a REQ's way in (ib_cm's context; the new id carries the
 // listener's context until we return): checked against the listening interface, given a
-// slot of the unanswered pool (ipoib_cm_admission.h), and fed to a new passive Connection,
+// slot of the unanswered pool and one of the unproven budget (ipoib_cm_admission.h), and fed to a new passive Connection,
 // which decides REP or REJ (ipoib_cm_state.h). What is refused before a Connection exists is
 // answered here with our private data (RFC 4755 §3.2), never by the shim.
 #include "ipoib_cm_table.h"
@@ -34,10 +34,15 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		count(ifs_.cm_req_bad_pkey);
 		return refuse(id, cm::rej::kConsumer);
 	}
-	// The pool of unanswered connections is full: refused before anything is allocated
-	// (re-checked under the lock below, where the slot is taken).
+	// The pool of unanswered connections, or the budget of unproven ones, is full: refused
+	// before anything is allocated (re-checked under the lock below, where the slots are
+	// taken), IBA 12.6.7.2 REJ 3, No Resources.
 	if (!pool_.room()) {
 		count(ifs_.cm_req_pool_full);
+		return refuse(id, cm::rej::kNoResources);
+	}
+	if (!unproven_.room()) {
+		count(ifs_.cm_req_unproven_full);
 		return refuse(id, cm::rej::kNoResources);
 	}
 	cm::PrivData pd;
@@ -65,11 +70,12 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 			   peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers)) {
 			count(ifs_.cm_peers_refused);	// no entry to file it under (cm_max_peers)
 			refused = cm::rej::kNoResources;
-		} else if (!pool_.take()) {
-			count(ifs_.cm_req_pool_full);
+		} else if (const ReqAdmit a = req_admit(pool_, unproven_); a != ReqAdmit::Ok) {
+			count(a == ReqAdmit::UnprovenFull ? ifs_.cm_req_unproven_full : ifs_.cm_req_pool_full);
 			refused = cm::rej::kNoResources;
 		} else {
 			c->hold_pool_slot();	// given back when it leaves accepting (Connection::feed)
+			c->hold_unproven();	// given back when proven (on_ident_rc) or at retire
 			on_req_locked(*c, id, ev, res, pd, caps, peer, me, lid, kind, notes);
 		}
 	}

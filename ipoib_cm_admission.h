@@ -11,6 +11,15 @@
 // cm_req_pool and by half the connection limit: a flood of them neither displaces an
 // established connection nor exhausts the limit, and REQs beyond the pool are rejected
 // (REJ No Resources, cm_req_pool_full) before anything is allocated.
+//
+// A peer that does answer (its RTU takes the connection out of the pool) may still claim an
+// identity it cannot prove (ipoib_cm_ident.cpp), or announce no kCapBidir and so never be
+// asked to: such connections carry nothing of ours, but each holds a QP and a slot of the
+// connection limit. Every passive connection counts in a second budget from its REQ until its
+// peer proves its identity (the echo) or it is torn down, a failed proof's receive-only one
+// included (it still holds its slot). The budget is half the connection limit: the other half
+// stays for our own connections and proven peers' whatever a forger sends. REQs beyond it
+// are rejected (REJ No Resources, cm_req_unproven_full) before anything is allocated.
 #pragma once
 
 #include "kstd/types.h"
@@ -29,6 +38,12 @@ public:
 		const u32 half = max_conns / 2;
 		const u32 n = param < half ? param : half;
 		return n ? n : 1;
+	}
+	// The unproven budget's size: half the connection limit, at least 1.
+	static u32 unproven_bound(u32 max_conns)
+	{
+		const u32 half = max_conns / 2;
+		return half ? half : 1;
 	}
 	void set_limit(u32 n) { __atomic_store_n(&limit_, n, __ATOMIC_RELAXED); }
 	u32 limit() const { return __atomic_load_n(&limit_, __ATOMIC_RELAXED); }
@@ -56,6 +71,22 @@ private:
 	u32 limit_ = 0;
 	u32 used_ = 0;
 };
+
+// A REQ's two slots, both or neither (callers serialise, as for ReqPool::take): one of the
+// unanswered pool, then one of the unproven budget. The pool first, so a flood of
+// unanswered REQs is told apart (cm_req_pool_full) from connections that answered and
+// never proved (cm_req_unproven_full), though the unanswered ones count in both.
+enum class ReqAdmit { Ok, PoolFull, UnprovenFull };
+inline ReqAdmit req_admit(ReqPool &pool, ReqPool &unproven)
+{
+	if (!pool.take())
+		return ReqAdmit::PoolFull;
+	if (!unproven.take()) {
+		pool.put();
+		return ReqAdmit::UnprovenFull;
+	}
+	return ReqAdmit::Ok;
+}
 
 // Peer entries live: those added less those freed (the housekeeping work counts a free after
 // unlinking the entry, so this never reads below the real number). At max, no new entry.

@@ -69,6 +69,7 @@ Connection::~Connection()
 {
 	KSTD_WARN_ON(qp_ || id_);
 	leave_pool();	// a REQ refused under the table lock after its slot was taken
+	leave_unproven();
 	if (work_)
 		kapi_work_free(work_);
 	if (path_)
@@ -144,6 +145,12 @@ void Connection::leave_pool()
 {
 	if (__atomic_load_n(&pooled_, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&pooled_, false, __ATOMIC_ACQ_REL))
 		t_.req_pool().put();
+}
+
+void Connection::leave_unproven()
+{
+	if (__atomic_load_n(&unproven_, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&unproven_, false, __ATOMIC_ACQ_REL))
+		t_.unproven_budget().put();
 }
 
 void Connection::quiesce()

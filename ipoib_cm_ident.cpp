@@ -47,7 +47,10 @@ void CmTable::file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now)
 	else
 		proofs_open_++;
 	p.proving = &c;
-	p.proof.begin(now);
+	// A running proof keeps its deadline and hold; the new connection gets its own probe.
+	const ProofStart st = cm_proof_start(p.proof, p.proof_hold_next, now);
+	p.proof.begin(st);
+	p.proof_hold_next = st.hold_next;
 	count(ifs_.cm_id_proofs);
 }
 
@@ -82,7 +85,7 @@ void CmTable::ident_clear()
 
 bool CmTable::proof_holds(const CmPeer &p, u64 now) const
 {
-	return cm_proof_holds(may_carry(p.proving), p.proof, now, p.proof_quiet_until);
+	return cm_proof_holds(may_carry(p.proving), p.proof, now);
 }
 
 // Over UD, as any unicast datagram: no RC flag in the destination, so Interface::xmit takes
@@ -128,8 +131,10 @@ void CmTable::on_ident_ud(u32 src_qp, const u8 *msg, u32 len)
 	bool queued = false;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
-		if (!open_)
+		if (!open_) {	// stopping: we answer nothing
+			count(ifs_.cm_id_probes_unmatched);
 			return;
+		}
 		CmPeer *p = find(from);
 		Connection *c = p ? p->active : nullptr;
 		if (!c || c->remote_qpn() != m.qpn || !may_send(c)) {
@@ -162,7 +167,8 @@ void CmTable::on_ident_ud(u32 src_qp, const u8 *msg, u32 len)
 }
 
 // The verifier: an echo over the RC connection local_qpn of peer. It proves the connection
-// only when it is that peer's connection under proof and the nonce is the probe's.
+// only when it is that peer's connection under proof, the nonce is the probe's, and neither
+// the connection nor the interface is stopping (cm_echo_verdict); anything else is counted.
 void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 len)
 {
 	cm::IdentMsg m;
@@ -178,23 +184,25 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = find(key);
 		Connection *c = p ? p->proving : nullptr;
-		if (!c || c->qpn() != local_qpn || m.qpn != local_qpn) {
+		const bool under_proof = c && c->qpn() == local_qpn && m.qpn == local_qpn;
+		const IdProof::Echo e = under_proof ? p->proof.echo(m.nonce) : IdProof::Echo::NoProbe;
+		switch (cm_echo_verdict(open_, under_proof && may_send(c), under_proof, e)) {
+		case EchoVerdict::Stopping:
+			count(ifs_.cm_id_echo_stopping);	// its connection or the interface is going
+			return;
+		case EchoVerdict::Unexpected:
 			count(ifs_.cm_id_echo_unexpected);
 			return;
-		}
-		switch (p->proof.echo(m.nonce)) {
-		case IdProof::Echo::NoProbe:
-			count(ifs_.cm_id_echo_unexpected);
-			return;
-		case IdProof::Echo::Mismatch:
+		case EchoVerdict::Mismatch:
 			count(ifs_.cm_id_echo_mismatch);	// not a failure: only the deadline fails it
 			return;
-		case IdProof::Echo::Match:
+		case EchoVerdict::Proves:
 			break;
 		}
 		p->proving = nullptr;
 		p->proof.close();
 		proofs_open_--;
+		c->leave_unproven();
 		retire_replaced(*p, *c, notes);
 		p->passive = c;
 		p->publish_due = true;
@@ -234,7 +242,6 @@ void CmTable::ident_tick(u64 now)
 				p.proving = nullptr;
 				p.proof.close();
 				proofs_open_--;
-				p.proof_quiet_until = now + kCmProofQuietMs;
 				const bool passive_will_send = may_carry(p.passive) && p.passive->bidir();
 				if (!p.send && !may_carry(p.active) && !passive_will_send && !p.await_until)
 					(void)cm_take_pending(p, q);

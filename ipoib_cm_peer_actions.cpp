@@ -183,9 +183,10 @@ void CmTable::fall_back(Connection &c)
 			return;
 		first = !p->fallback_logged;
 		p->fallback_logged = true;
-		// The back-off resets only after a connection to the peer delivered traffic: one
-		// that is established and then carries nothing (a receiver that NAKs forever, a
-		// trickle) doubles it as a failed setup does.
+		// The back-off resets only after a connection to the peer delivered traffic
+		// (cm::send_delivered: a successful completion that was progress): one that is
+		// established and then carries nothing (a receiver that NAKs forever) or a trickle
+		// the send watchdog tore down doubles it as a failed setup does.
 		if (c.delivered())
 			p->backoff_ms = 0;
 		p->backoff_ms = p->backoff_ms ? (p->backoff_ms * 2 < kCmBackoffMaxMs ? p->backoff_ms * 2 : kCmBackoffMaxMs)
@@ -292,6 +293,7 @@ void CmTable::retire(Connection &c)
 		}
 		conns_.remove(c);
 		nconns_--;
+		c.leave_unproven();	// its slot of the limit goes with it
 		retired_.add(c.counters());
 		retired_st_.add(c.stats());
 		dead_.push_back(c);

@@ -421,9 +421,18 @@ template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T 
 inline constexpr u32 kCmProofMs = 4000;
 inline constexpr u32 kCmProbeEveryMs = 1000;
 inline constexpr u8 kCmProbeMax = 3;
-// After a peer's proof failed, an unproven connection claiming it no longer holds our own
-// connect back for this long (a stream of forged REQs delays nothing but the first time).
-inline constexpr u32 kCmProofQuietMs = 30000;
+// While a proof is open, our packets to its address wait for it (the hold: xmit does not
+// connect itself, cm_proof_holds). A hold begins at most once per kCmProofHoldEveryMs per
+// peer and ends at that proof's deadline at the latest, however proofs end: a stream of
+// forged REQs, each torn down before its deadline, delays nothing but the first one.
+inline constexpr u32 kCmProofHoldEveryMs = 30000;
+
+// A proof's start (cm_proof_start).
+struct ProofStart {
+	u64 until;	// its deadline
+	u64 hold_until;	// xmit waits for it until then (at most until; now when there is no hold)
+	u64 hold_next;	// the peer's next hold may begin then
+};
 
 struct IdProof {
 	u64 until = 0;		// the proof's deadline; 0: no proof open
@@ -431,11 +440,15 @@ struct IdProof {
 	u64 sent_ms = 0;	// the last probe
 	u8 probes = 0;
 
+	u64 hold_until = 0;	// xmit waits for the proof until then (ProofStart)
+
 	bool open() const { return until != 0; }
-	void begin(u64 now)
+	// A connection put to its proof (cm_proof_start): nothing probed for it yet.
+	void begin(const ProofStart &st)
 	{
 		*this = IdProof{};
-		until = now + kCmProofMs;
+		until = st.until;
+		hold_until = st.hold_until;
 	}
 	// The connection became established (StartSending): the first probe goes with nonce n
 	// (never 0: 0 means "no probe sent").
@@ -466,13 +479,44 @@ struct IdProof {
 	void close() { *this = IdProof{}; }
 };
 
+// A bidirectional passive connection of a peer is put to its proof (its REQ was accepted);
+// cur is the peer's proof, hold_next its ProofStart::hold_next so far. A superseding REQ (a
+// new connection under the same identity while the proof runs) takes over the running
+// proof's deadline and hold: a REQ never extends them, so a forger cannot keep a proof, and
+// our packets waiting for it, pending for ever. Otherwise a proof of kCmProofMs starts,
+// holding xmit back only when no hold began in the last kCmProofHoldEveryMs.
+inline ProofStart cm_proof_start(const IdProof &cur, u64 hold_next, u64 now)
+{
+	if (cur.open() && now < cur.until)
+		return {cur.until, cur.hold_until, hold_next};
+	const u64 until = now + kCmProofMs;
+	if (now >= hold_next)
+		return {until, until, now + kCmProofHoldEveryMs};
+	return {until, now, hold_next};
+}
+
 // xmit, for a peer without a send path: an unproven connection (carry: it may still carry)
 // holds our own connect back, as a proven bidirectional one does, only while its proof is
-// open and the peer is not in the quiet time after a failed proof; otherwise we connect
-// ourselves, so a forged REQ never stops us reaching the host it claims.
-inline bool cm_proof_holds(bool carry, const IdProof &pr, u64 now, u64 quiet_until)
+// open and within its hold (cm_proof_start); otherwise we connect ourselves, so a forged
+// REQ never stops us reaching the host it claims.
+inline bool cm_proof_holds(bool carry, const IdProof &pr, u64 now)
 {
-	return carry && pr.open() && now < pr.until && now >= quiet_until;
+	return carry && pr.open() && now < pr.until && now < pr.hold_until;
+}
+
+// An echo received over RC (CmTable::on_ident_rc): open, the interface is not stopping;
+// under_proof, it came over the peer's connection under proof and names it; live, that
+// connection is not in its teardown (may_send); echo, IdProof::echo of its nonce. Only a
+// live connection of an open interface is proven: proving one in teardown would make it the
+// peer's passive connection and close the live ones it replaces (a restart's rule).
+enum class EchoVerdict { Proves, Mismatch, Unexpected, Stopping };
+inline EchoVerdict cm_echo_verdict(bool open, bool live, bool under_proof, IdProof::Echo echo)
+{
+	if (!open || (under_proof && !live))
+		return EchoVerdict::Stopping;
+	if (!under_proof || echo == IdProof::Echo::NoProbe)
+		return EchoVerdict::Unexpected;
+	return echo == IdProof::Echo::Match ? EchoVerdict::Proves : EchoVerdict::Mismatch;
 }
 
 // A connection of a peer may become its send path (StartSending): ours (active), or the

@@ -30,6 +30,11 @@ inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
 {
 	return outstanding_after == 0 || done_since_progress >= kSendProgressQuota;
 }
+// A completion is delivery (the peer's back-off may reset, docs/connected.md §3) when it
+// succeeded and is progress (send_progressed): a connection that completes single sends of
+// a trickle and is torn down by the watchdog for it, or whose ring its teardown flushes,
+// delivered nothing, and its peer's back-off keeps doubling.
+inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; }
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a
 // completion moves it only when it is progress (send_progressed).
@@ -37,6 +42,7 @@ struct SendClock {
 	u32 outstanding = 0;
 	u32 done = 0;	// completions since last_progress_ms
 	u64 last_progress_ms = 0;
+	bool delivered = false;	// a completion was delivery (send_delivered)
 
 	void posted(u32 n, u64 now_ms)
 	{
@@ -46,14 +52,16 @@ struct SendClock {
 		}
 		outstanding += n;
 	}
-	void completed(u32 n, u64 now_ms)
+	void completed(u32 n, u64 now_ms, bool ok = true)
 	{
 		outstanding -= n < outstanding ? n : outstanding;
 		done += n;
-		if (send_progressed(done, outstanding)) {
+		const bool progressed = send_progressed(done, outstanding);
+		if (progressed) {
 			last_progress_ms = now_ms;
 			done = 0;
 		}
+		delivered = delivered || send_delivered(ok, progressed);
 	}
 	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
 };

@@ -61,7 +61,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	// claimed (IdProof): never a send path until the echo makes it `passive`.
 	Connection *proving = nullptr;
 	IdProof proof;
-	u64 proof_quiet_until = 0;	// a proof failed: unproven ones do not hold xmit back until then
+	u64 proof_hold_next = 0;	// the next proof may hold xmit back from then (cm_proof_start)
 	bool publish_due = false;	// proven in NAPI: the flush work publishes it
 	Connection *send = nullptr;	// xmit's RC path: one of active/passive that is offered
 	CmPending pending;		// packets waiting for `send`, in order
@@ -92,10 +92,10 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_proofs) X(cm_id_verified) X(cm_id_proof_timeouts) X(cm_id_superseded)         \
 	X(cm_id_lid_mismatch) X(cm_id_probes_sent) X(cm_id_probes_rx) X(cm_id_probes_unmatched) \
 	X(cm_id_echoes_sent) X(cm_id_echoes_dropped) X(cm_id_echo_mismatch) X(cm_id_echo_unexpected) \
-	X(cm_id_rx_bad) X(cm_id_nomem)                                                         \
+	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts)
+	X(cm_peer_restarts) X(cm_req_unproven_full)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -220,6 +220,7 @@ public:
 	bool csum_free() const { return p_.csum_free; }	// we announce kCapCsumFree
 	CmIfStats &ifstats() { return ifs_; }
 	ReqPool &req_pool() { return pool_; }	// a passive connection's slot while accepting
+	ReqPool &unproven_budget() { return unproven_; }	// ... until its peer is proven
 	RecvGrowBudget &rx_budget() { return rx_budget_; }	// non-SRQ rings' growth (nonsrq_grow_mb)
 	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
 	// cm_rej_rx_*). Any context.
@@ -344,6 +345,7 @@ private:
 	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
 	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
+	ReqPool unproven_;		// passive connections whose peer is not proven (the same)
 	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
 	LogLimit peer_log_;		// peer_log()
 	kapi_cm_id *listen_[2] = {};

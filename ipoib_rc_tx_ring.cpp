@@ -206,14 +206,16 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 		kapi_skb_free(s.skb);
 	s.skb = nullptr;
 	s.nsge = 0;
-	if (ok && !delivered_)
-		__atomic_store_n(&delivered_, true, __ATOMIC_RELAXED);
-	// cm::SendClock's rule: only a quota of completions, or an empty ring, is progress
+	// cm::SendClock's rule: only a quota of completions, or an empty ring, is progress, and
+	// only a successful one of those is delivery (cm::send_delivered)
 	done_++;
-	if (cm::send_progressed(done_, __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - (tail_ + 1))) {
+	const bool progressed = cm::send_progressed(done_, __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - (tail_ + 1));
+	if (progressed) {
 		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 		done_ = 0;
 	}
+	if (cm::send_delivered(ok, progressed) && !delivered_)
+		__atomic_store_n(&delivered_, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&tail_, tail_ + 1, __ATOMIC_RELEASE);
 	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR ? RcWc::Done : RcWc::Error;
 }

@@ -123,8 +123,8 @@ public:
 		return outstanding() && kstd::i64(now_ms - p) > 0 ? now_ms - p : 0;
 	}
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
-	// A send of this ring completed successfully: the peer took traffic (its back-off may
-	// reset, docs/connected.md §3). Any context.
+	// A successful completion of this ring was progress (cm::send_delivered): the peer took
+	// traffic (its back-off may reset, docs/connected.md §3). Any context.
 	bool delivered() const { return __atomic_load_n(&delivered_, __ATOMIC_RELAXED); }
 	// Gather chunks held now (each kTxRowsPerChunk rows), for tests and the memory figures.
 	u32 gather_chunks() const { return __atomic_load_n(&chunks_, __ATOMIC_RELAXED); }

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_cm_admission.cpp - the REQ admission bounds (ipoib_cm_admission.h): the pool of
 // unanswered passive connections (its size from cm_req_pool and the connection limit, take
-// and put) and the peer-table bound.
+// and put), the budget of passive connections whose peer has not proven its identity
+// (req_admit) and the peer-table bound.
 #include "ktest.h"
 #include "ipoib_cm_admission.h"
 
 namespace ktest_cm_admission {
 
 using ipoib::peers_full;
+using ipoib::req_admit;
+using ipoib::ReqAdmit;
 using ipoib::ReqPool;
 using kstd::u32;
 
@@ -55,6 +58,49 @@ KTEST(cm_req_pool, take_put)
 	EXPECT_EQ(p.used(), 1u);
 }
 
+KTEST(cm_req_unproven, bound_is_half_the_limit)
+{
+	EXPECT_EQ(ReqPool::unproven_bound(1024), 512u);
+	EXPECT_EQ(ReqPool::unproven_bound(33), 16u);
+	EXPECT_EQ(ReqPool::unproven_bound(1), 1u);	// a one-connection limit still admits one
+	EXPECT_EQ(ReqPool::unproven_bound(0), 1u);
+}
+
+// A forger that answers our REP with an RTU leaves the unanswered pool at once, but never
+// proves the identity it claimed: its connections stay in the unproven budget until torn
+// down, so they take at most half the connection limit.
+KTEST(cm_req_unproven, rtu_without_proof_stops_at_the_budget)
+{
+	ReqPool pool, unproven;
+	pool.set_limit(ReqPool::bound(64, 16));	// 8
+	unproven.set_limit(ReqPool::unproven_bound(16));	// 8
+	for (u32 i = 0; i < 8; i++) {
+		EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+		pool.put();	// its RTU: out of the pool, not proven
+	}
+	EXPECT_EQ(pool.used(), 0u);
+	EXPECT_EQ(unproven.used(), 8u);
+	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::UnprovenFull);
+	EXPECT_EQ(pool.used(), 0u);	// refused: its pool slot given back
+	EXPECT_EQ(unproven.used(), 8u);
+	unproven.put();	// one proven (or torn down): room for one more REQ
+	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+	EXPECT_EQ(pool.used(), 1u);
+	EXPECT_EQ(unproven.used(), 8u);
+}
+
+KTEST(cm_req_unproven, pool_full_takes_nothing)
+{
+	ReqPool pool, unproven;
+	pool.set_limit(2);
+	unproven.set_limit(8);
+	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::PoolFull);	// unanswered: the pool
+	EXPECT_EQ(pool.used(), 2u);
+	EXPECT_EQ(unproven.used(), 2u);
+}
+
 KTEST(cm_peer_bound, full)
 {
 	EXPECT_FALSE(peers_full(0, 0, 16));
@@ -66,6 +112,9 @@ KTEST(cm_peer_bound, full)
 }
 
 KTEST_SUITE(cm_req_pool, KTEST_CASE(cm_req_pool, bound), KTEST_CASE(cm_req_pool, take_put));
+KTEST_SUITE(cm_req_unproven, KTEST_CASE(cm_req_unproven, bound_is_half_the_limit),
+	    KTEST_CASE(cm_req_unproven, rtu_without_proof_stops_at_the_budget),
+	    KTEST_CASE(cm_req_unproven, pool_full_takes_nothing));
 KTEST_SUITE(cm_peer_bound, KTEST_CASE(cm_peer_bound, full));
 
 } // namespace ktest_cm_admission

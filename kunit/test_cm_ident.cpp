@@ -12,12 +12,16 @@ namespace ktest_cm_ident {
 
 using namespace ipoib::cm;
 using ipoib::IdProof;
+using ipoib::cm_echo_verdict;
 using ipoib::cm_proof_holds;
+using ipoib::EchoVerdict;
+using ipoib::cm_proof_start;
+using ipoib::kCmProofHoldEveryMs;
+using ipoib::ProofStart;
 using ipoib::cm_publishable;
 using ipoib::kCmProbeEveryMs;
 using ipoib::kCmProbeMax;
 using ipoib::kCmProofMs;
-using ipoib::kCmProofQuietMs;
 using kstd::u32;
 using kstd::u64;
 using kstd::u8;
@@ -137,7 +141,7 @@ KTEST(cm_ident_proof, echo_of_the_probe_nonce_proves)
 	IdProof p;
 	EXPECT_FALSE(p.open());
 	EXPECT_TRUE(p.echo(5) == IdProof::Echo::NoProbe);
-	p.begin(1000);
+	p.begin(cm_proof_start(p, 0, 1000));
 	EXPECT_TRUE(p.open());
 	EXPECT_EQ(p.until, 1000 + u64(kCmProofMs));
 	EXPECT_TRUE(p.echo(5) == IdProof::Echo::NoProbe);	// before the probe: nothing to match
@@ -149,7 +153,7 @@ KTEST(cm_ident_proof, echo_of_the_probe_nonce_proves)
 	p.close();
 	EXPECT_FALSE(p.open());
 	EXPECT_TRUE(p.echo(0xfeed) == IdProof::Echo::NoProbe);
-	p.begin(0);
+	p.begin(cm_proof_start(p, 0, 0));
 	p.probe(0, 0);	// a zero nonce is never "no probe"
 	EXPECT_TRUE(p.nonce != 0);
 }
@@ -157,7 +161,7 @@ KTEST(cm_ident_proof, echo_of_the_probe_nonce_proves)
 KTEST(cm_ident_proof, probes_resent_then_deadline)
 {
 	IdProof p;
-	p.begin(0);
+	p.begin(cm_proof_start(p, 0, 0));
 	p.probe(10, 77);
 	EXPECT_FALSE(p.probe_due(10 + kCmProbeEveryMs - 1));
 	u32 sends = 1;
@@ -176,16 +180,81 @@ KTEST(cm_ident_proof, probes_resent_then_deadline)
 KTEST(cm_ident_proof, holds_xmit_only_while_open)
 {
 	IdProof p;
-	EXPECT_FALSE(cm_proof_holds(true, p, 0, 0));	// no proof
-	p.begin(100);
-	EXPECT_TRUE(cm_proof_holds(true, p, 100, 0));
-	EXPECT_FALSE(cm_proof_holds(false, p, 100, 0));	// the connection is in teardown
-	EXPECT_FALSE(cm_proof_holds(true, p, 100 + kCmProofMs, 0));	// past its deadline
-	// after a failed proof, a new unproven connection does not hold us back
-	const u64 quiet = 100 + kCmProofQuietMs;
-	EXPECT_FALSE(cm_proof_holds(true, p, 200, quiet));
-	p.begin(quiet);
-	EXPECT_TRUE(cm_proof_holds(true, p, quiet, quiet));
+	EXPECT_FALSE(cm_proof_holds(true, p, 0));	// no proof
+	p.begin(cm_proof_start(p, 0, 100));
+	EXPECT_TRUE(cm_proof_holds(true, p, 100));
+	EXPECT_FALSE(cm_proof_holds(false, p, 100));	// the connection is in teardown
+	EXPECT_FALSE(cm_proof_holds(true, p, 100 + kCmProofMs));	// past its deadline
+	// after a proof, a new unproven connection does not hold us back in the same window
+	p.begin(cm_proof_start(p, 100 + kCmProofHoldEveryMs, 100 + kCmProofMs));
+	EXPECT_FALSE(cm_proof_holds(true, p, 200 + kCmProofMs));
+}
+
+// A forger that sends a new REQ under the same identity while a proof runs must not keep
+// the proof (and the hold on our own connect) open for ever: the first deadline stands.
+KTEST(cm_ident_proof, superseding_req_keeps_the_deadline)
+{
+	IdProof p;
+	u64 hold_next = 0;
+	ProofStart s = cm_proof_start(p, hold_next, 1000);
+	EXPECT_EQ(s.until, 1000 + u64(kCmProofMs));
+	EXPECT_EQ(s.hold_until, s.until);	// the first proof holds xmit back
+	EXPECT_EQ(s.hold_next, 1000 + u64(kCmProofHoldEveryMs));
+	p.begin(s);
+	hold_next = s.hold_next;
+	p.probe(1010, 0x77);
+	const u64 first = p.until;
+	for (u64 t = 1500; t < first; t += 500) {	// a new REQ every 500 ms
+		s = cm_proof_start(p, hold_next, t);
+		p.begin(s);
+		hold_next = s.hold_next;
+		EXPECT_EQ(p.until, first);
+		EXPECT_EQ(p.nonce, 0u);	// the new connection gets its own probe
+		EXPECT_TRUE(cm_proof_holds(true, p, t));
+	}
+	EXPECT_TRUE(p.expired(first));
+	EXPECT_FALSE(cm_proof_holds(true, p, first));
+}
+
+// The hold a proof puts on xmit's own connect: one per kCmProofHoldEveryMs per peer, however
+// the proofs end (deadline, or the forger's connection torn down before it).
+KTEST(cm_ident_proof, one_hold_per_window)
+{
+	IdProof p;
+	ProofStart s = cm_proof_start(p, 0, 0);
+	p.begin(s);
+	u64 hold_next = s.hold_next;
+	p.close();	// torn down at once (the forger's DREQ): no failure recorded
+	s = cm_proof_start(p, hold_next, 100);
+	p.begin(s);
+	EXPECT_EQ(p.until, 100 + u64(kCmProofMs));	// a proof all the same
+	EXPECT_FALSE(cm_proof_holds(true, p, 100));	// but no hold
+	EXPECT_EQ(s.hold_next, hold_next);
+	s = cm_proof_start(p, hold_next, 100 + kCmProofMs);	// the deadline passed: a new proof
+	p.begin(s);
+	EXPECT_EQ(p.until, 100 + 2 * u64(kCmProofMs));
+	EXPECT_FALSE(cm_proof_holds(true, p, 100 + kCmProofMs));
+	p.close();
+	s = cm_proof_start(p, hold_next, kCmProofHoldEveryMs);	// the next window
+	p.begin(s);
+	EXPECT_TRUE(cm_proof_holds(true, p, kCmProofHoldEveryMs));
+	EXPECT_EQ(s.hold_next, 2 * u64(kCmProofHoldEveryMs));
+}
+
+// An echo proves only the live connection under proof of an open interface; one that
+// arrives while that connection or the interface is stopping proves nothing (it would make
+// a connection in teardown the peer's and close the ones it replaces) and is counted.
+KTEST(cm_ident_proof, echo_while_stopping_proves_nothing)
+{
+	using E = IdProof::Echo;
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::Match) == EchoVerdict::Proves);
+	EXPECT_TRUE(cm_echo_verdict(true, false, true, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(false, true, true, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(false, false, false, E::Match) == EchoVerdict::Stopping);
+	EXPECT_TRUE(cm_echo_verdict(true, true, false, E::Match) == EchoVerdict::Unexpected);
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::NoProbe) == EchoVerdict::Unexpected);
+	EXPECT_TRUE(cm_echo_verdict(true, true, true, E::Mismatch) == EchoVerdict::Mismatch);
+	EXPECT_TRUE(cm_echo_verdict(true, false, true, E::Mismatch) == EchoVerdict::Stopping);
 }
 
 KTEST(cm_ident_proof, only_ours_or_the_filed_passive_publish)
@@ -202,6 +271,9 @@ KTEST_SUITE(cm_ident_msg, KTEST_CASE(cm_ident_msg, round_trip_and_layout), KTEST
 KTEST_SUITE(cm_ident_proof, KTEST_CASE(cm_ident_proof, echo_of_the_probe_nonce_proves),
 	    KTEST_CASE(cm_ident_proof, probes_resent_then_deadline),
 	    KTEST_CASE(cm_ident_proof, holds_xmit_only_while_open),
+	    KTEST_CASE(cm_ident_proof, superseding_req_keeps_the_deadline),
+	    KTEST_CASE(cm_ident_proof, one_hold_per_window),
+	    KTEST_CASE(cm_ident_proof, echo_while_stopping_proves_nothing),
 	    KTEST_CASE(cm_ident_proof, only_ours_or_the_filed_passive_publish));
 
 } // namespace ktest_cm_ident

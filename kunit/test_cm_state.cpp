@@ -208,21 +208,27 @@ KTEST(cm_params, send_clock_resets_on_first_send)
 	EXPECT_FALSE(d.stalled(201 + 10 * kSendWatchdogMs));
 }
 
+// A trickle: one send accepted every 3 s (RNR NAKs for the rest), the sender keeping the
+// ring full, until the watchdog would tear it down; returns the last completion's time.
+u64 trickle(SendClock &t)
+{
+	t.posted(32, 0);
+	u64 now = 0;
+	for (int i = 0; i < 10 && !t.stalled(now + 1000); i++) {
+		now += 3000;
+		t.completed(1, now, true);
+		t.posted(1, now);
+	}
+	return now;
+}
+
 // A trickle (one completion every 3 s with sends always outstanding) is a stall; the quota
 // of completions within the window is not.
 KTEST(cm_params, send_clock_judges_progress)
 {
 	SendClock t;
-	t.posted(32, 0);
-	u64 now = 0;
-	bool torn = false;
-	for (int i = 0; i < 10 && !torn; i++) {
-		now += 3000;
-		t.completed(1, now);
-		t.posted(1, now);	// the sender keeps the ring full
-		torn = t.stalled(now + 1000);
-	}
-	EXPECT_TRUE(torn);
+	const u64 now = trickle(t);
+	EXPECT_TRUE(t.stalled(now + 1000));
 	EXPECT_LE(now, 3 * 3000u + kSendWatchdogMs);	// within one window after the last progress
 	// one completion a second (10 a window, above the quota): never a stall
 	SendClock q;
@@ -246,6 +252,32 @@ KTEST(cm_params, send_clock_judges_progress)
 	EXPECT_TRUE(send_progressed(kSendProgressQuota, 5));
 	EXPECT_FALSE(send_progressed(kSendProgressQuota - 1, 5));
 	EXPECT_TRUE(send_progressed(1, 0));
+}
+
+// The back-off of a peer resets only after a connection delivered (SendClock::delivered): a
+// successful completion that is progress. A trickle the watchdog tears down, and the flush of
+// its ring, are none, though single sends of it completed.
+KTEST(cm_params, send_clock_delivered_needs_progress)
+{
+	SendClock t;
+	const u64 now = trickle(t);
+	EXPECT_TRUE(t.stalled(now + 1000));
+	EXPECT_FALSE(t.delivered);
+	t.completed(t.outstanding, now + 1000, false);	// the teardown flushes the ring
+	EXPECT_EQ(t.outstanding, 0u);
+	EXPECT_FALSE(t.delivered);
+	// the quota of accepted sends with more outstanding, or an emptied ring, is delivery
+	SendClock q;
+	q.posted(32, 0);
+	q.completed(kSendProgressQuota, 10, true);
+	EXPECT_TRUE(q.delivered);
+	SendClock one;
+	one.posted(1, 0);
+	one.completed(1, 5, true);
+	EXPECT_TRUE(one.delivered);
+	EXPECT_FALSE(send_delivered(false, true));
+	EXPECT_FALSE(send_delivered(true, false));
+	EXPECT_TRUE(send_delivered(true, true));
 }
 
 KTEST(cm_params, names)
@@ -2191,7 +2223,8 @@ KTEST(cm_params, cq_grows_with_the_connections)
 
 KTEST_SUITE(cm_params, KTEST_CASE(cm_params, rnr_timer_table), KTEST_CASE(cm_params, cm_times),
 	    KTEST_CASE(cm_params, transport_retries_and_watchdog), KTEST_CASE(cm_params, qp_retry_clamp),
-	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, send_clock_judges_progress), KTEST_CASE(cm_params, names),
+	    KTEST_CASE(cm_params, send_clock_resets_on_first_send), KTEST_CASE(cm_params, send_clock_judges_progress),
+	    KTEST_CASE(cm_params, send_clock_delivered_needs_progress), KTEST_CASE(cm_params, names),
 	    KTEST_CASE(cm_params, cq_bounds_connections), KTEST_CASE(cm_params, negotiation_counter_names),
 	    KTEST_CASE(cm_params, cq_grows_with_the_connections));
 KTEST_SUITE(cm_rej_class, KTEST_CASE(cm_rej_class, service_id_retry),
