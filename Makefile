@@ -9,7 +9,8 @@
 #   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
 #   make check         build, then the gates: ELF, file sizes, FeedNotes, no test knob, KUnit
-#                      suites registered, one version, no process references (docs/build.md)
+#                      suites registered, one version, no process references, no set-up
+#                      package that pulls in a kernel image (docs/build.md)
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
 #   make clean         the build's outputs in the tree (build/ and the kernel cache stay)
 #   make test          everything CI runs (scripts/make-test); make test-full: more
@@ -61,7 +62,7 @@ STRICT_LOG := build/strict.log
 # The one version string: MODULE_VERSION (Kbuild), dkms.conf's PACKAGE_VERSION, make install.
 VERSION := $(shell cat $(CURDIR)/VERSION)
 
-.PHONY: all modules clean clean-stock strict check check-version check-history neg-tests deps help test test-full kunit e2e demo bench install uninstall install-test
+.PHONY: all modules clean clean-stock strict check check-version check-history check-deps neg-tests deps help test test-full kunit e2e demo bench install uninstall install-test
 
 all modules: deps
 	+$(KMAKE) modules
@@ -104,7 +105,7 @@ check: all
 	$(CURDIR)/scripts/check-notes.sh; \
 	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko; \
 	$(CURDIR)/scripts/check-kunit-suites.sh; \
-	$(MAKE) --no-print-directory check-version check-history
+	$(MAKE) --no-print-directory check-version check-history check-deps
 
 # MODULE_VERSION of the built .ko and dkms.conf's PACKAGE_VERSION both equal VERSION.
 check-version:
@@ -113,6 +114,11 @@ check-version:
 	if [ "$$mod" != "$(VERSION)" ] || [ "$$dkms" != "$(VERSION)" ]; then \
 		echo "check-version: VERSION $(VERSION), ib_ipoib_cm.ko $$mod, dkms.conf $$dkms"; exit 1; fi; \
 	echo "check-version: $(VERSION) (VERSION, ib_ipoib_cm.ko, dkms.conf)"
+
+# No package scripts/deps installs, for any profile, pulls in a kernel image (the host's
+# /boot is never touched; the 6.12 headers, whose package would, are unpacked instead).
+check-deps:
+	@$(CURDIR)/scripts/deps --audit test bench
 
 # No process references in tracked files (scripts/check-history.sh; fails on any,
 # CHECK_HISTORY_STRICT=0 makes it report only).
@@ -154,6 +160,8 @@ BOOT_BLACKLIST_FILE = $(DESTDIR)/etc/modprobe.d/ib_ipoib_cm.conf
 install: all
 	@set -e; kver=$$(modinfo -F vermagic ib_ipoib_cm.ko | cut -d' ' -f1); \
 	root="$(DESTDIR)$(INSTALL_MOD_PATH)"; dir="$$root/lib/modules/$$kver/$(INSTALL_MOD_DIR)"; \
+	[ -n "$$root" ] || [ ! -f "$(KDIR)/../../../.unpacked" ] || \
+		{ echo "install: $(KDIR) are headers unpacked for building only (scripts/kheaders), not this machine's kernel: install linux-headers-$$kver (which brings its image) to install the module for $$kver"; exit 1; }; \
 	ver=$$(modinfo -F version ib_ipoib_cm.ko); [ "$$ver" = "$(VERSION)" ] || \
 		{ echo "install: ib_ipoib_cm.ko is version '$$ver', VERSION says $(VERSION): rebuild"; exit 1; }; \
 	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko >/dev/null || \
