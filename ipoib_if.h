@@ -280,6 +280,10 @@ private:
 	void path_flush();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
+	// NAPI on and off, rtnl held (open, stop, ring resize): idempotent, so that a path that
+	// failed half-way never enables an enabled NAPI or disables a disabled one.
+	void napi_on();
+	void napi_off();
 	// ring resize (ipoib_if_rings.cpp)
 	void drain_ud_qp();
 	Status build_ud_qp(u32 tx, u32 rx);
@@ -326,6 +330,7 @@ private:
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
+	bool napi_on_ = false;	// kapi_napi_enable'd and not disabled since; rtnl held (napi_on/off)
 	bool umcast_ = false;
 	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
 	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)

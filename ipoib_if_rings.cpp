@@ -3,9 +3,12 @@
 // down. A UD QP's work-queue sizes are fixed when it is created (IBA 11.2.4.2: Modify QP may
 // resize them only where the HCA says so), so a new size is a new UD QP, with a new QPN and
 // so a new link-layer address (RFC 4391 §9.1.1), which the shim sets as an address change
-// (NETDEV_CHANGEADDR). An up interface is stopped and reopened around it, keeping IFF_UP, its
+// (NETDEV_CHANGEADDR). An open interface is stopped and reopened around it, keeping IFF_UP, its
 // addresses and routes (as the in-tree driver does): the carrier drops until the broadcast
-// group is joined again. Connected mode's SRQ and RC rings keep their load-time sizes.
+// group is joined again. Whether to reopen is the kernel's IFF_UP, not whether it was open: an
+// up interface that an earlier resize left closed (no UD QP, or a failed reopen) opens again.
+// NAPI goes through napi_on/napi_off, which keep its state, so no failure path leaves it
+// enabled twice or disabled twice. Connected mode's SRQ and RC rings keep their load-time sizes.
 #include "ipoib_if.h"
 #include "ipoib_params.h"
 
@@ -39,7 +42,7 @@ void Interface::drain_ud_qp()
 {
 	if (!qp_.raw())
 		return;
-	kapi_napi_enable(nd());
+	napi_on();
 	qp_.to_error();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
@@ -51,7 +54,7 @@ void Interface::drain_ud_qp()
 		count(stats_.ring_resize_errors);
 		log_.warn("%u receives of the old UD QP not flushed after %u ms", rx_.posted(), kDrainMs);
 	}
-	kapi_napi_disable(nd());
+	napi_off();
 	poll_tx();
 	qp_.destroy();
 	rx_.release();
@@ -96,10 +99,9 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 	if (r.rx_rounded || r.tx_rounded)
 		log_.info("ring sizes rx %u tx %u rounded up to rx %u tx %u (powers of two)", rx_req, tx_req, r.rx, r.tx);
 	const u32 old_rx = rx_.size(), old_tx = tx_.size();
-	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx)
-		return 0;
-	const bool was_up = is_up();
-	if (was_up) {
+	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx && (is_up() || !kapi_netdev_admin_up(nd())))
+		return 0;	// (an up interface left closed goes on: it is reopened below)
+	if (is_up()) {
 		// As ndo_stop, but IFF_UP stays: no xmit may be inside when the QP goes (the
 		// queue stopped first, then every xmit that passed the up check finished).
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
@@ -131,15 +133,14 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
 	}
 	if (!kstd::ok(built)) {
-		// Without a UD QP the interface stays stopped (open() refuses) until a later -G
-		// builds one; NAPI on again so that the next ndo_stop balances it.
+		// Without a UD QP the interface stays closed (open() refuses) until a later -G
+		// builds one and, IFF_UP still set, opens it; NAPI stays off (ndo_stop's napi_off
+		// then does nothing).
 		count(stats_.ring_resize_errors);
 		log_.err("cannot create a UD QP (%d): no traffic until ethtool -G succeeds", kstd::to_errno(built));
 		qp_.destroy();
 		rx_.release();
 		*why = "no memory for a UD QP";
-		if (was_up)
-			kapi_napi_enable(nd());
 		return kstd::to_errno(built);
 	}
 	if (!kstd::ok(st)) {
@@ -150,9 +151,9 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		count(stats_.ring_resizes);
 		log_.info("rings rx %u tx %u (were rx %u tx %u): UD QPN 0x%06x", rx, tx, old_rx, old_tx, qpn_);
 	}
-	if (was_up && !kstd::ok(open())) {
-		log_.err("cannot reopen after the ring resize: no carrier until the next down/up");
-		kapi_napi_enable(nd());	// what open() would have left on, for ndo_stop to balance
+	if (kapi_netdev_admin_up(nd()) && !kstd::ok(open())) {
+		count(stats_.ring_resize_errors);
+		log_.err("cannot reopen after the ring resize: no carrier until the next -G or down/up");
 	}
 	return kstd::ok(st) ? 0 : kstd::to_errno(st);
 }

@@ -13,6 +13,10 @@
 #   - a size that is not a power of two is rounded up, with one log line; the same sizes
 #     again change nothing (no new QP);
 #   - -G while down, then up: pings answered;
+#   - a failed resize (softib fail_create_qp 2: neither the new UD QP nor one of the old sizes
+#     can be created): ENOMEM, counted (ring_resize_errors); the next -G builds a QP and opens
+#     the interface again (it is still IFF_UP), and the one after it too: NAPI is enabled and
+#     disabled in pairs whatever the failure left;
 #   - connected mode: -G while RC connections carry the pings; after it, 3000-byte pings
 #     (RC) are all answered again.
 # load: ib_core
@@ -24,7 +28,7 @@
 # timeout: 300
 # tier: long
 . /e2e/lib.sh
-plan 49
+plan 58
 
 lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 one_line() { [ "$(dmesg_since_mark | grep -c -- "$1")" -eq 1 ]; }
@@ -115,6 +119,21 @@ a3=$(addrA)
 check "10 pings answered" ns_ping_all A 10.0.0.2 10
 check "B has the new address" b_knows "$a3"
 
+# ---- a failed resize, then -G again (twice): the interface reopens, NAPI stays paired
+fault=/sys/kernel/debug/softib/softib0/fault
+dmesg_mark g4
+check "softib: the next 2 QP creations fail" sh -c "echo fail_create_qp 2 > $fault"
+nomem() { if _o=$(etA -G ib0 rx 512 tx 256 2>&1); then echo "succeeded: $_o"; return 1; fi
+    case $_o in *"no memory for a UD QP"*) ;; *) echo "expected \"no memory for a UD QP\", got: $_o"; return 1 ;; esac; }
+check "-G rx 512 tx 256 fails: no memory for a UD QP" nomem
+check_output "ring_resize_errors 1" '^1$' stat ring_resize_errors
+check "-G rx 512 tx 256 again: a new QP" etA -G ib0 rx 512 tx 256
+check "rx 512 tx 256" sizes 512 256
+check "the interface opened again: carrier back" wait_carrier ib0 A 30
+check "-G rx 256 tx 128 right after" etA -G ib0 rx 256 tx 128
+check "carrier back" wait_carrier ib0 A 30
+check "10 pings answered" ns_ping_all A 10.0.0.2 10
+
 # ---- connected mode: -G under RC traffic
 sysw() { ns_exec "$1" sh -c "echo '$3' > /sys/class/net/$2"; }
 both_cm() { sysw A ib0/mode connected && sysw B ib1/mode connected; }
@@ -126,6 +145,6 @@ check "rx 2048 tx 256" sizes 2048 256
 check "carrier back" wait_carrier ib0 A 30
 check "a 3000 B ping gets through after" wait_for 30 ns_reach A 10.0.0.2 1 -s 3000
 check "10 pings of 3000 B, every one answered" ns_ping_all A 10.0.0.2 10 -s 3000
-check_output "ring_resize_errors 0" '^0$' stat ring_resize_errors
+check_output "ring_resize_errors still 1" '^1$' stat ring_resize_errors
 check "kernel log clean" dmesg_clean
 exit $(tap_status)
