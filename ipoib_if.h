@@ -331,6 +331,7 @@ private:
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
 	bool napi_on_ = false;	// kapi_napi_enable'd and not disabled since; rtnl held (napi_on/off)
+	bool ud_draining_ = false;	// drain_ud_qp: NAPI posts no receives to the QP being drained
 	bool umcast_ = false;
 	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
 	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)

@@ -17,7 +17,7 @@ namespace ipoib {
 static_assert(kMaxRing == kMaxQueueSize, "ethtool's maximum is the module parameters'");
 
 namespace {
-constexpr u32 kDrainMs = 5000;	// the UD QP's flushed receives: as stop()'s bound for sends
+constexpr u32 kDrainMs = 5000;	// the UD QP's flushed receives and sends: as stop()'s bound
 constexpr u32 kDrainStepMs = 10;
 u32 max_u32(u32 a, u32 b) { return a > b ? a : b; }
 } // namespace
@@ -35,26 +35,33 @@ Status CmTable::set_ud_share(u32 ud_entries)
 	return Status::Ok;
 }
 
-// The old UD QP to ERROR with NAPI on, so that NAPI reaps every receive it flushes (counted in
-// rx_flushed) before the QP, and the ring that names those buffers, go: the receive CQ is
-// shared with connected mode and stays, so no completion of the old QP may be left in it.
+// The old UD QP to ERROR with NAPI on, so that NAPI reaps every receive and send it flushes
+// (IBA 10.3.1: in Error every outstanding WR completes; receives counted in rx_flushed) before
+// the QP, and the rings that name those buffers, go: both CQs stay (the receive CQ is shared
+// with connected mode), so no completion of the old QP may be left in either for the new
+// rings to take. While it drains NAPI posts no receives (a ring not yet filled, the one a -G
+// on a down interface built, would be filled into the QP in ERROR behind the wait's back).
 void Interface::drain_ud_qp()
 {
 	if (!qp_.raw())
 		return;
+	napi_off();	// (off already: stop() ran, or the interface was down)
+	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
 	napi_on();
 	qp_.to_error();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
-	while (rx_.posted() && waited < kDrainMs) {
+	while ((rx_.posted() || tx_.outstanding()) && waited < kDrainMs) {
 		kapi_msleep(kDrainStepMs);
 		waited += kDrainStepMs;
 	}
-	if (rx_.posted()) {
+	if (rx_.posted() || tx_.outstanding()) {
 		count(stats_.ring_resize_errors);
-		log_.warn("%u receives of the old UD QP not flushed after %u ms", rx_.posted(), kDrainMs);
+		log_.warn("%u receives and %u sends of the old UD QP not completed after %u ms", rx_.posted(),
+			  tx_.outstanding(), kDrainMs);
 	}
 	napi_off();
+	__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
 	poll_tx();
 	qp_.destroy();
 	rx_.release();
