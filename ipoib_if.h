@@ -191,9 +191,10 @@ public:
 	u32 speed_mbps();
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
-	// ethtool -G (rtnl held; ipoib_if_rings.cpp): 0 or -errno, *why set on a refusal; addr
-	// gets the link-layer address afterwards (a new UD QP has a new QPN).
-	int set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
+	// ethtool -G (rtnl held; ipoib_if_rings.cpp): Ok, or why not (*why says it to ethtool,
+	// counted ring_resize_errors); addr gets the link-layer address afterwards (a new UD QP
+	// has a new QPN).
+	Status set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return netdev_.get(); }

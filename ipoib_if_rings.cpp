@@ -93,21 +93,22 @@ Status Interface::resize_cqs(u32 tx, u32 rx)
 }
 
 // rtnl held (ethtool). addr: the link-layer address afterwards (the shim announces a change).
-int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
+Status Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 {
 	ParseError err;
 	RingSizes r;
 	bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
 	if (!kstd::ok(validate_ring_sizes(tx_req, rx_req, r, err))) {
+		count(stats_.ring_resize_errors);
 		log_.warn("invalid ring sizes rx %u tx %u: %s", rx_req, tx_req, err.what);
 		*why = err.what;
-		return -KAPI_EINVAL;
+		return Status::Invalid;
 	}
 	if (r.rx_rounded || r.tx_rounded)
 		log_.info("ring sizes rx %u tx %u rounded up to rx %u tx %u (powers of two)", rx_req, tx_req, r.rx, r.tx);
 	const u32 old_rx = rx_.size(), old_tx = tx_.size();
 	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx && (is_up() || !kapi_netdev_admin_up(nd())))
-		return 0;	// (an up interface left closed goes on: it is reopened below)
+		return Status::Ok;	// (an up interface left closed goes on: it is reopened below)
 	if (is_up()) {
 		// As ndo_stop, but IFF_UP stays: no xmit may be inside when the QP goes (the
 		// queue stopped first, then every xmit that passed the up check finished).
@@ -148,7 +149,7 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		qp_.destroy();
 		rx_.release();
 		*why = "no memory for a UD QP";
-		return kstd::to_errno(built);
+		return built;
 	}
 	if (!kstd::ok(st)) {
 		count(stats_.ring_resize_errors);
@@ -158,11 +159,19 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		count(stats_.ring_resizes);
 		log_.info("rings rx %u tx %u (were rx %u tx %u): UD QPN 0x%06x", rx, tx, old_rx, old_tx, qpn_);
 	}
-	if (kapi_netdev_admin_up(nd()) && !kstd::ok(open())) {
-		count(stats_.ring_resize_errors);
-		log_.err("cannot reopen after the ring resize: no carrier until the next -G or down/up");
+	if (kapi_netdev_admin_up(nd())) {
+		const Status o = open();
+		if (!kstd::ok(o)) {
+			count(stats_.ring_resize_errors);
+			log_.err("cannot reopen after the ring resize (%d): no carrier until the next -G or down/up",
+				 kstd::to_errno(o));
+			if (kstd::ok(st)) {
+				*why = "the interface could not be reopened";
+				st = o;
+			}
+		}
 	}
-	return kstd::ok(st) ? 0 : kstd::to_errno(st);
+	return st;
 }
 
 } // namespace ipoib

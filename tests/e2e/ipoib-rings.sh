@@ -9,7 +9,8 @@
 #     and none is an error;
 #   - bad values: below the minimum (rx 1, tx 64: EINVAL from the driver, one log line, the
 #     reason in the netlink error), above the maximum (rx 16384: EINVAL from the ethtool core,
-#     no driver line); nothing changes (sizes, address, counters);
+#     no driver line); nothing changes (sizes, address, ring_resizes), and each refusal of
+#     the driver is counted (ring_resize_errors);
 #   - a size that is not a power of two is rounded up, with one log line; the same sizes
 #     again change nothing (no new QP);
 #   - -G while down, then up: pings answered;
@@ -29,7 +30,7 @@
 # timeout: 300
 # tier: long
 . /e2e/lib.sh
-plan 65
+plan 66
 
 lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 one_line() { [ "$(dmesg_since_mark | grep -c -- "$1")" -eq 1 ]; }
@@ -95,6 +96,7 @@ check "rx 16384: EINVAL from the ethtool core (above the maximum), no driver lin
 check "sizes unchanged (rx 1024 tx 512)" sizes 1024 512
 check_output "address unchanged" "^$a1\$" addrA
 check_output "ring_resizes still 1" '^1$' stat ring_resizes
+check_output "ring_resize_errors 2 (the driver's two refusals)" '^2$' stat ring_resize_errors
 check "5 pings, every one answered" ns_ping_all A 10.0.0.2 5
 
 # ---- rounding, and the same sizes again
@@ -127,7 +129,7 @@ check "softib: the next 2 QP creations fail" sh -c "echo fail_create_qp 2 > $fau
 nomem() { if _o=$(etA -G ib0 rx 512 tx 256 2>&1); then echo "succeeded: $_o"; return 1; fi
     case $_o in *"no memory for a UD QP"*) ;; *) echo "expected \"no memory for a UD QP\", got: $_o"; return 1 ;; esac; }
 check "-G rx 512 tx 256 fails: no memory for a UD QP" nomem
-check_output "ring_resize_errors 1" '^1$' stat ring_resize_errors
+check_output "ring_resize_errors 3" '^3$' stat ring_resize_errors
 check "-G rx 512 tx 256 again: a new QP" etA -G ib0 rx 512 tx 256
 check "rx 512 tx 256" sizes 512 256
 check "the interface opened again: carrier back" wait_carrier ib0 A 30
@@ -160,6 +162,6 @@ check "rx 2048 tx 256" sizes 2048 256
 check "carrier back" wait_carrier ib0 A 30
 check "a 3000 B ping gets through after" wait_for 30 ns_reach A 10.0.0.2 1 -s 3000
 check "10 pings of 3000 B, every one answered" ns_ping_all A 10.0.0.2 10 -s 3000
-check_output "ring_resize_errors still 1" '^1$' stat ring_resize_errors
+check_output "ring_resize_errors still 3" '^3$' stat ring_resize_errors
 check "kernel log clean" dmesg_clean
 exit $(tap_status)
