@@ -147,7 +147,7 @@ extern "C" void ipoib_core_if_ring_sizes(kapi_ctx *c, u32 *tx, u32 *rx, u32 *max
 extern "C" int ipoib_core_if_set_rings(kapi_ctx *c, u32 tx, u32 rx, u8 *addr, const char **why) noexcept
 {
 	Interface *i = ifc(c);
-	return i ? i->set_rings(tx, rx, addr, why) : -KAPI_ENODEV;
+	return i ? kstd::to_errno(i->set_rings(tx, rx, addr, why)) : -KAPI_ENODEV;
 }
 extern "C" u32 ipoib_core_if_speed(kapi_ctx *c) noexcept
 {

@@ -237,13 +237,29 @@ Status Interface::open()
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 		return Status::NoMem;
 	}
-	kapi_napi_enable(nd());
+	napi_on();
 	kapi_netdev_start_queue(nd());
 	kapi_napi_schedule(nd());
 	kstd::ignore(cm_.open());	// the listeners; without them only datagram mode works (logged)
 	schedule_work(nd(), 0);
 	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
 	return Status::Ok;
+}
+
+void Interface::napi_on()
+{
+	if (napi_on_)
+		return;
+	kapi_napi_enable(nd());
+	napi_on_ = true;
+}
+
+void Interface::napi_off()
+{
+	if (!napi_on_)
+		return;
+	kapi_napi_disable(nd());
+	napi_on_ = false;
 }
 
 // ndo_stop (rtnl held, xmit no longer called). Once it returns nobody holds a group, path or
@@ -270,7 +286,7 @@ void Interface::stop()
 			  tx_.outstanding(), kDrainMs);
 	}
 	cm_.stop_begin();	// connections close while NAPI still polls their fences
-	kapi_napi_disable(nd());
+	napi_off();	// already off after a ring resize that could not reopen
 	cm_.stop_end();		// NAPI off: what still drains keeps its QP until the next open's NAPI
 	poll_tx();	// completions that arrived between the wake-up and the disable
 	// 3. release: AHs whose sends all completed.

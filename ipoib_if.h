@@ -191,9 +191,10 @@ public:
 	u32 speed_mbps();
 	void get_coalesce(u32 &usecs, u32 &frames) const { usecs = coal_usecs_; frames = coal_frames_; }
 	Status set_coalesce(u32 usecs, u32 frames);
-	// ethtool -G (rtnl held; ipoib_if_rings.cpp): 0 or -errno, *why set on a refusal; addr
-	// gets the link-layer address afterwards (a new UD QP has a new QPN).
-	int set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
+	// ethtool -G (rtnl held; ipoib_if_rings.cpp): Ok, or why not (*why says it to ethtool,
+	// counted ring_resize_errors); addr gets the link-layer address afterwards (a new UD QP
+	// has a new QPN).
+	Status set_rings(u32 tx, u32 rx, u8 *addr, const char **why);
 	u16 pkey() const { return pkey_; }
 	LocalAddrs local_addrs() const;	// any context
 	kapi_netdev *netdev() const { return netdev_.get(); }
@@ -280,6 +281,10 @@ private:
 	void path_flush();
 	// a child's P_Key in the port's table (ipoib_child.cpp)
 	bool pkey_check();
+	// NAPI on and off, rtnl held (open, stop, ring resize): idempotent, so that a path that
+	// failed half-way never enables an enabled NAPI or disables a disabled one.
+	void napi_on();
+	void napi_off();
 	// ring resize (ipoib_if_rings.cpp)
 	void drain_ud_qp();
 	Status build_ud_qp(u32 tx, u32 rx);
@@ -326,6 +331,8 @@ private:
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
+	bool napi_on_ = false;	// kapi_napi_enable'd and not disabled since; rtnl held (napi_on/off)
+	bool ud_draining_ = false;	// drain_ud_qp: NAPI posts no receives to the QP being drained
 	bool umcast_ = false;
 	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
 	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)

@@ -271,7 +271,8 @@ void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool 
 int Interface::poll(int budget)
 {
 	poll_tx();
-	if (!rx_.filled() && rx_.fill_wanted() && !kstd::ok(rx_.fill(rx_.buf_size())) &&
+	if (!rx_.filled() && rx_.fill_wanted() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE) &&
+	    !kstd::ok(rx_.fill(rx_.buf_size())) &&
 	    !__atomic_exchange_n(&fill_warned_, true, __ATOMIC_RELAXED))
 		log_.err("cannot post %u receive buffers of %u bytes (%u posted): retried on every poll", rx_.size(),
 			 rx_.buf_size(), rx_.posted());

@@ -3,9 +3,12 @@
 // down. A UD QP's work-queue sizes are fixed when it is created (IBA 11.2.4.2: Modify QP may
 // resize them only where the HCA says so), so a new size is a new UD QP, with a new QPN and
 // so a new link-layer address (RFC 4391 §9.1.1), which the shim sets as an address change
-// (NETDEV_CHANGEADDR). An up interface is stopped and reopened around it, keeping IFF_UP, its
+// (NETDEV_CHANGEADDR). An open interface is stopped and reopened around it, keeping IFF_UP, its
 // addresses and routes (as the in-tree driver does): the carrier drops until the broadcast
-// group is joined again. Connected mode's SRQ and RC rings keep their load-time sizes.
+// group is joined again. Whether to reopen is the kernel's IFF_UP, not whether it was open: an
+// up interface that an earlier resize left closed (no UD QP, or a failed reopen) opens again.
+// NAPI goes through napi_on/napi_off, which keep its state, so no failure path leaves it
+// enabled twice or disabled twice. Connected mode's SRQ and RC rings keep their load-time sizes.
 #include "ipoib_if.h"
 #include "ipoib_params.h"
 
@@ -14,7 +17,7 @@ namespace ipoib {
 static_assert(kMaxRing == kMaxQueueSize, "ethtool's maximum is the module parameters'");
 
 namespace {
-constexpr u32 kDrainMs = 5000;	// the UD QP's flushed receives: as stop()'s bound for sends
+constexpr u32 kDrainMs = 5000;	// the UD QP's flushed receives and sends: as stop()'s bound
 constexpr u32 kDrainStepMs = 10;
 u32 max_u32(u32 a, u32 b) { return a > b ? a : b; }
 } // namespace
@@ -32,26 +35,33 @@ Status CmTable::set_ud_share(u32 ud_entries)
 	return Status::Ok;
 }
 
-// The old UD QP to ERROR with NAPI on, so that NAPI reaps every receive it flushes (counted in
-// rx_flushed) before the QP, and the ring that names those buffers, go: the receive CQ is
-// shared with connected mode and stays, so no completion of the old QP may be left in it.
+// The old UD QP to ERROR with NAPI on, so that NAPI reaps every receive and send it flushes
+// (IBA 10.3.1: in Error every outstanding WR completes; receives counted in rx_flushed) before
+// the QP, and the rings that name those buffers, go: both CQs stay (the receive CQ is shared
+// with connected mode), so no completion of the old QP may be left in either for the new
+// rings to take. While it drains NAPI posts no receives (a ring not yet filled, the one a -G
+// on a down interface built, would be filled into the QP in ERROR behind the wait's back).
 void Interface::drain_ud_qp()
 {
 	if (!qp_.raw())
 		return;
-	kapi_napi_enable(nd());
+	napi_off();	// (off already: stop() ran, or the interface was down)
+	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
+	napi_on();
 	qp_.to_error();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
-	while (rx_.posted() && waited < kDrainMs) {
+	while ((rx_.posted() || tx_.outstanding()) && waited < kDrainMs) {
 		kapi_msleep(kDrainStepMs);
 		waited += kDrainStepMs;
 	}
-	if (rx_.posted()) {
+	if (rx_.posted() || tx_.outstanding()) {
 		count(stats_.ring_resize_errors);
-		log_.warn("%u receives of the old UD QP not flushed after %u ms", rx_.posted(), kDrainMs);
+		log_.warn("%u receives and %u sends of the old UD QP not completed after %u ms", rx_.posted(),
+			  tx_.outstanding(), kDrainMs);
 	}
-	kapi_napi_disable(nd());
+	napi_off();
+	__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
 	poll_tx();
 	qp_.destroy();
 	rx_.release();
@@ -83,23 +93,23 @@ Status Interface::resize_cqs(u32 tx, u32 rx)
 }
 
 // rtnl held (ethtool). addr: the link-layer address afterwards (the shim announces a change).
-int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
+Status Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 {
 	ParseError err;
 	RingSizes r;
 	bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
 	if (!kstd::ok(validate_ring_sizes(tx_req, rx_req, r, err))) {
+		count(stats_.ring_resize_errors);
 		log_.warn("invalid ring sizes rx %u tx %u: %s", rx_req, tx_req, err.what);
 		*why = err.what;
-		return -KAPI_EINVAL;
+		return Status::Invalid;
 	}
 	if (r.rx_rounded || r.tx_rounded)
 		log_.info("ring sizes rx %u tx %u rounded up to rx %u tx %u (powers of two)", rx_req, tx_req, r.rx, r.tx);
 	const u32 old_rx = rx_.size(), old_tx = tx_.size();
-	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx)
-		return 0;
-	const bool was_up = is_up();
-	if (was_up) {
+	if (qp_.raw() && r.rx == old_rx && r.tx == old_tx && (is_up() || !kapi_netdev_admin_up(nd())))
+		return Status::Ok;	// (an up interface left closed goes on: it is reopened below)
+	if (is_up()) {
 		// As ndo_stop, but IFF_UP stays: no xmit may be inside when the QP goes (the
 		// queue stopped first, then every xmit that passed the up check finished).
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
@@ -131,16 +141,15 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		bytes_copy(addr, HwAddr::make(addr_flags(), qpn_, gid_).b, kHwAddrLen);
 	}
 	if (!kstd::ok(built)) {
-		// Without a UD QP the interface stays stopped (open() refuses) until a later -G
-		// builds one; NAPI on again so that the next ndo_stop balances it.
+		// Without a UD QP the interface stays closed (open() refuses) until a later -G
+		// builds one and, IFF_UP still set, opens it; NAPI stays off (ndo_stop's napi_off
+		// then does nothing).
 		count(stats_.ring_resize_errors);
 		log_.err("cannot create a UD QP (%d): no traffic until ethtool -G succeeds", kstd::to_errno(built));
 		qp_.destroy();
 		rx_.release();
 		*why = "no memory for a UD QP";
-		if (was_up)
-			kapi_napi_enable(nd());
-		return kstd::to_errno(built);
+		return built;
 	}
 	if (!kstd::ok(st)) {
 		count(stats_.ring_resize_errors);
@@ -150,11 +159,19 @@ int Interface::set_rings(u32 tx_req, u32 rx_req, u8 *addr, const char **why)
 		count(stats_.ring_resizes);
 		log_.info("rings rx %u tx %u (were rx %u tx %u): UD QPN 0x%06x", rx, tx, old_rx, old_tx, qpn_);
 	}
-	if (was_up && !kstd::ok(open())) {
-		log_.err("cannot reopen after the ring resize: no carrier until the next down/up");
-		kapi_napi_enable(nd());	// what open() would have left on, for ndo_stop to balance
+	if (kapi_netdev_admin_up(nd())) {
+		const Status o = open();
+		if (!kstd::ok(o)) {
+			count(stats_.ring_resize_errors);
+			log_.err("cannot reopen after the ring resize (%d): no carrier until the next -G or down/up",
+				 kstd::to_errno(o));
+			if (kstd::ok(st)) {
+				*why = "the interface could not be reopened";
+				st = o;
+			}
+		}
 	}
-	return kstd::ok(st) ? 0 : kstd::to_errno(st);
+	return st;
 }
 
 } // namespace ipoib

@@ -26,7 +26,8 @@ void kapi_debugfs_file(struct kapi_debugfs *d, const char *name, struct kapi_ctx
  * bytes, and returns its error or n. */
 #define KAPI_DEBUGFS_WRITE_MAX 32
 void kapi_debugfs_knob(struct kapi_debugfs *d, const char *name, struct kapi_ctx *ctx) KAPI_NOEXCEPT;
-/* Renames the directory (same parent): 0 or the error (-EEXIST: the name is taken). */
+/* Renames the directory (same parent): 0 or the error (-EINVAL when the name is taken:
+ * debugfs_rename reports an existing target so, not as -EEXIST). */
 int kapi_debugfs_rename(struct kapi_debugfs *d, const char *name) KAPI_NOEXCEPT;
 /* Removes the directory and its files; waits for readers still inside a show function. */
 void kapi_debugfs_remove(struct kapi_debugfs *d) KAPI_NOEXCEPT;

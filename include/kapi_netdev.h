@@ -76,6 +76,8 @@ void kapi_netdev_start_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_stop_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_netdev_wake_queue(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 int kapi_netdev_queue_stopped(struct kapi_netdev *nd) KAPI_NOEXCEPT;
+/* IFF_UP (administratively up: the kernel calls ndo_stop before it clears it) */
+int kapi_netdev_admin_up(const struct kapi_netdev *nd) KAPI_NOEXCEPT;
 /* The tx queue's _xmit_lock taken and dropped (kapi_netdev_xmit_lock): every ndo_start_xmit
  * running when called has returned, on any path (noqueue and netpoll included). */
 void kapi_netdev_tx_barrier(struct kapi_netdev *nd) KAPI_NOEXCEPT;
@@ -102,6 +104,8 @@ int kapi_netdev_work_due_in(struct kapi_netdev *nd, kapi_u64 *ms) KAPI_NOEXCEPT;
 void kapi_netdev_cancel_work(struct kapi_netdev *nd) KAPI_NOEXCEPT;	/* _sync */
 
 /* NAPI (one per netdev) */
+/* napi_enable / napi_disable: the kernel's NAPI is not idempotent (enabling an enabled one is a
+ * BUG_ON, disabling a disabled one never returns); the core keeps the state and pairs them */
 void kapi_napi_enable(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_napi_disable(struct kapi_netdev *nd) KAPI_NOEXCEPT;
 void kapi_napi_schedule(struct kapi_netdev *nd) KAPI_NOEXCEPT;

@@ -54,6 +54,8 @@ static int kapi_et_set_ring(struct net_device *dev, struct ethtool_ringparam *r,
 	int rc;
 
 	BUILD_BUG_ON(INFINIBAND_ALEN != 20);
+	/* the current address: the core writes addr only when it has an interface */
+	memcpy(addr, dev->dev_addr, INFINIBAND_ALEN);
 	rc = ipoib_core_if_set_rings(core_of(dev), r->tx_pending, r->rx_pending, addr, &why);
 	if (memcmp(dev->dev_addr, addr, INFINIBAND_ALEN)) {
 		dev_addr_set(dev, addr);

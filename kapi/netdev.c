@@ -332,6 +332,11 @@ int kapi_netdev_queue_stopped(struct kapi_netdev *nd)
 	return netif_queue_stopped(to_nd(nd));
 }
 
+int kapi_netdev_admin_up(const struct kapi_netdev *nd)
+{
+	return !!(to_nd((struct kapi_netdev *)nd)->flags & IFF_UP);
+}
+
 /* The same lock as kapi_netdev_xmit_lock (one idiom for both): every xmit holds queue 0's
  * _xmit_lock whatever the qdisc; netif_tx_lock_bh took it too (and the FROZEN bit and
  * tx_global_lock, which a barrier does not need). */

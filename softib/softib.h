@@ -50,7 +50,7 @@ enum softib_cnt {
 	SOFTIB_CNT_TX_BYTES,
 	SOFTIB_CNT_RX_PKTS,
 	SOFTIB_CNT_RX_BYTES,
-	SOFTIB_CNT_DROP_NO_QP,		/* unknown DLID / QPN or QP not RTR/RTS */
+	SOFTIB_CNT_DROP_NO_QP,		/* unknown DLID / QPN or QP not RTR/RTS/SQD/SQE */
 	SOFTIB_CNT_DROP_QKEY,
 	SOFTIB_CNT_DROP_PKEY,
 	SOFTIB_CNT_DROP_NO_RWQE,	/* UD: no posted receive */
@@ -68,6 +68,7 @@ enum softib_cnt {
 	SOFTIB_CNT_SA_ERRS,
 	SOFTIB_CNT_CM_MADS,
 	SOFTIB_CNT_DELAYED,		/* UD packets / CM MADs held by delay_ud / delay_cm */
+	SOFTIB_CNT_UD_RX_SQE,		/* UD receives placed while the QP was in SQD or SQE */
 	/*
 	 * Per transport, so a test can tell which QP type carried its traffic: RC messages placed
 	 * (rx) or sent (tx) on this port, UD messages of UD QPs (GSI MADs excluded), and CM MADs
@@ -126,6 +127,7 @@ struct softib_dev {
 	u32 f_delay_cm, f_delay_cm_ms;
 	u16 f_delay_cm_attr;			/* 0 = any attribute */
 	bool f_rx_stop;				/* RC QPs answer every SEND with RNR NAK */
+	u32 f_fail_create_qp;			/* the next N create_qp fail with -ENOMEM */
 };
 
 /* A circular queue of fixed-size entries (WQEs). */
@@ -216,6 +218,7 @@ struct softib_qp {
 	u32 force_rnr;			/* fault: answer the next N messages with RNR NAK */
 	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
 	bool ud_send_err;		/* fault `ud_send_err QPN`: the next UD send fails, QP to SQE */
+	bool ud_sqe_err;		/* fault `ud_sqe QPN`: in SQE; the next post completes in error */
 	u32 trickle_ms;			/* fault `rnr QPN trickle MS`: accept one message per MS */
 	unsigned long trickle_next;	/* jiffies before which every message is NAKed */
 	struct list_head run_node;

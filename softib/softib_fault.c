@@ -217,6 +217,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			   sd->f_delay_cm_ms);
 	if (sd->f_rx_stop)
 		seq_puts(s, "rx_stop\n");
+	if (sd->f_fail_create_qp)
+		seq_printf(s, "fail_create_qp %u\n", sd->f_fail_create_qp);
 	xa_for_each(&sd->qps, idx, qp) {
 		if (qp->force_rnr_forever)
 			seq_printf(s, "rnr 0x%x forever\n", qp->qpn);
@@ -228,6 +230,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			seq_printf(s, "vanish 0x%x\n", qp->qpn);
 		if (qp->ud_send_err)
 			seq_printf(s, "ud_send_err 0x%x\n", qp->qpn);
+		if (qp->ud_sqe_err)
+			seq_printf(s, "ud_sqe 0x%x\n", qp->qpn);
 	}
 	for (p = 1; p <= softib_ports_per_host; p++)
 		if (sd->ports[p].state != IB_PORT_ACTIVE)
@@ -482,6 +486,30 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		spin_unlock_irqrestore(&softib_lock, flags);
 		if (err)
 			return err;
+	} else if (!strcmp(argv[0], "fail_create_qp") && argc == 2) {
+		if (kstrtou32(argv[1], 0, &a))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_fail_create_qp = a;
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "ud_sqe") && argc == 2) {
+		int err = -EINVAL;
+
+		/* the QP in SQE at once; the send error that did so reaches the consumer as the
+		 * completion of its next post (softib_post_send), so that what a QP in SQE
+		 * receives until then is seen (IBA 10.3.1: everything, as in RTS) */
+		if (kstrtou32(argv[1], 0, &a))
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		qp = xa_load(&sd->qps, a);
+		if (qp && !qp->dead && qp->ibqp.qp_type == IB_QPT_UD && qp->state == IB_QPS_RTS) {
+			qp->state = IB_QPS_SQE;
+			qp->ud_sqe_err = true;
+			err = 0;
+		}
+		spin_unlock_irqrestore(&softib_lock, flags);
+		if (err)
+			return err;
 	} else if (!strcmp(argv[0], "qp_fatal") && argc == 3) {
 		int err;
 
@@ -538,6 +566,7 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
 		sd->f_delay_cm = 0;
 		sd->f_rx_stop = false;
+		sd->f_fail_create_qp = 0;
 		xa_for_each(&sd->qps, idx, qp) {
 			qp->force_rnr = 0;
 			qp->force_rnr_forever = false;

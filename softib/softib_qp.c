@@ -179,6 +179,17 @@ int softib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata)
 		return -EOPNOTSUPP;
+	if (init->qp_type != IB_QPT_GSI && init->qp_type != IB_QPT_SMI) {
+		bool fail;
+
+		spin_lock_irqsave(&softib_lock, flags);
+		fail = sd->f_fail_create_qp;
+		if (fail)
+			sd->f_fail_create_qp--;	/* fault fail_create_qp N */
+		spin_unlock_irqrestore(&softib_lock, flags);
+		if (fail)
+			return -ENOMEM;
+	}
 	switch (init->qp_type) {
 	case IB_QPT_GSI:
 		if (init->port_num < 1 || init->port_num > softib_ports_per_host)
@@ -519,6 +530,16 @@ int softib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			if (wr->num_sge > qp->max_send_sge) {
 				err = -EINVAL;
 				break;
+			}
+			if (qp->ud_sqe_err) {
+				/* fault ud_sqe: the send error that moved the QP to SQE */
+				struct ib_wc wc = { .wr_id = wr->wr_id, .status = IB_WC_LOC_QP_OP_ERR,
+						    .opcode = IB_WC_SEND, .qp = &qp->ibqp,
+						    .port_num = qp->port };
+
+				qp->ud_sqe_err = false;
+				softib_cq_push(qp->scq, &wc, false);
+				continue;
 			}
 			flush_wc(qp, qp->scq, wr->wr_id, IB_WC_SEND);
 			continue;

@@ -348,6 +348,7 @@ static const struct rdma_stat_desc softib_stat_descs[SOFTIB_CNT_MAX] = {
 	[SOFTIB_CNT_SA_ERRS] = { .name = "sa_error_responses" },
 	[SOFTIB_CNT_CM_MADS] = { .name = "cm_mads" },
 	[SOFTIB_CNT_DELAYED] = { .name = "delayed_fault" },
+	[SOFTIB_CNT_UD_RX_SQE] = { .name = "ud_rx_send_queue_stopped" },
 	[SOFTIB_CNT_RC_TX_PKTS] = { .name = "rc_tx_packets" },
 	[SOFTIB_CNT_RC_TX_BYTES] = { .name = "rc_tx_bytes" },
 	[SOFTIB_CNT_RC_RX_PKTS] = { .name = "rc_rx_packets" },

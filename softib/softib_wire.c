@@ -206,8 +206,10 @@ int softib_deliver_ud(struct softib_qp *dq, struct softib_qp *src,
 		softib_count(dp, SOFTIB_CNT_DROP_PORT_DOWN, 1);
 		return -ENETDOWN;
 	}
+	/* IBA 10.3.1: SQD and SQE stop the send queue only; the receive queue goes on as in
+	 * RTS (a UD QP in SQE after a send error still takes its receives) */
 	if (dq->dead || (dq->ibqp.qp_type != IB_QPT_UD && dq->ibqp.qp_type != IB_QPT_GSI) ||
-	    (dq->state != IB_QPS_RTR && dq->state != IB_QPS_RTS)) {
+	    dq->state < IB_QPS_RTR || dq->state > IB_QPS_SQE) {
 		softib_count(dp, SOFTIB_CNT_DROP_NO_QP, 1);
 		return -ENOENT;
 	}
@@ -270,6 +272,8 @@ int softib_deliver_ud(struct softib_qp *dq, struct softib_qp *src,
 	softib_count(dp, SOFTIB_CNT_RX_PKTS, 1);
 	softib_count(dp, SOFTIB_CNT_RX_BYTES, w->length);
 	softib_count_msg(dp, dq->ibqp.qp_type, false, w->length, payload);
+	if (dq->state == IB_QPS_SQD || dq->state == IB_QPS_SQE)
+		softib_count(dp, SOFTIB_CNT_UD_RX_SQE, 1);
 	return 0;
 }
 
@@ -379,7 +383,7 @@ void softib_deliver_mad(struct softib_port *dp, const void *mad)
 	struct softib_rwqe *r;
 	struct ib_wc wc = {};
 
-	if (!dq || dq->state < IB_QPS_RTR || dq->state > IB_QPS_RTS) {
+	if (!dq || dq->state < IB_QPS_RTR || dq->state > IB_QPS_SQE) {	/* receives: as deliver_ud */
 		softib_count(dp, SOFTIB_CNT_DROP_NO_QP, 1);
 		return;
 	}

@@ -9,10 +9,16 @@
 #     and none is an error;
 #   - bad values: below the minimum (rx 1, tx 64: EINVAL from the driver, one log line, the
 #     reason in the netlink error), above the maximum (rx 16384: EINVAL from the ethtool core,
-#     no driver line); nothing changes (sizes, address, counters);
+#     no driver line); nothing changes (sizes, address, ring_resizes), and each refusal of
+#     the driver is counted (ring_resize_errors);
 #   - a size that is not a power of two is rounded up, with one log line; the same sizes
 #     again change nothing (no new QP);
 #   - -G while down, then up: pings answered;
+#   - a failed resize (softib fail_create_qp 2: neither the new UD QP nor one of the old sizes
+#     can be created): ENOMEM, counted (ring_resize_errors); the next -G builds a QP and opens
+#     the interface again (it is still IFF_UP), and the one after it too: NAPI is enabled and
+#     disabled in pairs whatever the failure left;
+#   - -G twice in a row while pings run, and twice while down: the pings after are answered;
 #   - connected mode: -G while RC connections carry the pings; after it, 3000-byte pings
 #     (RC) are all answered again.
 # load: ib_core
@@ -24,7 +30,7 @@
 # timeout: 300
 # tier: long
 . /e2e/lib.sh
-plan 49
+plan 66
 
 lines() { dmesg_since_mark | grep -c 'ib_ipoib_cm'; }
 one_line() { [ "$(dmesg_since_mark | grep -c -- "$1")" -eq 1 ]; }
@@ -90,6 +96,7 @@ check "rx 16384: EINVAL from the ethtool core (above the maximum), no driver lin
 check "sizes unchanged (rx 1024 tx 512)" sizes 1024 512
 check_output "address unchanged" "^$a1\$" addrA
 check_output "ring_resizes still 1" '^1$' stat ring_resizes
+check_output "ring_resize_errors 2 (the driver's two refusals)" '^2$' stat ring_resize_errors
 check "5 pings, every one answered" ns_ping_all A 10.0.0.2 5
 
 # ---- rounding, and the same sizes again
@@ -115,6 +122,35 @@ a3=$(addrA)
 check "10 pings answered" ns_ping_all A 10.0.0.2 10
 check "B has the new address" b_knows "$a3"
 
+# ---- a failed resize, then -G again (twice): the interface reopens, NAPI stays paired
+fault=/sys/kernel/debug/softib/softib0/fault
+dmesg_mark g4
+check "softib: the next 2 QP creations fail" sh -c "echo fail_create_qp 2 > $fault"
+nomem() { if _o=$(etA -G ib0 rx 512 tx 256 2>&1); then echo "succeeded: $_o"; return 1; fi
+    case $_o in *"no memory for a UD QP"*) ;; *) echo "expected \"no memory for a UD QP\", got: $_o"; return 1 ;; esac; }
+check "-G rx 512 tx 256 fails: no memory for a UD QP" nomem
+check_output "ring_resize_errors 3" '^3$' stat ring_resize_errors
+check "-G rx 512 tx 256 again: a new QP" etA -G ib0 rx 512 tx 256
+check "rx 512 tx 256" sizes 512 256
+check "the interface opened again: carrier back" wait_carrier ib0 A 30
+check "-G rx 256 tx 128 right after" etA -G ib0 rx 256 tx 128
+check "carrier back" wait_carrier ib0 A 30
+check "10 pings answered" ns_ping_all A 10.0.0.2 10
+
+# ---- -G twice in a row under pings, and twice while down
+ns_exec A ping -q -c 40 -i 0.05 10.0.0.2 >/dev/null 2>&1 &
+pp=$!
+twice() { etA -G ib0 rx 512 tx 256 && etA -G ib0 rx 1024 tx 512; }
+check "-G twice in a row while pinging" twice
+wait $pp || true	# the pings across the resizes may be lost: the checks below say
+check "carrier back" wait_carrier ib0 A 30
+check "10 pings answered" ns_ping_all A 10.0.0.2 10
+down_twice_up() { ip -n A link set ib0 down && etA -G ib0 rx 512 tx 256 && etA -G ib0 rx 256 tx 128 && ip -n A link set ib0 up; }
+check "down, -G twice, up" down_twice_up
+check "carrier back" wait_carrier ib0 A 30
+check "10 pings answered" ns_ping_all A 10.0.0.2 10
+check "kernel log clean" dmesg_clean
+
 # ---- connected mode: -G under RC traffic
 sysw() { ns_exec "$1" sh -c "echo '$3' > /sys/class/net/$2"; }
 both_cm() { sysw A ib0/mode connected && sysw B ib1/mode connected; }
@@ -126,6 +162,6 @@ check "rx 2048 tx 256" sizes 2048 256
 check "carrier back" wait_carrier ib0 A 30
 check "a 3000 B ping gets through after" wait_for 30 ns_reach A 10.0.0.2 1 -s 3000
 check "10 pings of 3000 B, every one answered" ns_ping_all A 10.0.0.2 10 -s 3000
-check_output "ring_resize_errors 0" '^0$' stat ring_resize_errors
+check_output "ring_resize_errors still 3" '^3$' stat ring_resize_errors
 check "kernel log clean" dmesg_clean
 exit $(tap_status)

@@ -13,7 +13,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 11
+plan 17
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -37,3 +37,13 @@ check_delta "the failed send counted (tx_wc_errors)" f A:ib0 tx_wc_errors -ge 1
 check_delta "one recovery (ud_qp_recoveries)" f A:ib0 ud_qp_recoveries -eq 1
 check_delta "no failed recovery" f A:ib0 ud_qp_recovery_failures -eq 0
 check "recovery logged" dmesg_has 'UD QP 0x[0-9a-f]+: send queue error \(SQE\), back to RTS'
+
+# ---- receives go on in SQE
+snap r A:ib0 ib:softib0
+check "fault armed: A's UD QP in SQE now, its next send fails (ud_sqe)" sh -c "echo ud_sqe $qpn > $fault"
+ns_exec B ping -c 3 -i 0.2 -W 1 10.0.0.1 >/dev/null 2>&1 || true	# replies may fail: the checks say
+check_delta "B's packets placed into A's QP in SQE (softib ud_rx_send_queue_stopped)" r ib:softib0 ud_rx_send_queue_stopped -ge 1
+check_delta "none dropped for the QP state (softib drop_no_qp)" r ib:softib0 drop_no_qp -eq 0
+check "A recovered: a ping answered" ns_reach A 10.0.0.2 10
+check "then every ping answered" ns_ping_all A 10.0.0.2 5
+check_delta "one more recovery (ud_qp_recoveries)" r A:ib0 ud_qp_recoveries -eq 1
