@@ -351,3 +351,61 @@ mem_largest() {
         rec mem_n - - - "$b_conns"
     fi
 }
+
+# isolation CASE: a stalled peer's effect on a healthy one (docs/connected.md §3, "Peer
+# isolation"; the e2e scenario ipoib-cm-isolation checks the same three stalls). Connected
+# mode on softib hosts=3: A (ib0), the healthy peer B1 ($PEER) and C (B2, 10.0.0.3, softib2).
+# A's connection to C is stalled one of three ways (CASE: forever, softib `rnr QPN forever` on
+# C's RC QPs; trickle, `rnr QPN trickle 3000`: one SEND a 3 s; gone, C's port down) while A
+# sends C 60000-byte pings every 20 ms throughout. From 3 s on: iperf3 TCP A->B1 for
+# BENCH_TIME s (isolation_tcp, receiver Mbit/s; 0 when nothing reached B1 or the run did not
+# end within BENCH_TIME + 15 s), then 30 pings A->B1 100 ms apart, -W 5 (isolation_answered,
+# isolation_rtt_max: the worst round trip of those answered). With BENCH_TIME 4 both fit the
+# 10 s before our send watchdog gives up on C; the in-tree driver has no such limit.
+ISO_C=10.0.0.3 ISO_FAULT=/sys/kernel/debug/softib/softib2/fault ISO_PORT=5300
+# C's RC QPs (softib2): all are stalled, whichever carries A's sends (C's end of A's
+# connection, or C's own connection that A sends on); one nothing sends to is unaffected
+iso_qps() { rdma resource show qp 2>/dev/null | awk '/softib2\// && / type RC / { for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }'; }
+iso_fault() { # CASE
+    case $1 in
+        gone) echo "port_down 1" > $ISO_FAULT ;;
+        *) [ -n "$(iso_qps)" ] || return 1
+           for b_q in $(iso_qps); do
+               if [ "$1" = forever ]; then echo "rnr $b_q forever"; else echo "rnr $b_q trickle 3000"; fi > $ISO_FAULT 2>/dev/null
+           done ;;
+    esac
+}
+# the flood to C: the background job is ping itself (exec, and ip netns exec execs it), so
+# that SIGINT ends it with its summary
+iso_flood() { exec /usr/sbin/ip netns exec A /usr/bin/ping -n -i 0.02 -W 1 -s 60000 -w 60 $ISO_C; }
+iso_lift() { if [ "$1" = gone ]; then echo "port_up 1" > $ISO_FAULT; else echo clear > $ISO_FAULT; fi; }
+isolation() {
+    step $((BENCH_TIME + 20)) "isolation $MODE srq=$SRQ $1" || return 0
+    check "$MODE srq=$SRQ $SLOT run $RUN: $1: A reaches C (60000-byte ping)" \
+        wait_for 60 ns_exec A ping -n -c 1 -W 2 -s 60000 $ISO_C || return 0
+    check "$MODE srq=$SRQ $SLOT run $RUN: $1: C stalled" iso_fault $1 || { iso_lift $1; return 0; }
+    iso_flood > /tmp/iso.flood 2>&1 &
+    b_fp=$!
+    ISO_PORT=$((ISO_PORT + 1))
+    ns_exec B1 iperf3 -s -1 -D -p $ISO_PORT -I /tmp/iso.srv.pid >/dev/null 2>&1
+    wait_for 10 iperf3_listening B1 $ISO_PORT
+    # 3 s: the in-tree driver's send ring (128) fills at the flood's 50 a second in 2.6 s
+    sleep 3
+    b_out=$(timeout $((BENCH_TIME + 15)) /usr/sbin/ip netns exec A iperf3 -c "$PEER" -p $ISO_PORT -t "$BENCH_TIME" -f m 2>&1)
+    b_mbit=$(echo "$b_out" | grep ' receiver$' | tail -n1 | awk '{ print $(NF-2) }')
+    b_pout=$(ns_exec A ping -n -c 30 -i 0.1 -W 5 "$PEER" 2>&1)
+    kill -INT $b_fp 2>/dev/null; wait $b_fp 2>/dev/null
+    kill "$(cat /tmp/iso.srv.pid 2>/dev/null)" 2>/dev/null
+    b_got=$(echo "$b_pout" | grep -c ' time=')
+    b_rtt=$(echo "$b_pout" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' | sort -n | tail -n 1)
+    diag "bench-iso $MODE $SRQ $SLOT $RUN $1: B1 $b_got/30 answered, worst ${b_rtt:-none} ms; TCP ${b_mbit:-nothing} Mbit/s; C: $(grep transmitted /tmp/iso.flood)"
+    if check "$MODE srq=$SRQ $SLOT run $RUN: $1: pings to B1 ran ($b_got/30 answered)" test -n "$b_got"; then
+        rec isolation_answered 1 "$1" - "$b_got"
+        [ -n "$b_rtt" ] && rec isolation_rtt_max 1 "$1" - "$b_rtt"
+        rec isolation_tcp 1 "$1" - "${b_mbit:-0}"
+    fi
+    [ -n "$b_mbit" ] || diag "$b_out"
+    check "$MODE srq=$SRQ $SLOT run $RUN: $1: stall lifted" iso_lift $1
+    [ "$1" = gone ] && wait_carrier ib2 B2 60
+    wait_for 60 ns_reach A $ISO_C 1 || diag "$SLOT: A does not reach C 60 s after the $1 stall was lifted"
+}

@@ -23,6 +23,10 @@
 #            connections on 25 hosts, in-tree its whole hub, 48; BENCH_MESH=2, every run:
 #            in-tree's mesh too, as many pairs as its memory allows), bench-lib.sh mem_largest
 #   (each peer answers within BENCH_SETUP_WINDOW s or is reported as never answering)
+#   phase 5  softib hosts=3 (SRQ), connected mode: peer isolation, A's connection to a third
+#            host C stalled three ways (RNR NAK forever, a trickle, C's port down) while A
+#            floods C: TCP throughput, pings answered and the worst RTT to the healthy B1
+#            (bench-lib.sh isolation), BENCH_RUNS times, in-tree and ours
 # A driver gets connected cells only if it accepts `echo connected > mode` (probed once at
 # the start, and again by every connected bring-up); the others are reported not measured.
 # Figures leave as "# bench-*" diagnostics (bench-lib.sh); scripts/bench-report makes the
@@ -280,6 +284,28 @@ setup_phase() { # HOSTS "PEERS" SRQ MODE...
     done
 }
 
+# isolation_phase: the peer-isolation cells (phase 5)
+isolation_phase() {
+    has_mode connected || return 0
+    want isolation_rtt_max isolation_answered isolation_tcp || return 0
+    fabric 3 1
+    namespaces 3
+    MODE=connected SRQ=1 RUN=1 PHASE_RUNS=$BENCH_RUNS
+    while [ $RUN -le $BENCH_RUNS ]; do
+        for SLOT in $(slots intree ours); do isolation_cell; done
+        RUN=$((RUN + 1))
+    done
+}
+isolation_cell() {
+    b_d=$(slot_driver $SLOT)
+    cell_up "$b_d" 3 || return 0
+    act check "$MODE srq=$SRQ $SLOT run $RUN: warm-up ping" wait_for 30 ns_reach A $PEER 1
+    rc_carried "$b_d" || return 0
+    for b_case in forever trickle gone; do isolation $b_case; done
+    [ $DRY = 1 ] || cm_counters
+    cell_down "$b_d"
+}
+
 has_mode() { case " $BENCH_MODES " in *" $1 "*) return 0 ;; esac; return 1; }
 modes_srq() { # the modes a softib with SRQ=$1 is measured in
     if [ "$1" = 1 ]; then has_mode datagram && echo datagram; fi
@@ -299,6 +325,7 @@ benchmark() {
     pair_phase 0 $(modes_srq 0)
     setup_phase "$BENCH_HOSTS" "$BENCH_PEERS" 1 $(modes_srq 1)
     setup_phase "$BENCH_HOSTS0" "$BENCH_PEERS0" 0 $(has_mode connected && echo connected)
+    isolation_phase
 }
 
 dmesg_mark bench

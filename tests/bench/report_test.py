@@ -12,9 +12,11 @@ against ours' slot, ours / oursb is judged against that floor (one cell worse be
 one within). Also: the memory records' `measure` (from "# bench-measure mem") and a
 comparison with a previous JSON of another measure (or none recorded: MemAvailable before
 2026-12-02) flagged "not comparable", not judged; a run with the A/A slot in one pair family
-per run (aa_cells=rotate) whose cells all take their metric's largest A/A as the floor; and,
-on the host with sh, the harness's own loops (tests/bench/ipoib-bench.sh in its dry-run
-pass, the cells stubbed): where the A/A slot runs with BENCH_AA_CELLS rotate and every.
+per run (aa_cells=rotate) whose cells all take their metric's largest A/A as the floor; the
+peer-isolation records (the stall as the cell); and, on the host with sh, the harness's own
+loops (tests/bench/ipoib-bench.sh in its dry-run pass, the cells stubbed): where the A/A slot
+runs with BENCH_AA_CELLS rotate and every, the isolation phase's cells, and the isolation
+cell's figures from canned iperf3 and ping output.
 Prints TAP; exit 1 on a failure.
 """
 import json
@@ -116,6 +118,7 @@ eval "$(sed -n '/^BENCH_RUNS=/,/^dmesg_mark bench$/p' "$BENCH_SCENARIO" | grep -
 BENCH_AA_CELLS=$CELLS BENCH_RUNS=$RUNS
 pair_cell() { echo "$RUN $MODE$SRQ $SLOT"; }
 setup_cell() { echo "setup $RUN $MODE$SRQ $SLOT $1"; }; ceiling() { :; }
+isolation_cell() { echo "iso $RUN $MODE$SRQ $SLOT $FABRIC"; }
 DRY=1; benchmark
 BENCH_OURS_PARAMS=cm_csum_free=1 BENCH_OURSB_PARAMS=cm_csum_free=0
 echo "params ours=$(params ours) oursb=$(params oursb) intree=$(params intree)"
@@ -173,6 +176,46 @@ namespaces() { :; }; cell_up() { return 0; }; cell_down() { :; }; setup() { :; }
 mem_largest() { echo "mem_largest run $RUN $SLOT peers $1 cap $2"; }
 DRY=0; benchmark
 """
+
+
+# isolation(), the peer-isolation cell, on the host: the stall, the flood and the servers
+# stubbed; iperf3's output (IPERF) and the pings' (PINGS, printf %b) canned
+ISO_SH = r"""
+diag() { echo "# $*"; }
+check() { b_cd=$1; shift; if "$@"; then echo "ok - $b_cd"; else echo "not ok - $b_cd"; return 1; fi; }
+. "$BENCH_LIB"
+MODE=connected SRQ=1 SLOT=ours RUN=1 BENCH_TIME=4 PEER=10.0.0.2 BENCH_METRICS=all
+wait_for() { :; }; sleep() { :; }; iso_fault() { :; }; iso_lift() { :; }; wait_carrier() { :; }; iso_flood() { :; }
+timeout() { printf '%b' "$IPERF"; }
+ns_exec() { case "$*" in *"-c 30 "*) printf '%b' "$PINGS" ;; esac; }
+isolation "$CASE"
+"""
+
+TAP_ISO = """ok 1 - something
+# bench-rec connected 1 intree 1 isolation_answered 1 forever - 11
+# bench-rec connected 1 intree 1 isolation_rtt_max 1 forever - 4900
+# bench-rec connected 1 intree 1 isolation_tcp 1 forever - 0
+# bench-rec connected 1 ours 1 isolation_answered 1 forever - 30
+# bench-rec connected 1 ours 1 isolation_rtt_max 1 forever - 98
+# bench-rec connected 1 ours 1 isolation_tcp 1 forever - 200
+# bench-rec connected 1 intree 1 isolation_answered 1 gone - 30
+# bench-rec connected 1 intree 1 isolation_rtt_max 1 gone - 20
+# bench-rec connected 1 intree 1 isolation_tcp 1 gone - 100
+# bench-rec connected 1 ours 1 isolation_answered 1 gone - 30
+# bench-rec connected 1 ours 1 isolation_rtt_max 1 gone - 10
+# bench-rec connected 1 ours 1 isolation_tcp 1 gone - 150
+"""
+
+
+def iso_cell(case, iperf, pings):
+    env = dict(os.environ, BENCH_LIB=benchlib, CASE=case, IPERF=iperf, PINGS=pings)
+    p = subprocess.run(["sh", "-c", ISO_SH], capture_output=True, text=True, env=env)
+    recs = {}
+    for l in p.stdout.splitlines():
+        w = l.split()
+        if w[:2] == ["#", "bench-rec"]:
+            recs[w[6]] = (w[8], float(w[10]))
+    return recs, p.stdout
 
 
 def mesh_plan(mesh):
@@ -429,6 +472,10 @@ def main():
                                     "setup 1 connected1 intree 1,8,118", "setup 1 connected1 ours 1,8,118",
                                     "setup 1 connected0 intree 1,8,15", "setup 1 connected0 ours 1,8,15",
                                     "setup 2 connected0 intree 1,8,15", "setup 2 connected0 ours 1,8,15"]))
+    rc, cells3 = plan("rotate", 3)
+    iso = [l for l in cells3 if l.startswith("iso ")]
+    check("harness, isolation phase, 3 runs: in-tree and ours once per run, connected SRQ, on softib hosts=3",
+          sorted(iso) == sorted("iso %d connected1 %s 3 1" % (r, s) for r in (1, 2, 3) for s in ("intree", "ours")))
     check("harness: BENCH_OURSB_PARAMS are oursb's module parameters, BENCH_OURS_PARAMS ours', none for in-tree",
           "params ours=cm_csum_free=1 oursb=cm_csum_free=0 intree=" in cells)
 
@@ -496,6 +543,33 @@ def main():
     check("mesh, in-tree, no pair fits above the 640 MiB: no ping, the figure over the hub's 10 connections",
           pings == [] and "ok - ours run 1: the mesh's 0 pairs" in out and recs.get("mem_n") == ("-", 10) and
           "ok - ours run 1: largest N: 10 idle RC connections (10 hub + 0 mesh)" in out)
+
+    # the isolation cell: figures from iperf3's receiver line and the pings' replies
+    recs, out = iso_cell("trickle", "[  5]   0.00-4.00   sec  100 MBytes   210 Mbits/sec                  receiver\n",
+                         "64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=3.1 ms\n"
+                         "64 bytes from 10.0.0.2: icmp_seq=2 ttl=64 time=12.5 ms\n"
+                         "64 bytes from 10.0.0.2: icmp_seq=3 ttl=64 time=9.75 ms\n")
+    check("isolation cell: 3 answered, worst RTT 12.5 ms, TCP 210 Mbit/s, the stall as the direction",
+          recs == {"isolation_answered": ("trickle", 3), "isolation_rtt_max": ("trickle", 12.5),
+                   "isolation_tcp": ("trickle", 210)})
+    recs, out = iso_cell("forever", "iperf3: error - unable to connect\n", "")
+    check("isolation cell: nothing reached B (no receiver line, no reply): TCP 0, 0 answered, no worst RTT",
+          recs == {"isolation_answered": ("forever", 0), "isolation_tcp": ("forever", 0)} and
+          "unable to connect" in out)
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, ri, mdi = run(tmp, tap_text=TAP_ISO)
+        t = find(ri, "isolation_tcp", "connected", direction="C: RNR NAK forever")
+        check("report: isolation_tcp forever: in-tree 0 -> ours 200, no ratio (not a division by zero)",
+              t and t["intree"] == 0 and t["ours"] == 200 and t["ratio"] is None and t["better"] == "higher")
+        r = find(ri, "isolation_rtt_max", "connected", direction="C: port down")
+        check("report: isolation_rtt_max gone: ms, lower is better, ratio 10/20",
+              r and r["unit"] == "ms" and r["better"] == "lower" and abs(r["ratio"] - 0.5) < 1e-9)
+        a = find(ri, "isolation_answered", "connected", direction="C: RNR NAK forever")
+        check("report: isolation_answered forever: 30 / 11", a and abs(a["ratio"] - 30 / 11) < 1e-9)
+        rows = [l for l in mdi.splitlines() if l.startswith("| isolation_rtt_max")]
+        check("report: the isolation rows name the stall, not a stream count, and say what was measured",
+              len(rows) == 2 and "| C: RNR NAK forever |" in rows[0] and "stream" not in rows[0] and
+              "worst of those answered" in rows[0])
 
     # the report: the figure at the largest N, each driver's N
     with tempfile.TemporaryDirectory() as tmp:
