@@ -110,8 +110,8 @@ inline constexpr int kMaxPeers = 65536;
 
 // What one connection may have in flight, and so its RC send ring and its QP's send queue
 // (max_send_wr, + 1 for the drain WR): 32 sends of at most 64 KiB each, 2 MiB in flight.
-// The interface's RC bound (RcSendBudget) is never above it, so a connection's ring cannot
-// fill before the bound stops the queue. At send_queue_size + 1 = 129 WQEs of 18 SGEs the
+// The interface's RC bound (RcSendBudget) is four such rings, so no single connection can
+// stop the netdev queue: a send at its connection's bound waits on that peer's own queue. At send_queue_size + 1 = 129 WQEs of 18 SGEs the
 // send queue would be what an idle connection pins most after its receive buffer (64 KiB per
 // end; 33 WQEs take 16 KiB, 65 would take 32: docs/connected.md §5.1). ipoib-cm-bidir sees at
 // most 33 (6.1) and 47 (6.12) sends in flight with 128 allowed (docs/connected.md §10.4), so
