@@ -201,6 +201,9 @@ void CmTable::on_ident_rc(const HwAddr &peer, u32 local_qpn, const u8 *msg, u32 
 		}
 		p->proving = nullptr;
 		p->proof.close();
+		// Proven: the next proof (a restart, a mode flip) may hold xmit again. Only a genuine
+		// echo gets here, so the once-per-30-s bound still holds against forgers.
+		p->proof_hold_next = 0;
 		proofs_open_--;
 		c->leave_unproven();
 		retire_replaced(*p, *c, notes);
