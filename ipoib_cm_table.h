@@ -95,7 +95,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts) X(cm_req_unproven_full)
+	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
