@@ -72,7 +72,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool conn_waiting = false;	// pending waits for its own connection's bound
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
-	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
+	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
+	bool fallback_logged = false;	// the info line was printed (cm_fallback_note)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
 	u8 crossing_waits = 0;		// AwaitOther in a row, no connection since (cm::Config)
