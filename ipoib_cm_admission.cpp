@@ -52,7 +52,8 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	// The peer's 20-octet address: its UD QPN from the private data, its GID from the
 	// primary path (docs/design.md §4 item 6); flags zero (the table's key).
 	const HwAddr peer = HwAddr::make(0, res == cm::PrivDataResult::Ok ? pd.ud_qpn : 0, ev.dgid);
-	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, config(cm::Dir::Passive, 0), peer);
+	const cm::Config cfg = config(cm::Dir::Passive, 0);
+	Connection *c = new (Gfp::Kernel) Connection(*this, cm::Dir::Passive, cfg, peer);
 	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
 		delete c;
 		count(ifs_.cm_req_no_memory);
@@ -75,7 +76,9 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 			refused = cm::rej::kNoResources;
 		} else {
 			c->hold_pool_slot();	// given back when it leaves accepting (Connection::feed)
-			c->hold_unproven();	// given back when proven (on_ident_rc) or at retire
+			// given back when proven (on_ident_rc), at retire, or at the first receive
+			// of a connection that never carries ours (ipoib_cm_admission.h)
+			c->hold_unproven(unproven_returns_at_rx(cfg.local_bidir, peer_bidir, cfg.send_accepted));
 			on_req_locked(*c, id, ev, res, pd, caps, peer, me, lid, kind, notes);
 		}
 	}

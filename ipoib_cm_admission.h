@@ -17,7 +17,8 @@
 // asked to: such connections carry nothing of ours, but each holds a QP and a slot of the
 // connection limit. Every passive connection counts in a second budget from its REQ until its
 // peer proves its identity (the echo) or it is torn down, a failed proof's receive-only one
-// included (it still holds its slot). The budget is half the connection limit: the other half
+// included (it still holds its slot); one that never carries ours (one-way) until its first
+// packet instead (UnprovenSlot). The budget is half the connection limit: the other half
 // stays for our own connections and proven peers' whatever a forger sends. REQs beyond it
 // are rejected (REJ No Resources, cm_req_unproven_full) before anything is allocated.
 #pragma once
@@ -86,6 +87,58 @@ inline ReqAdmit req_admit(ReqPool &pool, ReqPool &unproven)
 		return ReqAdmit::UnprovenFull;
 	}
 	return ReqAdmit::Ok;
+}
+
+// A passive connection's slot of the unproven budget (ReqPool above), given back exactly once:
+// at its peer's proof (the echo), at its retirement, or, for a connection that never carries
+// our packets, at its first successful receive. Such a peer (the in-tree driver, ours with
+// cm_bidir=0) can never prove, and would otherwise hold the slot until reaped: with more of
+// them than half the connection limit the rest would be refused, and the in-tree driver does
+// not fall back to UD on a REJ. Its first packet shows a real QP at the far end, connected to
+// ours; the identity it claims gains it nothing, since the connection never carries ours. A
+// forger that never sends keeps the slot, as before. hold() runs before the connection is
+// visible; release() and on_rx() may race (the work item, the table, NAPI): the exchange on
+// held_ makes one of them the one that gives the slot back.
+class UnprovenSlot {
+public:
+	// At the REQ's admission (table lock), the slot taken (req_admit); one_way:
+	// unproven_returns_at_rx.
+	void hold(bool one_way)
+	{
+		__atomic_store_n(&at_rx_, one_way, __ATOMIC_RELAXED);
+		__atomic_store_n(&held_, true, __ATOMIC_RELEASE);
+	}
+	bool held() const { return __atomic_load_n(&held_, __ATOMIC_ACQUIRE); }
+	// The proof or the retirement: true when this call gave the slot back.
+	bool release(ReqPool &budget)
+	{
+		if (!held() || !__atomic_exchange_n(&held_, false, __ATOMIC_ACQ_REL))
+			return false;
+		budget.put();
+		return true;
+	}
+	// A successful receive (NAPI): true when this call gave the slot back (the caller counts
+	// it). One relaxed load per receive otherwise.
+	bool on_rx(ReqPool &budget)
+	{
+		if (!__atomic_load_n(&at_rx_, __ATOMIC_RELAXED))
+			return false;
+		__atomic_store_n(&at_rx_, false, __ATOMIC_RELAXED);
+		return release(budget);	// exactly once even if receives raced: the exchange
+	}
+
+private:
+	bool held_ = false;	// atomic: the slot is ours
+	bool at_rx_ = false;	// atomic: given back at the first receive (one-way)
+};
+
+// Whether a passive connection's unproven slot goes back at its first receive: it can never
+// carry our packets. local_bidir: cm_bidir; peer_bidir: its REQ announced kCapBidir;
+// send_accepted: the test knob that sends over one-way passive connections anyway
+// (cm::Conn::may_send).
+inline bool unproven_returns_at_rx(bool local_bidir, bool peer_bidir, bool send_accepted)
+{
+	return !(local_bidir && peer_bidir) && !send_accepted;
 }
 
 // Peer entries live: those added less those freed (the housekeeping work counts a free after

@@ -149,8 +149,7 @@ void Connection::leave_pool()
 
 void Connection::leave_unproven()
 {
-	if (__atomic_load_n(&unproven_, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&unproven_, false, __ATOMIC_ACQ_REL))
-		t_.unproven_budget().put();
+	(void)unproven_.release(t_.unproven_budget());
 }
 
 void Connection::quiesce()
@@ -317,6 +316,9 @@ void Connection::receive(const kapi_wc &wc, u64 now)
 	const bool ok = wc.status == KAPI_WC_SUCCESS;
 	if (!ok && wc.status != KAPI_WC_WR_FLUSH_ERR)
 		feed(cm::Event::wc_error(wc_cause(wc.status)));
+	// A one-way passive connection's unproven slot goes back at its first packet (UnprovenSlot).
+	if (ok && unproven_.on_rx(t_.unproven_budget()))
+		count(t_.ifstats().cm_unproven_released_rx);
 	if (ok && skb) {	// !skb: no replacement buffer, dropped and counted by the ring
 		touch(now);
 		t_.ifc().receive_rc(skb, peer_, st_, csum_free(), qpn());

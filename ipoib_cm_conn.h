@@ -37,6 +37,7 @@
 #pragma once
 
 #include "ipoib_addr.h"
+#include "ipoib_cm_admission.h"
 #include "ipoib_cm_notes.h"
 #include "ipoib_rc_qp.h"
 #include "ipoib_recv_ring.h"
@@ -178,8 +179,10 @@ public:
 	// ReqPool, given back once (feed) when it is no longer accepting, or at Destroy.
 	void hold_pool_slot() { __atomic_store_n(&pooled_, true, __ATOMIC_RELEASE); }
 	// Passive, likewise: c holds one slot of the table's unproven budget until its peer
-	// proves its identity or c is retired (leave_unproven, once; the destructor too).
-	void hold_unproven() { __atomic_store_n(&unproven_, true, __ATOMIC_RELEASE); }
+	// proves its identity or c is retired (leave_unproven, once; the destructor too), or,
+	// one_way (unproven_returns_at_rx), until its first successful receive
+	// (ipoib_cm_admission.h, UnprovenSlot).
+	void hold_unproven(bool one_way) { unproven_.hold(one_way); }
 	void leave_unproven();
 	bool peer_action_pending() const { return __atomic_load_n(&peer_actions_, __ATOMIC_ACQUIRE) != 0; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
@@ -238,7 +241,7 @@ private:
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)
 	bool csum_free_ = false;	// atomic: negotiated()
 	bool pooled_ = false;		// atomic: holds a ReqPool slot (hold_pool_slot)
-	bool unproven_ = false;		// atomic: holds an unproven-budget slot (hold_unproven)
+	UnprovenSlot unproven_;		// its unproven-budget slot (hold_unproven)
 	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
 	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
 	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)

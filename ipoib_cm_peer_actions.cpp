@@ -175,14 +175,17 @@ void CmTable::fall_back(Connection &c)
 {
 	CmPending q;
 	u32 backoff = 0;
-	bool first = false;
+	FallbackNote note;
+	u32 missed = 0;
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		CmPeer *p = c.owner;
 		if (!p)
 			return;
-		first = !p->fallback_logged;
-		p->fallback_logged = true;
+		// Logged once per peer, but a node can make us talk to many peers (any address it
+		// names over ARP/ND, each refusing our REQ): at peer_log's rate too, each counted.
+		// The limit is asked here (lock-free) so the peer's flag records a printed line.
+		note = cm_fallback_note(p->fallback_seen, p->fallback_logged, peer_log_.allow(kapi_now_ms(), missed));
 		// The back-off resets only after a connection to the peer delivered traffic
 		// (cm::send_delivered: a successful completion that was progress): one that is
 		// established and then carries nothing (a receiver that NAKs forever) or a trickle
@@ -204,14 +207,11 @@ void CmTable::fall_back(Connection &c)
 		if (!may_send(p->send))
 			(void)cm_take_pending(*p, q);
 	}
-	// Logged once per peer, but a node can make us talk to many peers (any address it
-	// names over ARP/ND, each refusing our REQ): at peer_log's rate too, each counted.
-	if (first)
+	if (note.first)
 		count(ifs_.cm_fallback_peers);
-	u32 missed = 0;
-	if (!peer_log_.allow(kapi_now_ms(), missed)) {
+	if (note.line == FallbackLine::None) {
 		// left out (counted: cm_fall_backs, cm_fallback_peers)
-	} else if (first) {
+	} else if (note.line == FallbackLine::Info) {
 		log().info("peer QPN 0x%06x: no RC connection, datagram for %u ms, then CM again with a doubling back-off (logged once per peer; each counted cm_fall_backs; %u more not logged)",
 			   c.peer().qpn(), backoff, missed);
 	} else {

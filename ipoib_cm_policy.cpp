@@ -3,13 +3,12 @@
 // the CM and transport timing parameters, REJ classification, the names of states, actions
 // and counters, and which events and actions may run where. Pure: no kernel calls; the one
 // global is the log rate limit of connection event notes.
-#include "ipoib_cm_state.h"
-#include "ipoib_log_limit.h"
+#include "ipoib_cm_notes.h"
 
 namespace ipoib {
-// The rate limit of connection event notes (ipoib_cm_notes.h): here, in the state machine's
-// rules, so the driver and both test builds (which have no connection code) link one.
-constinit LogLimit g_cm_note_log;
+// The rate limits of connection event notes (ipoib_cm_notes.h): here, in the state machine's
+// rules, so the driver and both test builds (which have no connection code) link them.
+constinit NoteLimits g_cm_note_limits;
 } // namespace ipoib
 
 namespace ipoib::cm {

@@ -2,7 +2,8 @@
 // ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §3,
 // §4, §10; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
 // (RcSendBudget) and the per-connection bound below it (CmSlot, cm_flush_peer), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
-// connections may become its send path (cm_send_candidate). CmTable (ipoib_cm_table.*)
+// connections may become its send path (cm_send_candidate), and what a FallBack logs
+// (cm_fallback_note). CmTable (ipoib_cm_table.*)
 // holds one of each and does the locking and the netdev queue.
 #pragma once
 
@@ -525,6 +526,28 @@ inline EchoVerdict cm_echo_verdict(bool open, bool live, bool under_proof, IdPro
 template <typename C> bool cm_publishable(const C *c, bool active, const C *peer_passive)
 {
 	return active || c == peer_passive;
+}
+
+// A FallBack's note (CmTable::fall_back, under the table lock; printed after it). The peer
+// entry's first FallBack is counted (first: cm_fallback_peers). Its info line goes out once
+// per peer entry, at the first FallBack the interface's log limit lets a line through
+// (allowed), so a line the limit left out is not lost for good; after it, debug lines.
+// seen, logged: the peer entry's flags.
+enum class FallbackLine : u8 { None, Info, Debug };
+struct FallbackNote {
+	bool first = false;
+	FallbackLine line = FallbackLine::None;
+};
+inline FallbackNote cm_fallback_note(bool &seen, bool &logged, bool allowed)
+{
+	FallbackNote n;
+	n.first = !seen;
+	seen = true;
+	if (!allowed)
+		return n;
+	n.line = logged ? FallbackLine::Debug : FallbackLine::Info;
+	logged = true;
+	return n;
 }
 
 } // namespace ipoib

@@ -384,7 +384,8 @@ Step Conn::on_connecting(const Event &e)
 	case Ev::LastWqeReached:
 		if (!cfg_.srq)
 			return ignore();
-		last_wqe_ = true;	// the QP is in error already
+		last_wqe_ = true;	// the QP entered error by itself, as in established
+		ctr_.inc(Ctr::QpFatal);
 		teardown(st, false);
 		fall_back(st, ctr_);
 		return st;
@@ -468,8 +469,10 @@ Step Conn::on_accepting(const Event &e)
 			return ignore();
 		// Our REP is outstanding: no REJ of ours, as at Close and AcceptTimeout (a REJ
 		// from REP_SENT leaves the REP in TIMEWAIT for ib_destroy_cm_id to wait out);
-		// the Destroy's ib_destroy_cm_id cancels it and rejects.
-		ctr_.inc(e.kind == Ev::WcError ? Ctr::WcErrors : Ctr::QpFatal);
+		// the Destroy's ib_destroy_cm_id cancels it and rejects. Counted as in
+		// established: a WC error by its status; LAST_WQE_REACHED and every receive
+		// flushed mean the QP entered error by itself, as its fatal event does.
+		ctr_.inc(e.kind == Ev::WcError ? wc_ctr(e.wc) : Ctr::QpFatal);
 		teardown(st, false);
 		return st;
 	default:

@@ -72,7 +72,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool conn_waiting = false;	// pending waits for its own connection's bound
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
-	bool fallback_logged = false;	// its first FallBack was logged (once per peer entry)
+	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
+	bool fallback_logged = false;	// the info line was printed (cm_fallback_note)
 	u64 await_until = 0;		// AwaitOther: the peer's REQ is expected before then
 	u8 stale_retries = 0;
 	u8 crossing_waits = 0;		// AwaitOther in a row, no connection since (cm::Config)
@@ -95,7 +96,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts) X(cm_req_unproven_full)
+	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)

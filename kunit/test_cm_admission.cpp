@@ -2,7 +2,8 @@
 // test_cm_admission.cpp - the REQ admission bounds (ipoib_cm_admission.h): the pool of
 // unanswered passive connections (its size from cm_req_pool and the connection limit, take
 // and put), the budget of passive connections whose peer has not proven its identity
-// (req_admit) and the peer-table bound.
+// (req_admit), a connection's slot of that budget (UnprovenSlot: given back exactly once, a
+// one-way connection's at its first receive) and the peer-table bound.
 #include "ktest.h"
 #include "ipoib_cm_admission.h"
 
@@ -12,6 +13,8 @@ using ipoib::peers_full;
 using ipoib::req_admit;
 using ipoib::ReqAdmit;
 using ipoib::ReqPool;
+using ipoib::unproven_returns_at_rx;
+using ipoib::UnprovenSlot;
 using kstd::u32;
 
 KTEST(cm_req_pool, bound)
@@ -101,6 +104,92 @@ KTEST(cm_req_unproven, pool_full_takes_nothing)
 	EXPECT_EQ(unproven.used(), 2u);
 }
 
+// Which passive connections give their unproven slot back at their first receive: those that
+// never carry our packets (not bidirectional on both ends, and not the send_accepted test
+// knob's). A bidirectional one keeps it until its proof.
+KTEST(cm_req_unproven, returns_at_rx_only_when_one_way)
+{
+	EXPECT_TRUE(unproven_returns_at_rx(true, false, false));	// the in-tree driver's REQ
+	EXPECT_TRUE(unproven_returns_at_rx(false, true, false));	// ours with cm_bidir=0
+	EXPECT_TRUE(unproven_returns_at_rx(false, false, false));
+	EXPECT_FALSE(unproven_returns_at_rx(true, true, false));	// bidirectional: the proof
+	EXPECT_FALSE(unproven_returns_at_rx(true, false, true));	// send_accepted: it may carry ours
+	EXPECT_FALSE(unproven_returns_at_rx(true, true, true));
+}
+
+// More peers that can never prove (the in-tree driver) than half the limit: each one's first
+// receive shows a real QP at the peer and gives its slot back, so all of them are admitted.
+KTEST(cm_req_unproven, one_way_peers_beyond_half_the_limit)
+{
+	constexpr u32 kLimit = 16, kPeers = 12;	// more than the budget of 8
+	ReqPool pool, unproven;
+	pool.set_limit(ReqPool::bound(64, kLimit));
+	unproven.set_limit(ReqPool::unproven_bound(kLimit));
+	UnprovenSlot slot[kPeers];
+	u32 released = 0;
+	for (u32 i = 0; i < kPeers; i++) {
+		ASSERT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+		slot[i].hold(unproven_returns_at_rx(true, false, false));
+		pool.put();	// its RTU
+		released += slot[i].on_rx(unproven) ? 1u : 0u;	// its first packet
+		released += slot[i].on_rx(unproven) ? 1u : 0u;	// and the next: nothing more
+	}
+	EXPECT_EQ(released, kPeers);
+	EXPECT_EQ(unproven.used(), 0u);
+	for (u32 i = 0; i < kPeers; i++)
+		EXPECT_FALSE(slot[i].release(unproven));	// retired later: not given back twice
+	EXPECT_EQ(unproven.used(), 0u);
+}
+
+// Exactly once, whichever comes first: a double release would hand back another
+// connection's slot (ReqPool::put only stops at zero).
+KTEST(cm_req_unproven, slot_given_back_once)
+{
+	ReqPool unproven;
+	unproven.set_limit(8);
+	UnprovenSlot other, s;
+	ASSERT_TRUE(unproven.take());
+	other.hold(false);	// a bidirectional connection under proof holds one more slot
+
+	// One-way: the first receive gives it back; a later retirement does not.
+	ASSERT_TRUE(unproven.take());
+	s.hold(true);
+	EXPECT_TRUE(s.held());
+	EXPECT_TRUE(s.on_rx(unproven));
+	EXPECT_FALSE(s.held());
+	EXPECT_EQ(unproven.used(), 1u);
+	EXPECT_FALSE(s.on_rx(unproven));
+	EXPECT_FALSE(s.release(unproven));
+	EXPECT_EQ(unproven.used(), 1u);
+
+	// One-way, retired before any receive (a forger that never sends): the retirement gives
+	// it back, a receive completed after it (a flush is not one, but a late success) does not.
+	UnprovenSlot r;
+	ASSERT_TRUE(unproven.take());
+	r.hold(true);
+	EXPECT_TRUE(r.release(unproven));
+	EXPECT_EQ(unproven.used(), 1u);
+	EXPECT_FALSE(r.on_rx(unproven));
+	EXPECT_FALSE(r.release(unproven));
+	EXPECT_EQ(unproven.used(), 1u);
+
+	// Bidirectional: receives keep it (a forger's packets prove nothing); the echo's proof
+	// gives it back, then its retirement does not.
+	for (u32 i = 0; i < 3; i++)
+		EXPECT_FALSE(other.on_rx(unproven));
+	EXPECT_TRUE(other.held());
+	EXPECT_EQ(unproven.used(), 1u);
+	EXPECT_TRUE(other.release(unproven));
+	EXPECT_FALSE(other.release(unproven));
+	EXPECT_EQ(unproven.used(), 0u);
+
+	// Never held (an active connection, a REQ refused before its slot): nothing to give.
+	UnprovenSlot none;
+	EXPECT_FALSE(none.held());
+	EXPECT_FALSE(none.on_rx(unproven));
+	EXPECT_FALSE(none.release(unproven));
+}
+
 KTEST(cm_peer_bound, full)
 {
 	EXPECT_FALSE(peers_full(0, 0, 16));
@@ -114,7 +203,10 @@ KTEST(cm_peer_bound, full)
 KTEST_SUITE(cm_req_pool, KTEST_CASE(cm_req_pool, bound), KTEST_CASE(cm_req_pool, take_put));
 KTEST_SUITE(cm_req_unproven, KTEST_CASE(cm_req_unproven, bound_is_half_the_limit),
 	    KTEST_CASE(cm_req_unproven, rtu_without_proof_stops_at_the_budget),
-	    KTEST_CASE(cm_req_unproven, pool_full_takes_nothing));
+	    KTEST_CASE(cm_req_unproven, pool_full_takes_nothing),
+	    KTEST_CASE(cm_req_unproven, returns_at_rx_only_when_one_way),
+	    KTEST_CASE(cm_req_unproven, one_way_peers_beyond_half_the_limit),
+	    KTEST_CASE(cm_req_unproven, slot_given_back_once));
 KTEST_SUITE(cm_peer_bound, KTEST_CASE(cm_peer_bound, full));
 
 } // namespace ktest_cm_admission

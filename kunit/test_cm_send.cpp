@@ -126,6 +126,35 @@ struct FakeConn {
 	bool carry;	// not draining or closed
 };
 
+// The once-per-peer fall-back line is set as logged only when it was printed: one the log
+// limit left out goes at the peer's next fall-back; the peer is counted once either way.
+KTEST(cm_fallback_note, info_line_once_when_printed)
+{
+	bool seen = false, logged = false;
+	FallbackNote n = cm_fallback_note(seen, logged, false);	// the limit is spent
+	EXPECT_TRUE(n.first);
+	EXPECT_TRUE(n.line == FallbackLine::None);
+	EXPECT_FALSE(logged);
+	n = cm_fallback_note(seen, logged, true);
+	EXPECT_FALSE(n.first);	// counted once
+	EXPECT_TRUE(n.line == FallbackLine::Info);
+	EXPECT_TRUE(logged);
+	n = cm_fallback_note(seen, logged, true);
+	EXPECT_FALSE(n.first);
+	EXPECT_TRUE(n.line == FallbackLine::Debug);
+	n = cm_fallback_note(seen, logged, false);
+	EXPECT_TRUE(n.line == FallbackLine::None);
+	EXPECT_TRUE(logged);
+
+	bool seen2 = false, logged2 = false;	// printed at once: info, then debug
+	n = cm_fallback_note(seen2, logged2, true);
+	EXPECT_TRUE(n.first);
+	EXPECT_TRUE(n.line == FallbackLine::Info);
+	n = cm_fallback_note(seen2, logged2, true);
+	EXPECT_FALSE(n.first);
+	EXPECT_TRUE(n.line == FallbackLine::Debug);
+}
+
 KTEST(cm_send_candidate, skips_a_connection_in_teardown)
 {
 	auto carry = [](const FakeConn *c) { return c->carry; };
@@ -623,6 +652,7 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));
 KTEST_SUITE(cm_peer_index, KTEST_CASE(cm_peer_index, finds_every_peer_past_the_bucket_count));
 KTEST_SUITE(cm_send_candidate, KTEST_CASE(cm_send_candidate, skips_a_connection_in_teardown));
+KTEST_SUITE(cm_fallback_note, KTEST_CASE(cm_fallback_note, info_line_once_when_printed));
 KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
 	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));

@@ -1738,6 +1738,54 @@ KTEST(cm_state_teardown, random_walks_keep_the_invariants)
 	EXPECT_GT(waits, 5);		// graceful teardowns of send paths were reached (and waited)
 }
 
+// A teardown on the QP's own error is counted by its cause, the same in every state with a
+// QP: QP fatal, LAST_WQE_REACHED (SRQ) and every receive flushed (non-SRQ, RxEmpty before our
+// QpToErr) all mean the QP entered error by itself (IBA 10.3.1, 11.6.3): cm_qp_fatal; a WC
+// error by its status (cm_rnr_retry_exceeded, cm_retry_exceeded, cm_wc_errors). Exactly one
+// counter moves.
+KTEST(cm_state_teardown, qp_errors_counted_by_cause_in_every_state)
+{
+	struct Case {
+		Event e;
+		Ctr ctr;
+	};
+	const Case cases[] = {{ev(Ev::QpFatal), Ctr::QpFatal},
+			      {ev(Ev::LastWqeReached), Ctr::QpFatal},
+			      {ev(Ev::RxEmpty), Ctr::QpFatal},
+			      {Event::wc_error(WcCause::Other), Ctr::WcErrors},
+			      {Event::wc_error(WcCause::RetryExceeded), Ctr::RetryExceeded},
+			      {Event::wc_error(WcCause::RnrRetryExceeded), Ctr::RnrRetryExceeded}};
+	const Ctr all[] = {Ctr::QpFatal, Ctr::WcErrors, Ctr::RetryExceeded, Ctr::RnrRetryExceeded};
+	int runs = 0;
+	for (int srq = 0; srq < 2; srq++) {
+		for (int dir = 0; dir < 2; dir++) {
+			const Dir d = dir ? Dir::Passive : Dir::Active;
+			const State states[] = {d == Dir::Active ? State::Connecting : State::Accepting, State::Established};
+			for (State s : states) {
+				for (const Case &k : cases) {
+					Conn c(d, cfg(srq != 0));
+					ASSERT_TRUE(drive_to(c, s));
+					const Step st = c.on(k.e);
+					if (st.ignored)
+						continue;	// not an event of this QP kind or state
+					runs++;
+					for (Ctr x : all) {
+						if (c.counters()[x] == (x == k.ctr ? 1u : 0u))
+							continue;
+						char msg[200];
+						ktest_snprintf(msg, sizeof(msg), "%s %s srq=%d, event %u: %s is %llu",
+							       dir ? "passive" : "active", state_name(s), srq,
+							       unsigned(k.e.kind), ctr_name(x),
+							       (unsigned long long)c.counters()[x]);
+						KTEST_FAIL(msg);
+					}
+				}
+			}
+		}
+	}
+	EXPECT_GE(runs, 16);
+}
+
 KTEST(cm_state_teardown, counters_sum)
 {
 	Counters total;
@@ -2260,6 +2308,7 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, actions_run_where_they_may),
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
 	    KTEST_CASE(cm_state_teardown, counters_sum),
+	    KTEST_CASE(cm_state_teardown, qp_errors_counted_by_cause_in_every_state),
 	    KTEST_CASE(cm_state_teardown, setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
 	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed),

@@ -114,5 +114,41 @@ KTEST(cm_notes, rate_limited_against_a_peer_flood)
 	kapi_msleep(ipoib::LogLimit::kIntervalMs);	// leave a fresh interval behind
 }
 
+// The err lines (a step overflow, a lost step) have a limit of their own: a flood of debug
+// notes (ignored events, which any peer can provoke) never hides them.
+KTEST(cm_notes, errors_not_hidden_by_debug_notes)
+{
+	kapi_msleep(2 * ipoib::LogLimit::kIntervalMs);	// a fresh interval: earlier cases printed
+	for (u32 i = 0; i < 1000; i++)
+		ignored(0x400 + i).print(kstd::log);
+	const long before = host_vlog_lines;
+	ignored(0x401).print(kstd::log);
+	EXPECT_EQ(host_vlog_lines, before);	// the debug notes are at their limit
+	FeedNote over = ignored(0x500);
+	over.ignored = false;
+	over.overflow = true;
+	over.print(kstd::log);
+	EXPECT_EQ(host_vlog_lines, before + 1);
+	EXPECT_TRUE(has_text(host_vlog_last, "CM step overflow"));
+	FeedNote lost = over;
+	lost.overflow = false;
+	lost.lost = true;
+	{
+		FeedNotes notes(kstd::log);	// kept, and one more past kFeedNotesMax: its count line
+		for (u32 i = 0; i < kFeedNotesMax; i++)
+			notes.add(lost);
+		notes.add(lost);
+	}
+	EXPECT_EQ(host_vlog_lines, before + 1 + long(kFeedNotesMax) + 1);
+	EXPECT_TRUE(has_text(host_vlog_last, "more connection event notes not printed"));
+	EXPECT_TRUE(has_text(host_vlog_last, "; 0 more lines not logged"));	// no error was left out
+	// The err lines are limited too, by their own limit.
+	for (u32 i = 0; i < 1000; i++)
+		over.print(kstd::log);
+	EXPECT_EQ(host_vlog_lines, before + long(ipoib::LogLimit::kBurst));
+	kapi_msleep(ipoib::LogLimit::kIntervalMs);	// leave a fresh interval behind
+}
+
 KTEST_SUITE(cm_notes, KTEST_CASE(cm_notes, printed_after_the_unlock), KTEST_CASE(cm_notes, bounded_and_counted),
-	    KTEST_CASE(cm_notes, rate_limited_against_a_peer_flood));
+	    KTEST_CASE(cm_notes, rate_limited_against_a_peer_flood),
+	    KTEST_CASE(cm_notes, errors_not_hidden_by_debug_notes));
