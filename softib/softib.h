@@ -328,6 +328,7 @@ int softib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad);
 void softib_qp_error(struct softib_qp *qp);		/* lock held */
 void softib_pop_send(struct softib_qp *qp, enum ib_wc_status st);	/* lock held */
+bool softib_ud_sq_error(struct softib_qp *qp);				/* lock held */
 void softib_complete_send(struct softib_qp *qp, enum ib_wc_status st);	/* lock held */
 struct softib_rwqe *softib_get_rwqe(struct softib_qp *qp);	/* lock held */
 void softib_put_rwqe(struct softib_qp *qp);			/* lock held */
