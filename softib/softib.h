@@ -127,6 +127,8 @@ struct softib_dev {
 	u32 f_delay_cm, f_delay_cm_ms;
 	u16 f_delay_cm_attr;			/* 0 = any attribute */
 	bool f_rx_stop;				/* RC QPs answer every SEND with RNR NAK */
+	u32 f_rx_trickle_ms;			/* RC QPs take one SEND per MS, host-wide */
+	unsigned long f_rx_trickle_next;	/* jiffies before which every SEND is NAKed */
 	u32 f_fail_create_qp;			/* the next N create_qp fail with -ENOMEM */
 };
 

@@ -217,6 +217,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			   sd->f_delay_cm_ms);
 	if (sd->f_rx_stop)
 		seq_puts(s, "rx_stop\n");
+	if (sd->f_rx_trickle_ms)
+		seq_printf(s, "rx_trickle %u\n", sd->f_rx_trickle_ms);
 	if (sd->f_fail_create_qp)
 		seq_printf(s, "fail_create_qp %u\n", sd->f_fail_create_qp);
 	xa_for_each(&sd->qps, idx, qp) {
@@ -451,6 +453,15 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_rx_stop = !strcmp(argv[0], "rx_stop");
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "rx_trickle") && argc == 2) {
+		/* `rx_trickle MS`, MS 1..60000 (0: off): `rnr QPN trickle MS` for every RC QP of
+		 * this host, those created later included (a peer that reconnects is still slow) */
+		if (kstrtou32(argv[1], 0, &b) || b > 60000)
+			return -EINVAL;
+		spin_lock_irqsave(&softib_lock, flags);
+		sd->f_rx_trickle_ms = b;
+		sd->f_rx_trickle_next = jiffies + msecs_to_jiffies(b);
+		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if (!strcmp(argv[0], "rnr") && argc == 4) {
 		/* `rnr QPN trickle MS`, MS 1..60000; replaces a count or `forever` */
 		if (strcmp(argv[2], "trickle") || kstrtou32(argv[3], 0, &b) || !b || b > 60000)
@@ -571,6 +582,7 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
 		sd->f_delay_cm = 0;
 		sd->f_rx_stop = false;
+		sd->f_rx_trickle_ms = 0;
 		sd->f_fail_create_qp = 0;
 		xa_for_each(&sd->qps, idx, qp) {
 			qp->force_rnr = 0;
