@@ -68,13 +68,6 @@ static void flush_wc(struct softib_qp *qp, struct softib_cq *cq, u64 wr_id,
 	softib_cq_push(cq, &wc, false);
 }
 
-/*
- * lock held.  IBA 10.3.1/11.6.3: in the Error state every outstanding WQE
- * completes with "flushed in error", in order; a QP attached to an SRQ
- * raises LAST_WQE_REACHED instead of flushing receives (11.6.3.3).  Since
- * deliveries happen atomically under this lock, every receive CQE of this QP
- * is already in its CQ: a drain WR posted after the event completes last.
- */
 /* lock held: the send queue stops: nothing runs or waits for it any more */
 static void sq_stop(struct softib_qp *qp)
 {
@@ -98,6 +91,13 @@ static void sq_flush(struct softib_qp *qp)
 	}
 }
 
+/*
+ * lock held.  IBA 10.3.1/11.6.3: in the Error state every outstanding WQE
+ * completes with "flushed in error", in order; a QP attached to an SRQ
+ * raises LAST_WQE_REACHED instead of flushing receives (11.6.3.3).  Since
+ * deliveries happen atomically under this lock, every receive CQE of this QP
+ * is already in its CQ: a drain WR posted after the event completes last.
+ */
 void softib_qp_error(struct softib_qp *qp)
 {
 	if (qp->state == IB_QPS_ERR)
@@ -364,20 +364,14 @@ static void qp_reset(struct softib_qp *qp)
 {
 	qp->sq.head = qp->sq.count = 0;
 	qp->rq.head = qp->rq.count = 0;
-	qp->wait = SOFTIB_WAIT_NONE;
 	qp->comm_est = false;
 	qp->timed_out = false;
-	qp->delayed_head = false;
 	qp->force_rnr = 0;
 	qp->force_rnr_forever = false;
 	qp->trickle_ms = 0;
 	qp->ud_send_err = false;
 	qp->ud_sqe_err = false;
-	del_timer(&qp->timer);
-	if (qp->on_runlist) {
-		list_del_init(&qp->run_node);
-		qp->on_runlist = false;
-	}
+	sq_stop(qp);
 }
 
 int softib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
