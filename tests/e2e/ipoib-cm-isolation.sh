@@ -10,8 +10,8 @@
 # to B reaches 2 s (the timing itself is for `make bench`), 10 broadcast pings from A (UD:
 # datagrams never wait on RC) are each answered by B, a 5 Mbit/s UDP stream A -> B loses no
 # datagram beyond those B's sockets counted dropped (RcvbufErrors: the receiving iperf3 behind
-# in a busy guest, not the path) and in every 1 s interval delivers at least half of what its
-# rate offers (a stopped netdev queue loses nothing: it blocks the sender), a TCP stream A -> B
+# in a busy guest, not the path) and in every 1 s interval delivers at least a tenth of what
+# its rate offers (a stopped netdev queue loses nothing: it blocks the sender), a TCP stream A -> B
 # delivers in every 1 s interval B's
 # iperf3 reports, and the kernel never logs "NETDEV WATCHDOG"; in the forever and trickle
 # cases debugfs shows A's connection to C with sends in flight and stalled= meanwhile, and
@@ -99,8 +99,9 @@ stalled() {
     esac
     check_udp_loss "$1: UDP A -> B (5 Mbit/s of 1400 B, 14 s) lost nothing beyond B's counted socket drops" \
         /tmp/udp.$1 "$(udp_counted B)" - || diag "$(cat /tmp/udp.$1)"
-    o=$(udp_each_second /tmp/udp.$1 5000000 1400 13 50); r=$?
-    check "$1: UDP A -> B delivered half of what 5 Mbit/s offers in every 1 s interval ($o)" test $r = 0 ||
+    # a stopped queue delivers nothing for seconds; a guest its host starves has dipped to 38 %
+    o=$(udp_each_second /tmp/udp.$1 5000000 1400 13 10); r=$?
+    check "$1: UDP A -> B delivered a tenth of what 5 Mbit/s offers in every 1 s interval ($o)" test $r = 0 ||
         diag "$(cat /tmp/udp.$1)"
     o=$(tcp_each_second /tmp/tcp.$1 13); r=$?
     check "$1: TCP A -> B delivered in every 1 s interval ($o)" test $r = 0 || diag "$(cat /tmp/tcp.$1)"
