@@ -127,6 +127,8 @@ struct softib_dev {
 	u32 f_delay_cm, f_delay_cm_ms;
 	u16 f_delay_cm_attr;			/* 0 = any attribute */
 	bool f_rx_stop;				/* RC QPs answer every SEND with RNR NAK */
+	u32 f_rx_trickle_ms;			/* RC QPs take one SEND per MS, host-wide */
+	unsigned long f_rx_trickle_next;	/* jiffies before which every SEND is NAKed */
 	u32 f_fail_create_qp;			/* the next N create_qp fail with -ENOMEM */
 };
 
@@ -328,6 +330,7 @@ int softib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad);
 void softib_qp_error(struct softib_qp *qp);		/* lock held */
 void softib_pop_send(struct softib_qp *qp, enum ib_wc_status st);	/* lock held */
+bool softib_ud_sq_error(struct softib_qp *qp);				/* lock held */
 void softib_complete_send(struct softib_qp *qp, enum ib_wc_status st);	/* lock held */
 struct softib_rwqe *softib_get_rwqe(struct softib_qp *qp);	/* lock held */
 void softib_put_rwqe(struct softib_qp *qp);			/* lock held */

@@ -217,6 +217,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			   sd->f_delay_cm_ms);
 	if (sd->f_rx_stop)
 		seq_puts(s, "rx_stop\n");
+	if (sd->f_rx_trickle_ms)
+		seq_printf(s, "rx_trickle %u\n", sd->f_rx_trickle_ms);
 	if (sd->f_fail_create_qp)
 		seq_printf(s, "fail_create_qp %u\n", sd->f_fail_create_qp);
 	xa_for_each(&sd->qps, idx, qp) {
@@ -368,6 +370,27 @@ static int set_guid(struct softib_port *sp, u64 guid)
 	return 0;
 }
 
+/*
+ * The live QP (of type qpt; IB_QPT_MAX: any) whose number is written in arg, returned with
+ * softib_lock held (the caller releases it with *flags); NULL, the lock not held, if arg is no
+ * number or names no such QP on this device.
+ */
+static struct softib_qp *lock_qp(struct softib_dev *sd, const char *arg,
+				 enum ib_qp_type qpt, unsigned long *flags)
+{
+	struct softib_qp *qp;
+	u32 qpn;
+
+	if (kstrtou32(arg, 0, &qpn))
+		return NULL;
+	spin_lock_irqsave(&softib_lock, *flags);
+	qp = xa_load(&sd->qps, qpn);
+	if (qp && !qp->dead && (qpt == IB_QPT_MAX || qp->ibqp.qp_type == qpt))
+		return qp;
+	spin_unlock_irqrestore(&softib_lock, *flags);
+	return NULL;
+}
+
 /* Must be called in process context: port events sleep. */
 static int run_cmd(struct softib_dev *sd, char *line)
 {
@@ -430,17 +453,22 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		spin_lock_irqsave(&softib_lock, flags);
 		sd->f_rx_stop = !strcmp(argv[0], "rx_stop");
 		spin_unlock_irqrestore(&softib_lock, flags);
-	} else if (!strcmp(argv[0], "rnr") && argc == 4) {
-		/* `rnr QPN trickle MS`, MS 1..60000; replaces a count or `forever` */
-		if (strcmp(argv[2], "trickle") || kstrtou32(argv[1], 0, &a) ||
-		    kstrtou32(argv[3], 0, &b) || !b || b > 60000)
+	} else if (!strcmp(argv[0], "rx_trickle") && argc == 2) {
+		/* `rx_trickle MS`, MS 1..60000 (0: off): `rnr QPN trickle MS` for every RC QP of
+		 * this host, those created later included (a peer that reconnects is still slow) */
+		if (kstrtou32(argv[1], 0, &b) || b > 60000)
 			return -EINVAL;
 		spin_lock_irqsave(&softib_lock, flags);
-		qp = xa_load(&sd->qps, a);
-		if (!qp || qp->dead) {
-			spin_unlock_irqrestore(&softib_lock, flags);
+		sd->f_rx_trickle_ms = b;
+		sd->f_rx_trickle_next = jiffies + msecs_to_jiffies(b);
+		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "rnr") && argc == 4) {
+		/* `rnr QPN trickle MS`, MS 1..60000; replaces a count or `forever` */
+		if (strcmp(argv[2], "trickle") || kstrtou32(argv[3], 0, &b) || !b || b > 60000)
 			return -EINVAL;
-		}
+		qp = lock_qp(sd, argv[1], IB_QPT_MAX, &flags);
+		if (!qp)
+			return -EINVAL;
 		qp->force_rnr = 0;
 		qp->force_rnr_forever = false;
 		qp->trickle_ms = b;
@@ -450,17 +478,12 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		   ((!strcmp(argv[0], "qp_err") || !strcmp(argv[0], "vanish")) && argc == 2)) {
 		bool forever = argc == 3 && !strcmp(argv[2], "forever");
 
-		if (kstrtou32(argv[1], 0, &a))
-			return -EINVAL;
 		b = 0;
 		if (argc == 3 && !forever && kstrtou32(argv[2], 0, &b))
 			return -EINVAL;
-		spin_lock_irqsave(&softib_lock, flags);
-		qp = xa_load(&sd->qps, a);
-		if (!qp || qp->dead) {
-			spin_unlock_irqrestore(&softib_lock, flags);
+		qp = lock_qp(sd, argv[1], IB_QPT_MAX, &flags);
+		if (!qp)
 			return -EINVAL;
-		}
 		if (argv[0][0] == 'r') {
 			/* `rnr QPN N` replaces `forever`/`trickle`; `rnr QPN 0` clears any */
 			qp->force_rnr = b;
@@ -473,19 +496,11 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			qp->vanished = true;	/* peers now see "no such QP" */
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if (!strcmp(argv[0], "ud_send_err") && argc == 2) {
-		int err = -EINVAL;
-
-		if (kstrtou32(argv[1], 0, &a))
+		qp = lock_qp(sd, argv[1], IB_QPT_UD, &flags);
+		if (!qp)
 			return -EINVAL;
-		spin_lock_irqsave(&softib_lock, flags);
-		qp = xa_load(&sd->qps, a);
-		if (qp && !qp->dead && qp->ibqp.qp_type == IB_QPT_UD) {
-			qp->ud_send_err = true;
-			err = 0;
-		}
+		qp->ud_send_err = true;
 		spin_unlock_irqrestore(&softib_lock, flags);
-		if (err)
-			return err;
 	} else if (!strcmp(argv[0], "fail_create_qp") && argc == 2) {
 		if (kstrtou32(argv[1], 0, &a))
 			return -EINVAL;
@@ -493,31 +508,32 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		sd->f_fail_create_qp = a;
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if (!strcmp(argv[0], "ud_sqe") && argc == 2) {
-		int err = -EINVAL;
-
-		/* the QP in SQE at once; the send error that did so reaches the consumer as the
-		 * completion of its next post (softib_post_send), so that what a QP in SQE
-		 * receives until then is seen (IBA 10.3.1: everything, as in RTS) */
-		if (kstrtou32(argv[1], 0, &a))
+		/* The QP in SQE at once. With sends queued, the oldest is the one that failed and
+		 * those behind it are flushed (as for ud_send_err). With none, the send error
+		 * reaches the consumer as the completion of its next post (softib_post_send), so
+		 * that what a QP in SQE receives until then is seen (IBA 10.3.1: everything, as
+		 * in RTS). */
+		qp = lock_qp(sd, argv[1], IB_QPT_UD, &flags);
+		if (!qp)
 			return -EINVAL;
-		spin_lock_irqsave(&softib_lock, flags);
-		qp = xa_load(&sd->qps, a);
-		if (qp && !qp->dead && qp->ibqp.qp_type == IB_QPT_UD && qp->state == IB_QPS_RTS) {
-			qp->state = IB_QPS_SQE;
-			qp->ud_sqe_err = true;
-			err = 0;
+		if (qp->state != IB_QPS_RTS) {
+			spin_unlock_irqrestore(&softib_lock, flags);
+			return -EINVAL;
 		}
+		if (softib_ud_sq_error(qp))
+			softib_count(&sd->ports[qp->port], SOFTIB_CNT_DROP_FAULT, 1);
+		else
+			qp->ud_sqe_err = true;
 		spin_unlock_irqrestore(&softib_lock, flags);
-		if (err)
-			return err;
 	} else if (!strcmp(argv[0], "qp_fatal") && argc == 3) {
 		int err;
 
-		if (kstrtou32(argv[1], 0, &a) || kstrtou32(argv[2], 0, &b) || b > 60000)
+		if (kstrtou32(argv[2], 0, &b) || b > 60000)
 			return -EINVAL;
-		spin_lock_irqsave(&softib_lock, flags);
-		qp = xa_load(&sd->qps, a);
-		err = qp && !qp->dead && qp->state != IB_QPS_ERR ? fatal_later(sd, qp, b) : -EINVAL;
+		qp = lock_qp(sd, argv[1], IB_QPT_MAX, &flags);
+		if (!qp)
+			return -EINVAL;
+		err = qp->state != IB_QPS_ERR ? fatal_later(sd, qp, b) : -EINVAL;
 		spin_unlock_irqrestore(&softib_lock, flags);
 		return err;
 	} else if ((!strcmp(argv[0], "port_down") || !strcmp(argv[0], "port_up") ||
@@ -566,11 +582,14 @@ static int run_cmd(struct softib_dev *sd, char *line)
 		sd->f_drop_ud = sd->f_delay_ud = sd->f_drop_sa = sd->f_drop_cm = 0;
 		sd->f_delay_cm = 0;
 		sd->f_rx_stop = false;
+		sd->f_rx_trickle_ms = 0;
 		sd->f_fail_create_qp = 0;
 		xa_for_each(&sd->qps, idx, qp) {
 			qp->force_rnr = 0;
 			qp->force_rnr_forever = false;
 			qp->trickle_ms = 0;
+			qp->ud_send_err = false;
+			qp->ud_sqe_err = false;
 		}
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else {

@@ -68,6 +68,29 @@ static void flush_wc(struct softib_qp *qp, struct softib_cq *cq, u64 wr_id,
 	softib_cq_push(cq, &wc, false);
 }
 
+/* lock held: the send queue stops: nothing runs or waits for it any more */
+static void sq_stop(struct softib_qp *qp)
+{
+	qp->wait = SOFTIB_WAIT_NONE;
+	qp->delayed_head = false;
+	del_timer(&qp->timer);
+	if (qp->on_runlist) {
+		list_del_init(&qp->run_node);
+		qp->on_runlist = false;
+	}
+}
+
+/* lock held: every send still queued completes "flushed in error", in order */
+static void sq_flush(struct softib_qp *qp)
+{
+	while (qp->sq.count) {
+		struct softib_swqe *w = softib_ring_at(&qp->sq, 0);
+
+		flush_wc(qp, qp->scq, w->wr_id, IB_WC_SEND);
+		ring_pop(&qp->sq);
+	}
+}
+
 /*
  * lock held.  IBA 10.3.1/11.6.3: in the Error state every outstanding WQE
  * completes with "flushed in error", in order; a QP attached to an SRQ
@@ -80,18 +103,11 @@ void softib_qp_error(struct softib_qp *qp)
 	if (qp->state == IB_QPS_ERR)
 		return;
 	qp->state = IB_QPS_ERR;
-	qp->wait = SOFTIB_WAIT_NONE;
-	del_timer(&qp->timer);
-	if (qp->on_runlist) {
-		list_del_init(&qp->run_node);
-		qp->on_runlist = false;
-	}
-	while (qp->sq.count) {
-		struct softib_swqe *w = softib_ring_at(&qp->sq, 0);
-
-		flush_wc(qp, qp->scq, w->wr_id, IB_WC_SEND);
-		ring_pop(&qp->sq);
-	}
+	/* a UD send fault armed before belongs to the QP's life in RTS/SQE: none fires after */
+	qp->ud_send_err = false;
+	qp->ud_sqe_err = false;
+	sq_stop(qp);
+	sq_flush(qp);
 	if (qp->srq) {
 		softib_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	} else {
@@ -102,6 +118,24 @@ void softib_qp_error(struct softib_qp *qp)
 			ring_pop(&qp->rq);
 		}
 	}
+}
+
+/*
+ * lock held.  IBA 10.3.1: a UD send error moves the QP to SQE.  The send that failed, the SQ
+ * head if there is one, completes with IB_WC_LOC_QP_OP_ERR, every send behind it is flushed
+ * in order, and receives go on until the consumer modifies the QP back to RTS.  Returns
+ * whether a queued send took the error (if none did, the caller reports it otherwise).
+ */
+bool softib_ud_sq_error(struct softib_qp *qp)
+{
+	bool head = qp->sq.count;
+
+	qp->state = IB_QPS_SQE;
+	sq_stop(qp);
+	if (head)
+		softib_pop_send(qp, IB_WC_LOC_QP_OP_ERR);
+	sq_flush(qp);
+	return head;
 }
 
 /*
@@ -330,18 +364,14 @@ static void qp_reset(struct softib_qp *qp)
 {
 	qp->sq.head = qp->sq.count = 0;
 	qp->rq.head = qp->rq.count = 0;
-	qp->wait = SOFTIB_WAIT_NONE;
 	qp->comm_est = false;
 	qp->timed_out = false;
-	qp->delayed_head = false;
 	qp->force_rnr = 0;
 	qp->force_rnr_forever = false;
 	qp->trickle_ms = 0;
-	del_timer(&qp->timer);
-	if (qp->on_runlist) {
-		list_del_init(&qp->run_node);
-		qp->on_runlist = false;
-	}
+	qp->ud_send_err = false;
+	qp->ud_sqe_err = false;
+	sq_stop(qp);
 }
 
 int softib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
@@ -409,6 +439,8 @@ int softib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 			softib_qp_error(qp);
 			break;
 		case IB_QPS_RTS:
+			/* out of SQE: the error `ud_sqe` still owed belonged to that SQE */
+			qp->ud_sqe_err = false;
 			qp->state = new;
 			qp->rnr_left = qp->rnr_retry;
 			qp->retry_left = qp->retry_cnt;

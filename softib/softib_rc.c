@@ -86,17 +86,28 @@ static void rnr_nak(struct softib_qp *qp, struct softib_port *sp, struct softib_
 	mod_timer(&qp->timer, jiffies + softib_scaled_jiffies(rnr_usec[dq->min_rnr_timer & 31]));
 }
 
+/* one message per ms of wall time through this gate; *next: when the next one may pass */
+static bool trickle_gate(unsigned long *next, u32 ms)
+{
+	if (time_before(jiffies, *next))
+		return true;
+	*next = jiffies + msecs_to_jiffies(ms);
+	return false;
+}
+
 /*
- * fault `rnr QPN trickle MS`: a receiver that is slow, not dead: one message per MS of
- * wall time is accepted, every other one RNR NAKed (the requester retries it).
+ * faults `rnr QPN trickle MS` (this QP) and `rx_trickle MS` (every RC QP of the host, QPs
+ * created later too, one clock for all): a receiver that is slow, not dead: one message per
+ * MS of wall time is accepted, every other one RNR NAKed (the requester retries it).
  */
 static bool trickle_refuses(struct softib_qp *dq)
 {
-	if (!dq->trickle_ms)
-		return false;
-	if (time_before(jiffies, dq->trickle_next))
-		return true;
-	dq->trickle_next = jiffies + msecs_to_jiffies(dq->trickle_ms);
+	struct softib_dev *sd = dq->sdev;
+
+	if (dq->trickle_ms)
+		return trickle_gate(&dq->trickle_next, dq->trickle_ms);
+	if (sd->f_rx_trickle_ms)
+		return trickle_gate(&sd->f_rx_trickle_next, sd->f_rx_trickle_ms);
 	return false;
 }
 
@@ -118,7 +129,8 @@ void softib_rc_process(struct softib_qp *qp)
 	qp->retry_left = qp->retry_cnt;
 
 	/*
-	 * fault knobs: `rnr QPN N|forever|trickle MS` on this QP, `rx_stop` on the responder's whole host.
+	 * fault knobs: `rnr QPN N|forever|trickle MS` on this QP, `rx_stop` and `rx_trickle MS`
+	 * on the responder's whole host.
 	 * A NAKed message stays at the head of the requester's SQ (IBA 9.7.5.2.8): with
 	 * rnr_retry 7 and `forever` it is retried at every RNR timer expiry and never completes.
 	 */

@@ -328,14 +328,10 @@ static void process_ud(struct softib_qp *qp)
 		}
 	}
 	if (qp->ud_send_err) {
-		/* IBA 10.3.1: a UD send error moves the QP to SQE; the WRs behind it are flushed
-		 * and receives go on, until the consumer modifies it back to RTS */
+		/* this send fails: the QP to SQE, the sends behind it flushed */
 		qp->ud_send_err = false;
 		softib_count(sp, SOFTIB_CNT_DROP_FAULT, 1);
-		ud_complete(qp, IB_WC_LOC_QP_OP_ERR);
-		qp->state = IB_QPS_SQE;
-		while (qp->sq.count)
-			softib_pop_send(qp, IB_WC_WR_FLUSH_ERR);
+		softib_ud_sq_error(qp);
 		return;
 	}
 	gather(ud_buf, w->sge, w->num_sge);

@@ -355,24 +355,27 @@ mem_largest() {
 # isolation CASE: a stalled peer's effect on a healthy one (docs/connected.md §3, "Peer
 # isolation"; the e2e scenario ipoib-cm-isolation checks the same three stalls). Connected
 # mode on softib hosts=3: A (ib0), the healthy peer B1 ($PEER) and C (B2, 10.0.0.3, softib2).
-# A's connection to C is stalled one of three ways (CASE: forever, softib `rnr QPN forever` on
-# C's RC QPs; trickle, `rnr QPN trickle 3000`: one SEND a 3 s; gone, C's port down) while A
-# sends C 60000-byte pings every 20 ms throughout. From 3 s on: iperf3 TCP A->B1 for
+# A's connection to C is stalled one of three ways (CASE: forever, softib `rx_stop` on C's
+# host: every SEND to any of C's RC QPs is answered with an RNR NAK; trickle, `rx_trickle 3000`:
+# C's host takes one SEND a 3 s; gone, C's port down) while A sends C 60000-byte pings every
+# 20 ms throughout. From 3 s on: iperf3 TCP A->B1 for
 # BENCH_TIME s (isolation_tcp, receiver Mbit/s; 0 when nothing reached B1 or the run did not
 # end within BENCH_TIME + 15 s), then 30 pings A->B1 100 ms apart, -W 5 (isolation_answered,
 # isolation_rtt_max: the worst round trip of those answered). With BENCH_TIME 4 both fit the
 # 10 s before our send watchdog gives up on C; the in-tree driver has no such limit.
+# The stall is host-wide, not per QP (`rnr QPN forever`), because the in-tree driver asks for
+# rnr_retry_count 0 (ipoib_cm.c: "RFC draft warns against retries"): C's first RNR NAK fails
+# its send (IB_WC_RNR_RETRY_EXC_ERR), it tears that connection down and opens a new one for the
+# next packet, on new QPs that a fault set on the old QPNs does not reach. The diag line counts
+# those reconnects on A's port (softib0): sends failed by an RNR NAK, REQs sent.
 ISO_C=10.0.0.3 ISO_FAULT=/sys/kernel/debug/softib/softib2/fault ISO_PORT=5300
-# C's RC QPs (softib2): all are stalled, whichever carries A's sends (C's end of A's
-# connection, or C's own connection that A sends on); one nothing sends to is unaffected
-iso_qps() { rdma resource show qp 2>/dev/null | awk '/softib2\// && / type RC / { for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }'; }
+iso_cnt() { cat /sys/class/infiniband/softib0/ports/1/hw_counters/$1 2>/dev/null || echo 0; }
 iso_fault() { # CASE
     case $1 in
+        forever) echo rx_stop > $ISO_FAULT ;;
+        trickle) echo "rx_trickle 3000" > $ISO_FAULT ;;
         gone) echo "port_down 1" > $ISO_FAULT ;;
-        *) [ -n "$(iso_qps)" ] || return 1
-           for b_q in $(iso_qps); do
-               if [ "$1" = forever ]; then echo "rnr $b_q forever"; else echo "rnr $b_q trickle 3000"; fi > $ISO_FAULT 2>/dev/null
-           done ;;
+        *) return 1 ;;
     esac
 }
 # the flood to C: the background job is ping itself (exec, and ip netns exec execs it), so
@@ -383,6 +386,7 @@ isolation() {
     step $((BENCH_TIME + 20)) "isolation $MODE srq=$SRQ $1" || return 0
     check "$MODE srq=$SRQ $SLOT run $RUN: $1: A reaches C (60000-byte ping)" \
         wait_for 60 ns_exec A ping -n -c 1 -W 2 -s 60000 $ISO_C || return 0
+    b_rx0=$(iso_cnt rnr_retry_exceeded) b_req0=$(iso_cnt cm_tx_req)
     check "$MODE srq=$SRQ $SLOT run $RUN: $1: C stalled" iso_fault $1 || { iso_lift $1; return 0; }
     iso_flood > /tmp/iso.flood 2>&1 &
     b_fp=$!
@@ -395,6 +399,7 @@ isolation() {
     b_mbit=$(echo "$b_out" | grep ' receiver$' | tail -n1 | awk '{ print $(NF-2) }')
     b_pout=$(ns_exec A ping -n -c 30 -i 0.1 -W 5 "$PEER" 2>&1)
     kill -INT $b_fp 2>/dev/null; wait $b_fp 2>/dev/null
+    diag "bench-iso $MODE $SRQ $SLOT $RUN $1: A's port during the stall: rnr_retry_exceeded +$(( $(iso_cnt rnr_retry_exceeded) - b_rx0 )), cm_tx_req +$(( $(iso_cnt cm_tx_req) - b_req0 ))"
     kill "$(cat /tmp/iso.srv.pid 2>/dev/null)" 2>/dev/null
     b_got=$(echo "$b_pout" | grep -c ' time=')
     b_rtt=$(echo "$b_pout" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' | sort -n | tail -n 1)

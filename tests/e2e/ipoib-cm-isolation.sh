@@ -10,7 +10,9 @@
 # to B reaches 2 s (the timing itself is for `make bench`), 10 broadcast pings from A (UD:
 # datagrams never wait on RC) are each answered by B, a 5 Mbit/s UDP stream A -> B loses no
 # datagram beyond those B's sockets counted dropped (RcvbufErrors: the receiving iperf3 behind
-# in a busy guest, not the path), a TCP stream A -> B delivers in every 1 s interval B's
+# in a busy guest, not the path) and in every 1 s interval delivers at least a tenth of what
+# its rate offers (a stopped netdev queue loses nothing: it blocks the sender), a TCP stream A -> B
+# delivers in every 1 s interval B's
 # iperf3 reports, and the kernel never logs "NETDEV WATCHDOG"; in the forever and trickle
 # cases debugfs shows A's connection to C with sends in flight and stalled= meanwhile, and
 # the send watchdog tears it down.
@@ -24,7 +26,7 @@
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 42
+plan 45
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
@@ -74,7 +76,7 @@ stalled() {
     # The streams first: connected and running before C stalls, so that they span the stall
     # (a stream that connects only once a stopped queue wakes would measure after it)
     udp_mark B
-    ns_exec A iperf3 -u -b 5M -l 1400 -t 14 -f m -p 5201 -c 10.0.9.2 > /tmp/udp.$1 2>&1 &
+    ns_exec A iperf3 -u -b 5M -l 1400 -t 14 -i 1 -f m -p 5201 --get-server-output -c 10.0.9.2 > /tmp/udp.$1 2>&1 &
     up=$!
     ns_exec A iperf3 -t 14 -i 1 -f m -p 5202 --get-server-output -c 10.0.9.2 > /tmp/tcp.$1 2>&1 &
     tp=$!
@@ -97,6 +99,10 @@ stalled() {
     esac
     check_udp_loss "$1: UDP A -> B (5 Mbit/s of 1400 B, 14 s) lost nothing beyond B's counted socket drops" \
         /tmp/udp.$1 "$(udp_counted B)" - || diag "$(cat /tmp/udp.$1)"
+    # a stopped queue delivers nothing for seconds; a guest its host starves has dipped to 38 %
+    o=$(udp_each_second /tmp/udp.$1 5000000 1400 13 10); r=$?
+    check "$1: UDP A -> B delivered a tenth of what 5 Mbit/s offers in every 1 s interval ($o)" test $r = 0 ||
+        diag "$(cat /tmp/udp.$1)"
     o=$(tcp_each_second /tmp/tcp.$1 13); r=$?
     check "$1: TCP A -> B delivered in every 1 s interval ($o)" test $r = 0 || diag "$(cat /tmp/tcp.$1)"
     check "$1: no NETDEV WATCHDOG" no_netdev_watchdog

@@ -3,7 +3,8 @@
 # `ud_send_err QPN` fails the next send of A's UD QP with a local error, which moves the QP to
 # SQE (IBA 10.3.1): every later send is flushed until the QP is modified back to RTS. The
 # interface's work does that after the failed completion (counted ud_qp_recoveries, logged at
-# most 10 times per 5 s), and A reaches B again; without it A never sends again.
+# most 10 times per 5 s), and A reaches B again; without it A never sends again. `ud_sqe` with
+# sends queued fails the oldest and flushes the rest at once; a fault cleared does not fire.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -13,7 +14,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 17
+plan 26
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -47,3 +48,22 @@ check_delta "none dropped for the QP state (softib drop_no_qp)" r ib:softib0 dro
 check "A recovered: a ping answered" ns_reach A 10.0.0.2 10
 check "then every ping answered" ns_ping_all A 10.0.0.2 5
 check_delta "one more recovery (ud_qp_recoveries)" r A:ib0 ud_qp_recoveries -eq 1
+
+# ---- ud_sqe with sends queued: the oldest fails, those behind it are flushed at once
+snap q A:ib0 ib:softib0
+check "fault armed: A's next UD send held 8 s (delay_ud)" sh -c "echo delay_ud 1 8000 > $fault"
+# the first request is held, the others queue behind it
+ns_exec A ping -c 3 -i 0.2 -W 1 10.0.0.2 >/dev/null 2>&1 &
+sleep 1
+check "ud_sqe with A's sends queued" sh -c "echo ud_sqe $qpn > $fault"
+check "the queued sends complete in error before the hold ends (tx_wc_errors +3)" wait_for 4 delta_ge q A:ib0 tx_wc_errors 3
+check_delta "those behind the failed one flushed (softib flushed_wqes)" q ib:softib0 flushed_wqes -ge 2
+check "A recovered: a ping answered" ns_reach A 10.0.0.2 10
+check_delta "one more recovery (ud_qp_recoveries)" q A:ib0 ud_qp_recoveries -eq 1
+wait
+
+# ---- a cleared fault does not fire
+snap c A:ib0
+check "ud_send_err armed then cleared: not listed" sh -c "echo ud_send_err $qpn > $fault && echo clear > $fault && ! grep -q ud_send_err $fault"
+check "every ping answered" ns_ping_all A 10.0.0.2 3
+check_delta "no send failed (tx_wc_errors)" c A:ib0 tx_wc_errors -eq 0

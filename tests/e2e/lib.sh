@@ -460,6 +460,23 @@ check_udp_loss() {
     if [ $_rc = 0 ]; then ok "$_d ($_o)"; else not_ok "$_d"; diag "$_o"; fi
     return $_rc
 }
+# udp_each_second FILE BPS LEN N MINPCT: the server's report in an `iperf3 -u -b BPS -l LEN -i 1
+# --get-server-output` run (FILE) has at least N whole 1 s intervals, and in each B received
+# (datagrams counted minus lost) at least MINPCT % of what BPS offers in it in LEN-byte
+# datagrams. The run's lost-versus-counted check cannot see a stopped netdev queue: a sender
+# blocked on it loses nothing, it sends less; nor can its total, since iperf3 catches up on
+# its average rate once the queue wakes. Prints the per-interval figures
+udp_each_second() {
+    awk -v bps="$2" -v len="$3" -v n="$4" -v pct="$5" '/^Server output:/ { s = 1; next }
+        s && !/sender|receiver/ && match($0, /[0-9.]+-[0-9.]+ +sec /) {
+            split(substr($0, RSTART, RLENGTH), f, /[- ]+/)
+            d = f[2] - f[1]; if (d < 0.5) next
+            got = ""; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, a, "/"); got = a[2] - a[1] }
+            if (got == "") next
+            off = bps * d / (len * 8); n1++; v = v " " got; if (got * 100 < pct * off) z++ }
+        END { printf "%d whole intervals, %d below %d %% of the %d a second offered; delivered:%s\n", n1, z, pct, bps / (len * 8), v
+              exit !(n1 >= n && z == 0) }' "$1"
+}
 
 # ---- hub scenarios: host 0 and peers 1..L, each in its own namespace h<i> ----
 # (busybox sh has no local variables: these helpers' names start with _h, so that one run

@@ -5,7 +5,8 @@
 # peer has no new RC QP and the active QP waits in INIT; elapsed time is only checked loosely),
 # and `rx_stop` / `rx_start` make every RC QP of one host answer each SEND with an RNR NAK
 # until cleared (in-tree ipoib asks rnr_retry 0, so each attempt ends in RNR_RETRY_EXC and a
-# reconnect; RNR NAKs are counted; after rx_start traffic resumes and no more NAKs come).
+# reconnect; RNR NAKs are counted; after rx_start traffic resumes and no more NAKs come);
+# `rx_trickle 3000` lets no SEND through for 3 s, reconnects included.
 # Malformed commands are refused with -EINVAL and change nothing. ib0 (A, softib0) is
 # connected, ib1 (B, softib1) stays in datagram mode until the last part: every REQ comes from
 # A, every RC QP on softib1 is passive, B answers over UD. Last, B goes connected too and both
@@ -25,7 +26,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 50
+plan 58
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -79,7 +80,7 @@ check_output "fault file lists it (attribute 0x14)" '^delay_cm 0x0014 3 1234$' c
 before=$(cat $F0)
 for c in "delay_cm" "delay_cm req" "delay_cm req 1" "delay_cm bogus 1 100" "delay_cm req x 100" \
          "delay_cm req 1 60001" "delay_cm req 1 100 7" "delay_cm req -1 100" "delay_cm 0x10000 1 100" \
-         "rx_stop 1" "rx_start now" "rx_stopp"; do
+         "rx_stop 1" "rx_start now" "rx_stopp" "rx_trickle" "rx_trickle x" "rx_trickle 60001"; do
     check "'$c' refused with EINVAL" refused $F0 "$c"
 done
 check "fault state unchanged by the refused commands" test "$(cat $F0)" = "$before"
@@ -146,6 +147,15 @@ n2=$(cnt softib0 rnr_nak)
 ns_exec A ping -c 5 -s 60000 10.0.12.2 >/dev/null 2>&1
 check "no RNR NAK after rx_start" test "$(cnt softib0 rnr_nak)" -eq "$n2"
 check "clear also ends rx_stop" sh -c "echo rx_stop > $F1 && echo clear > $F1 && test -z \"\$(cat $F1)\""
+
+# --- rx_trickle: one SEND per 3 s on softib1, one clock for every RC QP, the new ones too.
+# In-tree's first NAKed send fails (rnr_retry 0) and it reconnects on new QPs: a per-QP
+# `rnr QPN trickle` would not reach them; this does (the first SEND passes 3 s after arming)
+check "rx_trickle 3000 on softib1" sh -c "echo 'rx_trickle 3000' > $F1"
+check_output "fault file lists it" '^rx_trickle 3000$' cat $F1
+check_rc "ping -s 60000 A->B: none of 5 answered within 2 s, over reconnects" 1 /sbin/ip netns exec A /usr/bin/ping -c 5 -i 0.2 -W 1 -s 60000 10.0.12.2
+check "clear ends rx_trickle" sh -c "echo clear > $F1 && test -z \"\$(cat $F1)\""
+check "traffic resumes after the clear" recovers
 
 # --- crossing REQs: both hosts connected, both REQs held 4 s, so both are in flight at once.
 # 4 s is close to in-tree's 4.2 s REQ timeout: ib_cm may resend a REQ (not held, N is 1) before
