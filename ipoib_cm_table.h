@@ -96,7 +96,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx)
+	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -222,6 +222,7 @@ public:
 	CmIfStats &ifstats() { return ifs_; }
 	ReqPool &req_pool() { return pool_; }	// a passive connection's slot while accepting
 	ReqPool &unproven_budget() { return unproven_; }	// ... until its peer is proven
+	ReqPool &unreserved_budget() { return unreserved_; }	// ... its first packet notwithstanding
 	RecvGrowBudget &rx_budget() { return rx_budget_; }	// non-SRQ rings' growth (nonsrq_grow_mb)
 	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
 	// cm_rej_rx_*). Any context.
@@ -347,6 +348,7 @@ private:
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
 	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
 	ReqPool unproven_;		// passive connections whose peer is not proven (the same)
+	ReqPool unreserved_;		// ... one-way ones past their first receive included
 	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
 	LogLimit peer_log_;		// peer_log()
 	kapi_cm_id *listen_[2] = {};
