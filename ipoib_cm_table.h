@@ -203,9 +203,11 @@ public:
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
 	kstd::Logger &log();
 	// The rate limit (LogLimit) of this interface's log lines a peer can trigger, one per
-	// connection or per failed connect at worst: fall-backs, watchdog teardowns, late fences,
-	// expired graceful waits, a failed setup action, the CQ that cannot grow. Every event
-	// behind them is counted; connection event notes have their own (ipoib_cm_notes.h).
+	// connection at worst: watchdog teardowns, late fences, expired graceful waits, a failed
+	// setup action, the CQ that cannot grow. Every event behind them is counted; connection
+	// event notes have their own (ipoib_cm_notes.h), and so have the fall-back lines
+	// (fallback_log_): a peer that refuses every REQ of ours falls back at each back-off,
+	// and those lines must not use up the warnings'.
 	LogLimit &peer_log() { return peer_log_; }
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }
@@ -351,6 +353,7 @@ private:
 	ReqPool unreserved_;		// ... one-way ones past their first receive included
 	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
 	LogLimit peer_log_;		// peer_log()
+	LogLimit fallback_log_;		// fall_back()'s lines (peer_log())
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;
