@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_admission.cpp - a REQ's way in (ib_cm's context; the new id carries the
 // listener's context until we return): checked against the listening interface, given a
-// slot of the unanswered pool and one of the unproven budget (ipoib_cm_admission.h), and fed to a new passive Connection,
+// slot of the unanswered pool, one of the unproven budget and one of the unreserved budget
+// (ipoib_cm_admission.h), and fed to a new passive Connection,
 // which decides REP or REJ (ipoib_cm_state.h). What is refused before a Connection exists is
 // answered here with our private data (RFC 4755 §3.2), never by the shim.
 #include "ipoib_cm_table.h"
@@ -34,7 +35,8 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 		count(ifs_.cm_req_bad_pkey);
 		return refuse(id, cm::rej::kConsumer);
 	}
-	// The pool of unanswered connections, or the budget of unproven ones, is full: refused
+	// The pool of unanswered connections, the budget of unproven ones, or the unreserved
+	// budget of passive connections nobody proved, is full: refused
 	// before anything is allocated (re-checked under the lock below, where the slots are
 	// taken), IBA 12.6.7.2 REJ 3, No Resources.
 	if (!pool_.room()) {
@@ -43,6 +45,10 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	}
 	if (!unproven_.room()) {
 		count(ifs_.cm_req_unproven_full);
+		return refuse(id, cm::rej::kNoResources);
+	}
+	if (!unreserved_.room()) {	// the rest of the limit is the reserve (unreserved_bound)
+		count(ifs_.cm_req_unreserved_full);
 		return refuse(id, cm::rej::kNoResources);
 	}
 	cm::PrivData pd;
@@ -71,13 +77,15 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 			   peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers)) {
 			count(ifs_.cm_peers_refused);	// no entry to file it under (cm_max_peers)
 			refused = cm::rej::kNoResources;
-		} else if (const ReqAdmit a = req_admit(pool_, unproven_); a != ReqAdmit::Ok) {
-			count(a == ReqAdmit::UnprovenFull ? ifs_.cm_req_unproven_full : ifs_.cm_req_pool_full);
+		} else if (const ReqAdmit a = req_admit(pool_, unproven_, unreserved_); a != ReqAdmit::Ok) {
+			count(a == ReqAdmit::UnreservedFull ? ifs_.cm_req_unreserved_full
+				: a == ReqAdmit::UnprovenFull ? ifs_.cm_req_unproven_full : ifs_.cm_req_pool_full);
 			refused = cm::rej::kNoResources;
 		} else {
 			c->hold_pool_slot();	// given back when it leaves accepting (Connection::feed)
-			// given back when proven (on_ident_rc), at retire, or at the first receive
-			// of a connection that never carries ours (ipoib_cm_admission.h)
+			// given back when proven (on_ident_rc), at retire, or (the unproven slot
+			// alone) at the first receive of a connection that never carries ours
+			// (ipoib_cm_admission.h)
 			c->hold_unproven(unproven_returns_at_rx(cfg.local_bidir, peer_bidir, cfg.send_accepted));
 			on_req_locked(*c, id, ev, res, pd, caps, peer, me, lid, kind, notes);
 		}

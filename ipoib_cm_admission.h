@@ -18,9 +18,19 @@
 // connection limit. Every passive connection counts in a second budget from its REQ until its
 // peer proves its identity (the echo) or it is torn down, a failed proof's receive-only one
 // included (it still holds its slot); one that never carries ours (one-way) until its first
-// packet instead (UnprovenSlot). The budget is half the connection limit: the other half
-// stays for our own connections and proven peers' whatever a forger sends. REQs beyond it
+// packet instead (UnprovenSlot). The budget is half the connection limit; REQs beyond it
 // are rejected (REJ No Resources, cm_req_unproven_full) before anything is allocated.
+//
+// Whether a connection is one-way is the sender's choice (its REQ leaves out kCapBidir), and
+// one RC packet then gives its unproven slot back. So every passive connection also holds a
+// slot of a third budget from its REQ until its peer proves its identity or it is torn down,
+// its first packet notwithstanding: the unreserved budget, the connection limit less a
+// reserve of a quarter of it (unreserved_bound). The reserve is what our own (active)
+// connections and proven peers' keep whatever the passive ones nobody proved hold: without
+// it, one-way connections a node opens and keeps alive with a packet each fill the whole
+// limit, our own connects then meet the limit (ConnectOverLimit, UD) and every REQ is
+// refused. REQs beyond it are rejected (REJ No Resources, cm_req_unreserved_full) before
+// anything is allocated.
 #pragma once
 
 #include "kstd/types.h"
@@ -45,6 +55,16 @@ public:
 	{
 		const u32 half = max_conns / 2;
 		return half ? half : 1;
+	}
+	// The unreserved budget's size: the connection limit less a reserve of a quarter of it,
+	// rounded up, at least 1 (a single-connection limit still accepts one REQ). A quarter:
+	// peers that can never prove (the in-tree driver) may hold three quarters of the limit
+	// once their first packet has left the unproven budget; the reserve is what a node that
+	// opens one-way connections of its own cannot take from our own connections.
+	static u32 unreserved_bound(u32 max_conns)
+	{
+		const u32 n = max_conns - (max_conns + 3) / 4;
+		return n ? n : 1;
 	}
 	void set_limit(u32 n) { __atomic_store_n(&limit_, n, __ATOMIC_RELAXED); }
 	u32 limit() const { return __atomic_load_n(&limit_, __ATOMIC_RELAXED); }
@@ -73,18 +93,24 @@ private:
 	u32 used_ = 0;
 };
 
-// A REQ's two slots, both or neither (callers serialise, as for ReqPool::take): one of the
-// unanswered pool, then one of the unproven budget. The pool first, so a flood of
-// unanswered REQs is told apart (cm_req_pool_full) from connections that answered and
-// never proved (cm_req_unproven_full), though the unanswered ones count in both.
-enum class ReqAdmit { Ok, PoolFull, UnprovenFull };
-inline ReqAdmit req_admit(ReqPool &pool, ReqPool &unproven)
+// A REQ's three slots, all or none (callers serialise, as for ReqPool::take): one of the
+// unanswered pool, one of the unproven budget, one of the unreserved budget. In that order,
+// so a flood of unanswered REQs is told apart (cm_req_pool_full) from connections that
+// answered and never proved (cm_req_unproven_full) and from one-way connections that sent
+// their first packet (cm_req_unreserved_full), though each counts in the later ones too.
+enum class ReqAdmit { Ok, PoolFull, UnprovenFull, UnreservedFull };
+inline ReqAdmit req_admit(ReqPool &pool, ReqPool &unproven, ReqPool &unreserved)
 {
 	if (!pool.take())
 		return ReqAdmit::PoolFull;
 	if (!unproven.take()) {
 		pool.put();
 		return ReqAdmit::UnprovenFull;
+	}
+	if (!unreserved.take()) {
+		unproven.put();
+		pool.put();
+		return ReqAdmit::UnreservedFull;
 	}
 	return ReqAdmit::Ok;
 }
@@ -94,11 +120,13 @@ inline ReqAdmit req_admit(ReqPool &pool, ReqPool &unproven)
 // our packets, at its first successful receive. Such a peer (the in-tree driver, ours with
 // cm_bidir=0) can never prove, and would otherwise hold the slot until reaped: with more of
 // them than half the connection limit the rest would be refused, and the in-tree driver does
-// not fall back to UD on a REJ. Its first packet shows a real QP at the far end, connected to
+// not fall back to UD on a REJ. Its first packet shows an RC QP at the far end that reached
 // ours; the identity it claims gains it nothing, since the connection never carries ours. A
-// forger that never sends keeps the slot, as before. hold() runs before the connection is
-// visible; release() and on_rx() may race (the work item, the table, NAPI): the exchange on
-// held_ makes one of them the one that gives the slot back.
+// forger that never sends keeps the slot. Since that packet is all it takes, the unreserved
+// budget bounds such connections (req_admit): the same type holds a connection's slot of it,
+// with hold(false), given back at the proof or the retirement only. hold() runs before the
+// connection is visible; release() and on_rx() may race (the work item, the table, NAPI):
+// the exchange on held_ makes one of them the one that gives the slot back.
 class UnprovenSlot {
 public:
 	// At the REQ's admission (table lock), the slot taken (req_admit); one_way:

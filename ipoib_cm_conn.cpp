@@ -150,6 +150,7 @@ void Connection::leave_pool()
 void Connection::leave_unproven()
 {
 	(void)unproven_.release(t_.unproven_budget());
+	(void)unreserved_.release(t_.unreserved_budget());
 }
 
 void Connection::quiesce()

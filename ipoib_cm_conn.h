@@ -180,9 +180,13 @@ public:
 	void hold_pool_slot() { __atomic_store_n(&pooled_, true, __ATOMIC_RELEASE); }
 	// Passive, likewise: c holds one slot of the table's unproven budget until its peer
 	// proves its identity or c is retired (leave_unproven, once; the destructor too), or,
-	// one_way (unproven_returns_at_rx), until its first successful receive
-	// (ipoib_cm_admission.h, UnprovenSlot).
-	void hold_unproven(bool one_way) { unproven_.hold(one_way); }
+	// one_way (unproven_returns_at_rx), until its first successful receive, and one of its
+	// unreserved budget until the proof or the retirement alone (ipoib_cm_admission.h).
+	void hold_unproven(bool one_way)
+	{
+		unproven_.hold(one_way);
+		unreserved_.hold(false);
+	}
 	void leave_unproven();
 	bool peer_action_pending() const { return __atomic_load_n(&peer_actions_, __ATOMIC_ACQUIRE) != 0; }
 	CmPeer *owner = nullptr;	// the table's peer entry (table lock)
@@ -242,6 +246,7 @@ private:
 	bool csum_free_ = false;	// atomic: negotiated()
 	bool pooled_ = false;		// atomic: holds a ReqPool slot (hold_pool_slot)
 	UnprovenSlot unproven_;		// its unproven-budget slot (hold_unproven)
+	UnprovenSlot unreserved_;	// its unreserved-budget slot (the same)
 	u8 wait_ = kNoWait;		// atomic: the wait a parked step is in (triggers read it)
 	u32 peer_actions_ = 0;		// atomic: FallBack/Reconnect/AwaitOther queued, not yet run
 	u64 wait_until_ = 0;		// atomic: its deadline (the housekeeping work reads it)

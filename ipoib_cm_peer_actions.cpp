@@ -183,9 +183,11 @@ void CmTable::fall_back(Connection &c)
 		if (!p)
 			return;
 		// Logged once per peer, but a node can make us talk to many peers (any address it
-		// names over ARP/ND, each refusing our REQ): at peer_log's rate too, each counted.
-		// The limit is asked here (lock-free) so the peer's flag records a printed line.
-		note = cm_fallback_note(p->fallback_seen, p->fallback_logged, peer_log_.allow(kapi_now_ms(), missed));
+		// names over ARP/ND, each refusing our REQ): rate-limited too, each counted, under
+		// a limit of its own (fallback_log_), so fall-backs never leave out the warnings
+		// of peer_log(). The limit is asked here (lock-free) so the peer's flag records a
+		// printed line.
+		note = cm_fallback_note(p->fallback_seen, p->fallback_logged, fallback_log_.allow(kapi_now_ms(), missed));
 		// The back-off resets only after a connection to the peer delivered traffic
 		// (cm::send_delivered: a successful completion that was progress): one that is
 		// established and then carries nothing (a receiver that NAKs forever) or a trickle

@@ -66,16 +66,19 @@ u64 kib(u64 bytes) { return (bytes + 1023) / 1024; }
 // pool of unanswered passive connections: req_pool_used= slots held (connections still
 // accepting), req_pool= its capacity (ReqPool::bound; a REQ that finds it full is refused);
 // the unproven budget likewise: unproven_used= slots held (passive connections not proven,
-// a one-way one until its first receive), unproven= its capacity (ReqPool::unproven_bound).
+// a one-way one until its first receive), unproven= its capacity (ReqPool::unproven_bound);
+// the unreserved budget likewise: unreserved_used= (passive connections not proven, one-way
+// ones past their first receive included), unreserved= its capacity (the limit less the
+// reserve, ReqPool::unreserved_bound).
 void CmTable::show_limits(kapi_seq *s)
 {
-	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u cq_now=%u cq_resizes=%llu cq_resize_failed=%llu req_pool_used=%u req_pool=%u unproven_used=%u unproven=%u\n",
+	kapi_seq_printf(s, "mode=%s max_nonsrq_conn_qp=%u source=%s nonsrq_mem_mb=%u conn_kib=%u nonsrq_max_recv=%u nonsrq_min_recv=%u cq_conns=%u cq_now=%u cq_resizes=%llu cq_resize_failed=%llu req_pool_used=%u req_pool=%u unproven_used=%u unproven=%u unreserved_used=%u unreserved=%u\n",
 			srq_.raw() ? "srq" : "nonsrq", p_.max_nonsrq_conn_qp,
 			p_.limit_from_budget ? "nonsrq_mem_mb" : "max_nonsrq_conn_qp", p_.nonsrq_mem_mb, p_.nonsrq_conn_kib,
 			p_.nonsrq_max_recv, p_.nonsrq_min_recv, max_conns_, __atomic_load_n(&cq_conns_, __ATOMIC_RELAXED),
 			(unsigned long long)__atomic_load_n(&cq_resizes_, __ATOMIC_RELAXED),
 			(unsigned long long)__atomic_load_n(&cq_resize_failed_, __ATOMIC_RELAXED), pool_.used(),
-			pool_.limit(), unproven_.used(), unproven_.limit());
+			pool_.limit(), unproven_.used(), unproven_.limit(), unreserved_.used(), unreserved_.limit());
 }
 
 // One line per RC QP: dir= peer= qpn= rqpn= state= mtu= bidir= rx_posted= rx_size= rx_grown=

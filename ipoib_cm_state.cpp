@@ -377,7 +377,10 @@ Step Conn::on_connecting(const Event &e)
 	case Ev::SetupFailed:
 		return fail_setup(e, 0);
 	case Ev::QpFatal:
-		ctr_.inc(Ctr::QpFatal);
+	case Ev::WcError:
+		// A QP in INIT completes receives only by a flush, so a WC error here is a
+		// provider's fault; counted by its status as in the other states all the same.
+		ctr_.inc(e.kind == Ev::WcError ? wc_ctr(e.wc) : Ctr::QpFatal);
 		teardown(st, false);
 		fall_back(st, ctr_);
 		return st;

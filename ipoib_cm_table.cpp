@@ -181,6 +181,7 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 		recv_mtu_ = 0;
 	pool_.set_limit(ReqPool::bound(p_.req_pool, max_conns_));
 	unproven_.set_limit(ReqPool::unproven_bound(max_conns_));
+	unreserved_.set_limit(ReqPool::unreserved_bound(max_conns_));
 	rx_budget_.set_limit(u64(p_.nonsrq_grow_mb) << 20);
 	return Status::Ok;	// the interface's bring-up line says which (summary())
 }

@@ -96,7 +96,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx)
+	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -203,9 +203,11 @@ public:
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
 	kstd::Logger &log();
 	// The rate limit (LogLimit) of this interface's log lines a peer can trigger, one per
-	// connection or per failed connect at worst: fall-backs, watchdog teardowns, late fences,
-	// expired graceful waits, a failed setup action, the CQ that cannot grow. Every event
-	// behind them is counted; connection event notes have their own (ipoib_cm_notes.h).
+	// connection at worst: watchdog teardowns, late fences, expired graceful waits, a failed
+	// setup action, the CQ that cannot grow. Every event behind them is counted; connection
+	// event notes have their own (ipoib_cm_notes.h), and so have the fall-back lines
+	// (fallback_log_): a peer that refuses every REQ of ours falls back at each back-off,
+	// and those lines must not use up the warnings'.
 	LogLimit &peer_log() { return peer_log_; }
 	const CmParams &params() const { return p_; }
 	kapi_wq *wq() const { return wq_; }
@@ -222,6 +224,7 @@ public:
 	CmIfStats &ifstats() { return ifs_; }
 	ReqPool &req_pool() { return pool_; }	// a passive connection's slot while accepting
 	ReqPool &unproven_budget() { return unproven_; }	// ... until its peer is proven
+	ReqPool &unreserved_budget() { return unreserved_; }	// ... its first packet notwithstanding
 	RecvGrowBudget &rx_budget() { return rx_budget_; }	// non-SRQ rings' growth (nonsrq_grow_mb)
 	// A REJ we sent (sent) or received, by IBA reason (cm::rej_code; ethtool -S cm_rej_tx_* /
 	// cm_rej_rx_*). Any context.
@@ -347,8 +350,10 @@ private:
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
 	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
 	ReqPool unproven_;		// passive connections whose peer is not proven (the same)
+	ReqPool unreserved_;		// ... one-way ones past their first receive included
 	RecvGrowBudget rx_budget_;	// what the non-SRQ rings' growth pins together
 	LogLimit peer_log_;		// peer_log()
+	LogLimit fallback_log_;		// fall_back()'s lines (peer_log())
 	kapi_cm_id *listen_[2] = {};
 	kapi_wq *wq_ = nullptr;
 	kapi_dwork *house_ = nullptr;

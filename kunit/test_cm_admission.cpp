@@ -3,7 +3,8 @@
 // unanswered passive connections (its size from cm_req_pool and the connection limit, take
 // and put), the budget of passive connections whose peer has not proven its identity
 // (req_admit), a connection's slot of that budget (UnprovenSlot: given back exactly once, a
-// one-way connection's at its first receive) and the peer-table bound.
+// one-way connection's at its first receive), the unreserved budget (the connection limit
+// less the reserve our own connections and proven peers keep) and the peer-table bound.
 #include "ktest.h"
 #include "ipoib_cm_admission.h"
 
@@ -16,6 +17,15 @@ using ipoib::ReqPool;
 using ipoib::unproven_returns_at_rx;
 using ipoib::UnprovenSlot;
 using kstd::u32;
+
+// The three admission budgets of an interface whose connection limit is limit, cm_req_pool
+// at its default (CmTable::start).
+void limits(ReqPool &pool, ReqPool &unproven, ReqPool &open, u32 limit)
+{
+	pool.set_limit(ReqPool::bound(64, limit));
+	unproven.set_limit(ReqPool::unproven_bound(limit));
+	open.set_limit(ReqPool::unreserved_bound(limit));
+}
 
 KTEST(cm_req_pool, bound)
 {
@@ -74,34 +84,37 @@ KTEST(cm_req_unproven, bound_is_half_the_limit)
 // down, so they take at most half the connection limit.
 KTEST(cm_req_unproven, rtu_without_proof_stops_at_the_budget)
 {
-	ReqPool pool, unproven;
+	ReqPool pool, unproven, open;
 	pool.set_limit(ReqPool::bound(64, 16));	// 8
 	unproven.set_limit(ReqPool::unproven_bound(16));	// 8
+	open.set_limit(ReqPool::unreserved_bound(16));	// 12
 	for (u32 i = 0; i < 8; i++) {
-		EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+		EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
 		pool.put();	// its RTU: out of the pool, not proven
 	}
 	EXPECT_EQ(pool.used(), 0u);
 	EXPECT_EQ(unproven.used(), 8u);
-	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::UnprovenFull);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnprovenFull);
 	EXPECT_EQ(pool.used(), 0u);	// refused: its pool slot given back
 	EXPECT_EQ(unproven.used(), 8u);
 	unproven.put();	// one proven (or torn down): room for one more REQ
-	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
 	EXPECT_EQ(pool.used(), 1u);
 	EXPECT_EQ(unproven.used(), 8u);
 }
 
 KTEST(cm_req_unproven, pool_full_takes_nothing)
 {
-	ReqPool pool, unproven;
+	ReqPool pool, unproven, open;
 	pool.set_limit(2);
 	unproven.set_limit(8);
-	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
-	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
-	EXPECT_TRUE(req_admit(pool, unproven) == ReqAdmit::PoolFull);	// unanswered: the pool
+	open.set_limit(8);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::PoolFull);	// unanswered: the pool
 	EXPECT_EQ(pool.used(), 2u);
 	EXPECT_EQ(unproven.used(), 2u);
+	EXPECT_EQ(open.used(), 2u);
 }
 
 // Which passive connections give their unproven slot back at their first receive: those that
@@ -121,14 +134,13 @@ KTEST(cm_req_unproven, returns_at_rx_only_when_one_way)
 // receive shows a real QP at the peer and gives its slot back, so all of them are admitted.
 KTEST(cm_req_unproven, one_way_peers_beyond_half_the_limit)
 {
-	constexpr u32 kLimit = 16, kPeers = 12;	// more than the budget of 8
-	ReqPool pool, unproven;
-	pool.set_limit(ReqPool::bound(64, kLimit));
-	unproven.set_limit(ReqPool::unproven_bound(kLimit));
+	constexpr u32 kLimit = 16, kPeers = 12;	// more than the budget of 8, all of the unreserved 12
+	ReqPool pool, unproven, open;
+	limits(pool, unproven, open, kLimit);
 	UnprovenSlot slot[kPeers];
 	u32 released = 0;
 	for (u32 i = 0; i < kPeers; i++) {
-		ASSERT_TRUE(req_admit(pool, unproven) == ReqAdmit::Ok);
+		ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
 		slot[i].hold(unproven_returns_at_rx(true, false, false));
 		pool.put();	// its RTU
 		released += slot[i].on_rx(unproven) ? 1u : 0u;	// its first packet
@@ -190,6 +202,101 @@ KTEST(cm_req_unproven, slot_given_back_once)
 	EXPECT_FALSE(none.release(unproven));
 }
 
+// The reserve: a quarter of the limit, rounded up, that passive connections nobody proved never
+// hold; at least one connection is admitted whatever the limit.
+KTEST(cm_req_unreserved, bound_leaves_a_quarter)
+{
+	EXPECT_EQ(ReqPool::unreserved_bound(128), 96u);		// max_nonsrq_conn_qp's default
+	EXPECT_EQ(ReqPool::unreserved_bound(1024), 768u);	// SRQ mode
+	EXPECT_EQ(ReqPool::unreserved_bound(32), 24u);
+	EXPECT_EQ(ReqPool::unreserved_bound(5), 3u);		// a quarter rounded up: 2 kept
+	EXPECT_EQ(ReqPool::unreserved_bound(4), 3u);		// ipoib-dg-interop: three in-tree peers
+	EXPECT_EQ(ReqPool::unreserved_bound(2), 1u);
+	EXPECT_EQ(ReqPool::unreserved_bound(1), 1u);		// a one-connection limit still admits one
+	EXPECT_EQ(ReqPool::unreserved_bound(0), 1u);
+	for (u32 l = 2; l <= 2048; l++) {
+		EXPECT_TRUE(ReqPool::unreserved_bound(l) < l);	// something is always kept
+		EXPECT_TRUE(ReqPool::unreserved_bound(l) >= ReqPool::unproven_bound(l));
+	}
+}
+
+// A node opens one-way connections (no kCapBidir in its REQs) and sends one packet over each:
+// each gives its unproven slot back, so the unproven budget never binds; the unreserved budget
+// does, at the limit less the reserve, and the connections of ours that the limit bounds
+// (nconns_ < max_conns_) still have the reserve.
+KTEST(cm_req_unreserved, one_way_forger_stops_at_the_reserve)
+{
+	constexpr u32 kLimit = 16;
+	ReqPool pool, unproven, open;
+	limits(pool, unproven, open, kLimit);
+	UnprovenSlot rx[kLimit], res[kLimit];
+	u32 admitted = 0;
+	for (u32 i = 0; i < kLimit; i++) {
+		if (req_admit(pool, unproven, open) != ReqAdmit::Ok)
+			break;
+		rx[i].hold(unproven_returns_at_rx(true, false, false));
+		res[i].hold(false);
+		pool.put();			// its RTU
+		EXPECT_TRUE(rx[i].on_rx(unproven));	// its first packet
+		EXPECT_FALSE(res[i].on_rx(open));	// ... keeps the unreserved slot
+		admitted++;
+	}
+	EXPECT_EQ(admitted, 12u);
+	EXPECT_EQ(unproven.used(), 0u);
+	EXPECT_EQ(open.used(), 12u);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnreservedFull);
+	EXPECT_EQ(pool.used(), 0u);	// refused: nothing kept
+	EXPECT_EQ(unproven.used(), 0u);
+	EXPECT_EQ(open.used(), 12u);
+	// The connections of ours the limit bounds: the reserve, a quarter of it.
+	EXPECT_EQ(kLimit - open.used(), 4u);
+	// One torn down (idle reaping, its peer's DREQ): room for one REQ again.
+	EXPECT_TRUE(res[0].release(open));
+	EXPECT_FALSE(res[0].release(open));
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+}
+
+// A bidirectional peer's proof gives both its slots back: proven peers count in the reserve's
+// share, not in the unreserved budget.
+KTEST(cm_req_unreserved, proof_gives_it_back)
+{
+	ReqPool pool, unproven, open;
+	pool.set_limit(1);
+	unproven.set_limit(1);
+	open.set_limit(1);
+	UnprovenSlot u, r;
+	ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+	u.hold(unproven_returns_at_rx(true, true, false));
+	r.hold(false);
+	pool.put();
+	EXPECT_FALSE(u.on_rx(unproven));	// a forger's packets prove nothing
+	EXPECT_FALSE(r.on_rx(open));
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnprovenFull);
+	EXPECT_TRUE(u.release(unproven));	// the echo
+	EXPECT_TRUE(r.release(open));
+	EXPECT_EQ(open.used(), 0u);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+}
+
+// Ours in datagram mode, max_nonsrq_conn_qp=4 (tests/e2e/ipoib-dg-interop.sh): three in-tree
+// peers, one-way, are admitted; a fourth would take the reserve and is refused.
+KTEST(cm_req_unreserved, dg_interop_three_in_tree_peers)
+{
+	constexpr u32 kLimit = 4;
+	ReqPool pool, unproven, open;
+	limits(pool, unproven, open, kLimit);
+	UnprovenSlot rx[3];
+	for (u32 i = 0; i < 3; i++) {
+		ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+		rx[i].hold(true);
+		pool.put();
+		EXPECT_TRUE(rx[i].on_rx(unproven));
+	}
+	EXPECT_EQ(unproven.used(), 0u);
+	EXPECT_EQ(open.used(), 3u);
+	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnreservedFull);
+}
+
 KTEST(cm_peer_bound, full)
 {
 	EXPECT_FALSE(peers_full(0, 0, 16));
@@ -207,6 +314,10 @@ KTEST_SUITE(cm_req_unproven, KTEST_CASE(cm_req_unproven, bound_is_half_the_limit
 	    KTEST_CASE(cm_req_unproven, returns_at_rx_only_when_one_way),
 	    KTEST_CASE(cm_req_unproven, one_way_peers_beyond_half_the_limit),
 	    KTEST_CASE(cm_req_unproven, slot_given_back_once));
+KTEST_SUITE(cm_req_unreserved, KTEST_CASE(cm_req_unreserved, bound_leaves_a_quarter),
+	    KTEST_CASE(cm_req_unreserved, one_way_forger_stops_at_the_reserve),
+	    KTEST_CASE(cm_req_unreserved, proof_gives_it_back),
+	    KTEST_CASE(cm_req_unreserved, dg_interop_three_in_tree_peers));
 KTEST_SUITE(cm_peer_bound, KTEST_CASE(cm_peer_bound, full));
 
 } // namespace ktest_cm_admission

@@ -1235,7 +1235,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::CommEst,		"..x..xx."},
 	{Ev::LastWqeReached,	".sss.sss"},
 	{Ev::QpFatal,		".xx..xx."},
-	{Ev::WcError,		"..xx.xxx"},
+	{Ev::WcError,		".xxx.xxx"},
 	{Ev::DrainWrDone,	"...n...n"},	// SRQ: no drain WR before LAST_WQE_REACHED
 	{Ev::RxEmpty,		".nnn.nnn"},	// before the error event too (RxEmpty row)
 	{Ev::DrainTimeout,	"...x...x"},
@@ -1786,6 +1786,41 @@ KTEST(cm_state_teardown, qp_errors_counted_by_cause_in_every_state)
 	EXPECT_GE(runs, 16);
 }
 
+// A WC error while our REQ is outstanding (a QP in INIT completes receives only by a flush,
+// so a provider's fault) is the QP's own error as in accepting and established: counted by its
+// status, and the connection torn down and fallen back to UD as at a QP fatal event there,
+// never left waiting for the REP.
+KTEST(cm_state_teardown, wc_error_while_connecting)
+{
+	struct Case {
+		WcCause w;
+		Ctr ctr;
+	};
+	const Case cases[] = {{WcCause::Other, Ctr::WcErrors},
+			      {WcCause::RetryExceeded, Ctr::RetryExceeded},
+			      {WcCause::RnrRetryExceeded, Ctr::RnrRetryExceeded}};
+	for (int srq = 0; srq < 2; srq++) {
+		for (const Case &k : cases) {
+			Conn f(Dir::Active, cfg(srq != 0));
+			(void)f.on(ev(Ev::Connect));
+			const Step want = f.on(ev(Ev::QpFatal));
+			Conn c(Dir::Active, cfg(srq != 0));
+			(void)c.on(ev(Ev::Connect));
+			ASSERT_TRUE(c.state() == State::Connecting);
+			const Step st = c.on(Event::wc_error(k.w));
+			EXPECT_FALSE(st.ignored);
+			EXPECT_EQ(c.counters()[k.ctr], 1u);
+			EXPECT_EQ(c.counters()[Ctr::QpFatal], 0u);
+			EXPECT_EQ(c.counters()[Ctr::Ignored], 0u);
+			EXPECT_TRUE(c.state() == f.state());
+			ASSERT_EQ(st.n, want.n);
+			for (u8 i = 0; i < st.n; i++)
+				EXPECT_TRUE(st.act[i] == want.act[i]);
+			EXPECT_TRUE(st.has(Action::FallBack));
+		}
+	}
+}
+
 KTEST(cm_state_teardown, counters_sum)
 {
 	Counters total;
@@ -2309,6 +2344,7 @@ KTEST_SUITE(cm_state_teardown, KTEST_CASE(cm_state_teardown, srq_waits_for_last_
 	    KTEST_CASE(cm_state_teardown, random_walks_keep_the_invariants),
 	    KTEST_CASE(cm_state_teardown, counters_sum),
 	    KTEST_CASE(cm_state_teardown, qp_errors_counted_by_cause_in_every_state),
+	    KTEST_CASE(cm_state_teardown, wc_error_while_connecting),
 	    KTEST_CASE(cm_state_teardown, setup_failure_after_queued_teardown),
 	    KTEST_CASE(cm_state_teardown, setup_failure_before_rts_behind_a_queued_close),
 	    KTEST_CASE(cm_state_teardown, deferred_executor_walks_end_destroyed),

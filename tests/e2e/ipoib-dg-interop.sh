@@ -7,11 +7,13 @@
 # Then in-tree peers in connected mode against ours still in datagram mode (docs/security.md,
 # the unproven budget): ours listens in both modes (the RC flag in its address), so each peer's
 # packets come over an RC connection of its own (one-way: ours answers over UD). softib0 has no
-# SRQ and max_nonsrq_conn_qp=4, so the unproven budget is 2; the in-tree ib1 (B), ib2 (C) and
-# ib3 (D), one after the other, each ping ours 5 times and every ping is answered: each
-# connection's first packet gave its slot back (cm_unproven_released_rx +3), no REQ was refused
-# (cm_req_unproven_full +0), three passive connections and no active one, debugfs cm_limits
-# reads unproven_used=0 unproven=2.
+# SRQ and max_nonsrq_conn_qp=4, so the unproven budget is 2 and the unreserved budget 3 (the
+# limit less its reserve of a quarter); the in-tree ib1 (B), ib2 (C) and ib3 (D), one after
+# the other, each ping ours 5 times and every ping is answered: each connection's first
+# packet gave its unproven slot back (cm_unproven_released_rx +3), no REQ was refused
+# (cm_req_unproven_full +0, cm_req_unreserved_full +0), three passive connections and no
+# active one, debugfs cm_limits reads unproven_used=0 unproven=2 unreserved_used=3
+# unreserved=3 (the one-way connections keep their unreserved slots).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -21,7 +23,7 @@
 # mem: 1024
 # timeout: 300
 . /e2e/lib.sh
-plan 33
+plan 36
 
 check "icm0 (ours) and ib1..ib3 (in-tree) exist" wait_for 30 sh -c 'for d in icm0 ib1 ib2 ib3; do test -e /sys/class/net/$d || exit 1; done'
 check_output "icm0 is ours" 'driver: ib_ipoib_cm' ethtool -i icm0
@@ -76,6 +78,7 @@ all_cm() { to_cm B ib1 2 && to_cm C ib2 3 && to_cm D ib3 4; }
 check "ib1..ib3 -> connected mode, static neighbours both ways" all_cm
 lim() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$(cm_file icm0 cm_limits)"; }
 check "debugfs cm_limits: the unproven budget is 2 (max_nonsrq_conn_qp=4)" test "$(lim unproven)" = 2
+check "debugfs cm_limits: the unreserved budget is 3 (a reserve of 1)" test "$(lim unreserved)" = 3
 snap u A:icm0
 check "in-tree B (connected) -> ours: 5 pings, every one answered" ns_ping_all B 10.0.0.1 5
 check "in-tree C (connected) -> ours: 5 pings, every one answered" ns_ping_all C 10.0.0.1 5
@@ -86,6 +89,8 @@ check_delta "... the 15 pings came over RC" u A:icm0 rc_rx_packets -ge 15
 check_delta "each connection's first packet gave its unproven slot back" u A:icm0 cm_unproven_released_rx -eq 3
 check_delta "no REQ refused by the unproven budget" u A:icm0 cm_req_unproven_full -eq 0
 check "debugfs cm_limits: unproven_used=0 with three connections" test "$(lim unproven_used)" = 0
+check_delta "no REQ refused by the unreserved budget" u A:icm0 cm_req_unreserved_full -eq 0
+check "debugfs cm_limits: unreserved_used=3 with three connections" test "$(lim unreserved_used)" = 3
 check "kernel log clean" dmesg_clean
 diag "$(ns_exec A ethtool -S icm0 | grep -v ': 0$')"
 ns_delete_all
