@@ -81,7 +81,7 @@ while snap z A:ib0; ! owed_after_clear; do
     tries=$((tries + 1)); [ $tries -ge 5 ] && break
     ns_reach A 10.0.0.2 10 >/dev/null 2>&1	# the error came before the clear: A recovers
 done
-diag "ud_sqe then clear: $tries attempt(s) reported before the clear; fault file now: $(cat $fault | tr '\n' ' ')"
+diag "ud_sqe then clear: $tries attempt(s) without the error listed after the clear; fault file now: $(cat $fault | tr '\n' ' ')"
 check "ud_sqe with nothing queued, then clear: the owed error still listed after the clear" test $tries -lt 5
 # bounded: 10 pings 0.2 s apart (about 4 s with -W 2) pass on any reply
 check "A recovered after the clear: a ping answered" ns_reach A 10.0.0.2 10
