@@ -589,7 +589,10 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			qp->force_rnr_forever = false;
 			qp->trickle_ms = 0;
 			qp->ud_send_err = false;
-			qp->ud_sqe_err = false;
+			/* ud_sqe_err stays: the QP is already in SQE, the send error has happened and
+			 * only its completion is owed. Hardware cannot be in SQE without reporting it
+			 * (IBA 10.3.1: the consumer learns of SQE from that completion and moves the
+			 * QP back to RTS); dropping it would leave the QP flushing every send. */
 		}
 		spin_unlock_irqrestore(&softib_lock, flags);
 	} else {

@@ -4,7 +4,8 @@
 # SQE (IBA 10.3.1): every later send is flushed until the QP is modified back to RTS. The
 # interface's work does that after the failed completion (counted ud_qp_recoveries, logged at
 # most 10 times per 5 s), and A reaches B again; without it A never sends again. `ud_sqe` with
-# sends queued fails the oldest and flushes the rest at once; a fault cleared does not fire.
+# sends queued fails the oldest and flushes the rest at once; a fault cleared does not fire;
+# `clear` after `ud_sqe` with nothing queued keeps the error owed, so A still recovers.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -14,7 +15,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 26
+plan 30
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -67,3 +68,22 @@ snap c A:ib0
 check "ud_send_err armed then cleared: not listed" sh -c "echo ud_send_err $qpn > $fault && echo clear > $fault && ! grep -q ud_send_err $fault"
 check "every ping answered" ns_ping_all A 10.0.0.2 3
 check_delta "no send failed (tx_wc_errors)" c A:ib0 tx_wc_errors -eq 0
+
+# ---- clear after ud_sqe with nothing queued: the QP is in SQE and the error has happened, only
+# its report (the completion of the next post) is owed. clear cancels armed faults, not that:
+# the next post still fails, the interface recovers once and every ping is answered after.
+# A sends on its own (ND, MLD): if it posts before the clear, the error is reported first and
+# the clear proves nothing, so the owed error must still be listed right after the clear (it is
+# unlisted only once reported); else A recovers and it is tried again, 5 times at most.
+owed_after_clear() { echo "ud_sqe $qpn" > $fault && echo clear > $fault && grep -q '^ud_sqe ' $fault; }
+tries=0
+while snap z A:ib0; ! owed_after_clear; do
+    tries=$((tries + 1)); [ $tries -ge 5 ] && break
+    ns_reach A 10.0.0.2 10 >/dev/null 2>&1	# the error came before the clear: A recovers
+done
+diag "ud_sqe then clear: $tries attempt(s) without the error listed after the clear; fault file now: $(cat $fault | tr '\n' ' ')"
+check "ud_sqe with nothing queued, then clear: the owed error still listed after the clear" test $tries -lt 5
+# bounded: 10 pings 0.2 s apart (about 4 s with -W 2) pass on any reply
+check "A recovered after the clear: a ping answered" ns_reach A 10.0.0.2 10
+check "then every ping answered" ns_ping_all A 10.0.0.2 5
+check_delta "one recovery (ud_qp_recoveries)" z A:ib0 ud_qp_recoveries -eq 1

@@ -6,7 +6,8 @@
 # and `rx_stop` / `rx_start` make every RC QP of one host answer each SEND with an RNR NAK
 # until cleared (in-tree ipoib asks rnr_retry 0, so each attempt ends in RNR_RETRY_EXC and a
 # reconnect; RNR NAKs are counted; after rx_start traffic resumes and no more NAKs come);
-# `rx_trickle 3000` lets no SEND through for 3 s, reconnects included.
+# `rx_trickle 3000` lets one SEND through per 3 s, reconnects included: none in the first 3 s,
+# then one (a ping answered) well before a stopped receiver would, with RNR NAKs counted.
 # Malformed commands are refused with -EINVAL and change nothing. ib0 (A, softib0) is
 # connected, ib1 (B, softib1) stays in datagram mode until the last part: every REQ comes from
 # A, every RC QP on softib1 is passive, B answers over UD. Last, B goes connected too and both
@@ -26,7 +27,7 @@
 # kernels: stock debug
 # tier: full
 . /e2e/lib.sh
-plan 58
+plan 60
 
 F0=/sys/kernel/debug/softib/softib0/fault
 F1=/sys/kernel/debug/softib/softib1/fault
@@ -150,10 +151,33 @@ check "clear also ends rx_stop" sh -c "echo rx_stop > $F1 && echo clear > $F1 &&
 
 # --- rx_trickle: one SEND per 3 s on softib1, one clock for every RC QP, the new ones too.
 # In-tree's first NAKed send fails (rnr_retry 0) and it reconnects on new QPs: a per-QP
-# `rnr QPN trickle` would not reach them; this does (the first SEND passes 3 s after arming)
-check "rx_trickle 3000 on softib1" sh -c "echo 'rx_trickle 3000' > $F1"
+# `rnr QPN trickle` would not reach them; this does. The k-th SEND softib1 takes comes at
+# least k*3000 ms after the knob, so the k-th reply (sorted) comes no earlier: judged on each
+# reply's own receive time (ping -D, wall clock) against the wall clock read before the knob,
+# whatever the guest's speed. Then one does pass: the first reply within 2*3000 ms (a slot
+# may go to another SEND, e.g. IPv6 ND) + 3000 ms for the reconnects; rx_stop would answer none.
+# wall_ms: the wall clock in ms (busybox date has whole seconds only; adjtimex without options
+# only reads it)
+wall_ms() { adjtimex | awk '/tv_sec/ { s = $2 } /tv_usec/ { u = $2 } END { printf "%d%03d\n", s, u / 1000 }'; }
+n0=$(cnt softib0 rnr_nak)
+t_arm=$(wall_ms)	# before the knob: no SEND can pass earlier than t_arm + 3000
+echo 'rx_trickle 3000' > $F1; knob=$?
+# the ping right after the knob; -w 10: sends for 10 s, whatever is answered
+ns_exec A ping -D -i 0.2 -w 10 -W 2 -s 60000 10.0.12.2 > /tmp/trickle.out 2>&1
+n1=$(cnt softib0 rnr_nak)
+# replies' receive times, in ms after the knob, in order
+rt=$(sed -n 's/^\[\([0-9]*\)\.\([0-9][0-9][0-9]\)[0-9]*\] [0-9]* bytes from .*icmp_seq=.*/\1\2/p' /tmp/trickle.out |
+     while read t; do echo $((t - t_arm)); done | sort -n | tr '\n' ' ')
+diag "rx_trickle 3000: replies at [ $rt] ms after the knob; softib0 rnr_nak $n0 -> $n1"
+diag "$(tail -n 2 /tmp/trickle.out)"
+# slots_kept TIMES: the k-th time is at least k*3000 ms (less one jiffy: the gate counts jiffies)
+slots_kept() { _k=0; for _t in $1; do _k=$((_k + 1)); [ "$_t" -ge $((_k * 3000 - 10)) ] || return 1; done; }
+first_by() { _lim=$2; set -- $1; [ $# -ge 1 ] && [ "$1" -le "$_lim" ]; }
+check "rx_trickle 3000 on softib1" test $knob = 0
 check_output "fault file lists it" '^rx_trickle 3000$' cat $F1
-check_rc "ping -s 60000 A->B: none of 5 answered within 2 s, over reconnects" 1 /sbin/ip netns exec A /usr/bin/ping -c 5 -i 0.2 -W 1 -s 60000 10.0.12.2
+check "no reply before its 3000 ms slot (none in the first 3 s, over reconnects)" slots_kept "$rt"
+check "a SEND passes after 3000 ms: the first reply within 9000 ms" first_by "$rt" 9000
+check "RNR NAKs counted on the requester (softib0 rnr_nak)" test "$n1" -gt "$n0"
 check "clear ends rx_trickle" sh -c "echo clear > $F1 && test -z \"\$(cat $F1)\""
 check "traffic resumes after the clear" recovers
 
