@@ -184,6 +184,38 @@ KTEST(recv_ring, errors_repost_flushes_stop)
 	EXPECT_EQ(fake_skbs_live(), 4);	// every buffer still the ring's
 }
 
+// The UD QP repaired from ERROR (Interface::repair_ud_qp): after a reset the QP holds no
+// receive (IBA 10.3.1: Reset empties the work queues), so restart() queues every buffer the
+// ring holds (flushed and held, still posted when the reset discarded it, or queued) and
+// reposts them: the same buffers, none allocated, none lost, the ring live again.
+KTEST(recv_ring, restart_reposts_every_buffer_after_a_reset)
+{
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, KAPI_WC_WR_FLUSH_ERR)));
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
+	t.r.repost();
+	EXPECT_TRUE(t.r.stopped());
+	EXPECT_EQ(t.r.posted(), 2u);	// slots 2 and 3: the reset discards them, no completion
+	EXPECT_EQ(t.c.flushed, 2u);
+	EXPECT_EQ(t.c.wc_errors, 0u);	// a flush is not an error
+	const int before = t.rq().nposted;
+	const long calls = ktest_alloc_calls();
+	t.r.restart();
+	EXPECT_FALSE(t.r.stopped());
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(t.rq().nposted, before + 4);
+	EXPECT_EQ(ktest_alloc_calls(), calls);	// the same buffers
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4);
+	// live: a completion hands its packet up and the slot is reposted
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 2));
+	EXPECT_NOT_NULL(skb);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	kapi_skb_free(skb);
+}
+
 // A completion for a slot whose buffer is not posted (a duplicate CQE, a wr_id past the
 // ring) is refused on the UD ring as on the others: counted, warned once, never handed up,
 // and posted() is not lowered twice.
@@ -519,6 +551,7 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
 	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_stop),
+	    KTEST_CASE(recv_ring, restart_reposts_every_buffer_after_a_reset),
 	    KTEST_CASE(recv_ring, duplicate_completion_is_refused), KTEST_CASE(recv_ring, byte_len_over_the_buffer_is_refused), KTEST_CASE(recv_ring, repost_failure_is_counted),
 	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
