@@ -75,4 +75,5 @@ check "repair logged" dmesg_has 'UD QP 0x[0-9a-f]+: in ERROR: reset and back to 
 # requests go out over the repaired QP
 ns_ip A neigh flush dev ib0; ns_ip B neigh flush dev ib1
 check "broadcast after the repair: B resolves A by ARP and reaches it" ns_ping_all B 10.0.0.1 3
-check "and A resolves B by ARP" sh -c "ip -n A neigh flush dev ib0 && ip netns exec A ping -c 2 -i 0.2 -W 2 10.0.0.2 >/dev/null"
+arp_a_b() { ns_ip A neigh flush dev ib0 && ns_exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.2 >/dev/null; }
+check "and A resolves B by ARP" arp_a_b
