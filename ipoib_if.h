@@ -224,6 +224,9 @@ public:
 	void show(DebugView which, kapi_seq *s);
 	// an asynchronous event of the UD QP
 	void qp_event(kapi_qp_event_kind kind) { qp_.event(kind); }
+	// Any context: the UD QP was seen in ERROR (its fatal event, a flushed receive): the work
+	// repairs it (repair_ud).
+	void ud_error_seen();
 	const UdQp &qp() const { return qp_; }
 
 	// connected mode (RFC 4755; ipoib_cm_table.h)
