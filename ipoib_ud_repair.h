@@ -67,7 +67,7 @@ public:
 			return Step::None;
 		}
 		if (++failures_ >= kMaxAttempts) {
-			gave_up_ = true;
+			__atomic_store_n(&gave_up_, true, __ATOMIC_RELAXED);
 			return Step::GaveUp;
 		}
 		due_ms_ = now_ms + (kstd::u64(kFirstBackoffMs) << (failures_ - 1));
@@ -80,14 +80,14 @@ public:
 	{
 		failures_ = 0;
 		due_ms_ = 0;
-		gave_up_ = false;
+		__atomic_store_n(&gave_up_, false, __ATOMIC_RELAXED);
 	}
 	kstd::u32 failures() const { return failures_; }
-	bool gave_up() const { return gave_up_; }
+	bool gave_up() const { return __atomic_load_n(&gave_up_, __ATOMIC_RELAXED); }	// any context
 
 private:
 	bool wanted_ = false;
-	bool gave_up_ = false;
+	bool gave_up_ = false;	// written by the work, read by NAPI too
 	kstd::u32 failures_ = 0;	// attempts failed in a row
 	kstd::u64 due_ms_ = 0;		// no attempt before (after a failure)
 };
