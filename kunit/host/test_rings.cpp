@@ -464,6 +464,26 @@ KTEST(qp_events, sqe_recovered_to_rts)
 	fake_ud_state = KAPI_QPS_RTS;
 }
 
+// A fatal event (the QP in ERROR) reaches the owner's hook, which asks its work for the
+// repair; the other kinds are only counted.
+namespace {
+int g_fatal_seen = 0;
+void fatal_hook(void *owner) { *static_cast<int *>(owner) += 1; }
+} // namespace
+KTEST(qp_events, fatal_event_reaches_the_owner)
+{
+	UdQp qp(g_log);
+	g_fatal_seen = 0;
+	qp.on_fatal(fatal_hook, &g_fatal_seen);
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_COMM_EST);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_OTHER);
+	EXPECT_EQ(g_fatal_seen, 0);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_FATAL);
+	EXPECT_EQ(g_fatal_seen, 1);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_FATAL), 1u);
+}
+
 // A QP in ERROR leaves it only through RESET (IBA 10.3.1): reset_to_rts() takes it RESET ->
 // INIT -> RTR -> RTS; a refused reset is reported and the QP left where it was.
 KTEST(qp_events, error_reset_to_rts)
@@ -574,7 +594,7 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
-KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, error_reset_to_rts), KTEST_CASE(qp_events, srq_events_reach_the_srq));
+KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, error_reset_to_rts), KTEST_CASE(qp_events, fatal_event_reaches_the_owner), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
 
