@@ -9,6 +9,8 @@
 // up interface that an earlier resize left closed (no UD QP, or a failed reopen) opens again.
 // NAPI goes through napi_on/napi_off, which keep its state, so no failure path leaves it
 // enabled twice or disabled twice. Connected mode's SRQ and RC rings keep their load-time sizes.
+// Also here, as the other path that drains the UD QP: its repair from ERROR in place (same
+// QP, same rings; ipoib_ud_repair.h, docs/datagram.md).
 #include "ipoib_if.h"
 #include "ipoib_params.h"
 
