@@ -18,7 +18,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 28
+plan 33
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -77,3 +77,13 @@ ns_ip A neigh flush dev ib0; ns_ip B neigh flush dev ib1
 check "broadcast after the repair: B resolves A by ARP and reaches it" ns_ping_all B 10.0.0.1 3
 arp_a_b() { ns_ip A neigh flush dev ib0 && ns_exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.2 >/dev/null; }
 check "and A resolves B by ARP" arp_a_b
+
+# ---- a move to ERR (no event) with ifdown/ifup racing the repair: ifdown cancels the work,
+# ifup asks again, and the QP is repaired by whichever ran
+snap d A:ib0
+check "fault armed: A's UD QP in ERROR (qp_err, no event), then A down and up at once" \
+    sh -c "echo qp_err $qpn > $fault && /usr/sbin/ip -n A link set ib0 down && /usr/sbin/ip -n A link set ib0 up"
+check "carrier on ib0 again" wait_carrier ib0 A 60
+check "A reaches B after the repair" ns_reach A 10.0.0.2 20
+check_delta "one repair (ud_qp_error_recoveries)" d A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "no failed repair" d A:ib0 ud_qp_error_recovery_failures -eq 0
