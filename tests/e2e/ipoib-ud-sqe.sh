@@ -8,7 +8,9 @@
 # move through RESET leaves it) and its fatal event follows. The work quiesces the UD datapath,
 # moves the same QP (same QPN, P_Key index, Q_Key) RESET -> INIT -> RTR -> RTS, reposts the
 # receive ring and wakes the queue (counted ud_qp_error_recoveries); its multicast attachments
-# survive the reset, so the broadcast group (ARP) works again without a rejoin.
+# survive the reset, so the broadcast group (ARP) works again without a rejoin. Last, `qp_err`
+# (a move to ERR, no event) with A down and up at once: ifdown cancels the work, ifup's open
+# asks again, one repair either way.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
