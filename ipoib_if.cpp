@@ -103,6 +103,7 @@ Status Interface::start(const IfConfig &cfg)
 	recv_cq_.reset(kapi_cq_create_napi(ib_, nd(), int(rx_.size() + cm_.cq_entries())));
 	if (!send_cq_ || !recv_cq_)
 		return Status::NoMem;
+	qp_.on_fatal([](void *self) { static_cast<Interface *>(self)->ud_error_seen(); }, this);
 	KSTD_TRY(qp_.create(pd_.get(), send_cq_.get(), recv_cq_.get(), tx_.size(), rx_.size()));
 	qpn_ = qp_.qpn();
 	rx_.bind(nd(), RecvTarget{qp_.raw(), nullptr}, lkey_);
@@ -240,6 +241,10 @@ Status Interface::open()
 	napi_on();
 	kapi_netdev_start_queue(nd());
 	kapi_napi_schedule(nd());
+	// ifdown/ifup starts the UD QP's repair afresh (after giving up too): the work looks at
+	// the QP's state and repairs it only in ERROR.
+	ud_repair_.reset();
+	ud_repair_.request();
 	kstd::ignore(cm_.open());	// the listeners; without them only datagram mode works (logged)
 	schedule_work(nd(), 0);
 	kapi_dwork_schedule(gc_.get(), unsigned(gc_period_ms(kapi_arp_gc_interval_ms())));
@@ -435,9 +440,12 @@ void Interface::work()
 		const UdQp::Recovery r = qp_.recover();
 		if (r == UdQp::Recovery::Recovered)
 			count(stats_.ud_qp_recoveries);
+		else if (r == UdQp::Recovery::InError)
+			ud_repair_.request();	// served just below
 		else if (r != UdQp::Recovery::NotNeeded)
 			count(stats_.ud_qp_recovery_failures);
 	}
+	repair_ud();
 	u32 pending = __atomic_exchange_n(&flush_pending_, 0u, __ATOMIC_ACQ_REL);
 	if (pending && !flush(pending))
 		return;

@@ -52,6 +52,7 @@
 #include "ipoib_neigh.h"
 #include "ipoib_pkey.h"
 #include "ipoib_ud_qp.h"
+#include "ipoib_ud_repair.h"
 #include "ipoib_work.h"
 #include "kstd/inflight.h"
 #include "kstd/lock.h"
@@ -91,7 +92,7 @@ class Interface;
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
 	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures) \
-	X(ring_resizes) X(ring_resize_errors)
+	X(ring_resizes) X(ring_resize_errors) X(ud_qp_error_recoveries) X(ud_qp_error_recovery_failures)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -224,6 +225,9 @@ public:
 	void show(DebugView which, kapi_seq *s);
 	// an asynchronous event of the UD QP
 	void qp_event(kapi_qp_event_kind kind) { qp_.event(kind); }
+	// Any context: the UD QP was seen in ERROR (its fatal event, a flushed receive): the work
+	// repairs it (repair_ud).
+	void ud_error_seen();
 	const UdQp &qp() const { return qp_; }
 
 	// connected mode (RFC 4755; ipoib_cm_table.h)
@@ -288,6 +292,9 @@ private:
 	// ring resize (ipoib_if_rings.cpp)
 	void drain_ud_qp();
 	Status build_ud_qp(u32 tx, u32 rx);
+	// the UD QP in ERROR (ipoib_ud_repair.h): the work's step, and the repair (rtnl held)
+	void repair_ud();
+	Status repair_ud_qp();
 	Status resize_cqs(u32 tx, u32 rx);
 	// neighbours (ipoib_neigh.cpp)
 	Status neigh_start();
@@ -332,7 +339,9 @@ private:
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
 	bool napi_on_ = false;	// kapi_napi_enable'd and not disabled since; rtnl held (napi_on/off)
-	bool ud_draining_ = false;	// drain_ud_qp: NAPI posts no receives to the QP being drained
+	bool ud_draining_ = false;	// drain_ud_qp, repair_ud_qp: NAPI posts no receives, wakes no queue
+	UdRepair ud_repair_;		// request(): any context; the rest under rtnl (open, the work)
+	LogLimit repair_log_;
 	bool umcast_ = false;
 	bool connected_ = false;	// admin mode; written under rtnl (apply_mode)
 	bool mcast_big_warned_ = false;	// an oversized multicast packet was logged (once)

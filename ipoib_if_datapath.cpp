@@ -113,7 +113,8 @@ bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
 // Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
-	const bool up = is_up();
+	// A UD QP being drained or repaired: its flushed sends wake no queue (repair_ud_qp does).
+	const bool up = is_up() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE);
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	dispatch_cq(
 		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
@@ -279,6 +280,10 @@ int Interface::poll(int budget)
 	// Always polled: a partly filled ring already has buffers the HCA may complete, and an
 	// unpolled CQ with entries makes the REPORT_MISSED_EVENTS re-arm below reschedule forever.
 	int done = poll_rx(budget);
+	// A flushed UD receive outside a drain: the QP is in ERROR (IBA 10.3.1), with its fatal
+	// event still to come or none at all (a move to ERR raises none): the work repairs it.
+	if (rx_.stopped() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE) && !ud_repair_.gave_up())
+		ud_error_seen();
 	if (done < budget && kapi_napi_complete_done(nd(), done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.
 		int a = kapi_cq_arm(recv_cq_.get());

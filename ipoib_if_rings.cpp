@@ -9,6 +9,8 @@
 // up interface that an earlier resize left closed (no UD QP, or a failed reopen) opens again.
 // NAPI goes through napi_on/napi_off, which keep its state, so no failure path leaves it
 // enabled twice or disabled twice. Connected mode's SRQ and RC rings keep their load-time sizes.
+// Also here, as the other path that drains the UD QP: its repair from ERROR in place (same
+// QP, same rings; ipoib_ud_repair.h, docs/datagram.md).
 #include "ipoib_if.h"
 #include "ipoib_params.h"
 
@@ -66,6 +68,105 @@ void Interface::drain_ud_qp()
 	qp_.destroy();
 	rx_.release();
 	tx_.drain();
+}
+
+// ---- the UD QP in ERROR (ipoib_ud_repair.h) ----
+
+void Interface::ud_error_seen()
+{
+	if (ud_repair_.wanted())
+		return;	// the work is on it
+	ud_repair_.request();
+	if (nd())
+		schedule_work(nd(), 0);
+}
+
+// The work, interface up. Under rtnl (trylock, as the broadcast join's MTU: ndo_stop holds
+// rtnl while it cancels this work), which serialises the repair with open/stop, ring
+// resizes and mode changes, and which napi_on/napi_off need.
+void Interface::repair_ud()
+{
+	if (!ud_repair_.wanted())
+		return;
+	if (!kapi_rtnl_trylock()) {
+		schedule_work(nd(), 10);
+		return;
+	}
+	if (!is_up() || !qp_.raw()) {	// open() asks again
+		kapi_rtnl_unlock();
+		return;
+	}
+	u32 wait = 0;
+	switch (ud_repair_.next(kapi_qp_state(qp_.raw()), kapi_now_ms(), wait)) {
+	case UdRepair::Step::Later:
+		schedule_work(nd(), wait);
+		break;
+	case UdRepair::Step::Now: {
+		const Status st = repair_ud_qp();
+		const UdRepair::Step after = ud_repair_.done(kstd::ok(st), kapi_now_ms());
+		count(kstd::ok(st) ? stats_.ud_qp_error_recoveries : stats_.ud_qp_error_recovery_failures);
+		if (after == UdRepair::Step::Later)
+			schedule_work(nd(), 0);	// next() says how long the back-off is
+		u32 missed = 0;
+		if (!repair_log_.allow(kapi_now_ms(), missed))
+			break;
+		if (kstd::ok(st))
+			log_.warn("UD QP 0x%06x: in ERROR: reset and back to RTS (%u more not logged; counted ud_qp_error_recoveries)",
+				  qpn_, missed);
+		else if (after == UdRepair::Step::GaveUp)
+			log_.err("UD QP 0x%06x: still in ERROR after %u repairs failed (last %d): datagram mode stays down until the interface is brought down and up (%u more not logged)",
+				 qpn_, UdRepair::kMaxAttempts, kstd::to_errno(st), missed);
+		else
+			log_.err("UD QP 0x%06x: cannot repair it from ERROR: %d, retried after a back-off (%u more not logged; counted ud_qp_error_recovery_failures)",
+				 qpn_, kstd::to_errno(st), missed);
+		break;
+	}
+	default:
+		break;
+	}
+	kapi_rtnl_unlock();
+}
+
+// rtnl held, interface up, the QP in ERROR (or left half-way by a failed repair).
+// 1. Quiesce: no xmit inside (the queue stopped, then every xmit that passed it finished);
+// NAPI, on, reaps every WR the Error state flushed (IBA 10.3.1: each outstanding WR
+// completes; receives counted rx_flushed, not rx_wc_errors; sends tx_wc_errors), posting no
+// receive and waking no queue meanwhile (ud_draining_). Only then the reset: it discards
+// what the QP still holds with no completion, and a completion of the old QP left in a CQ
+// would name a slot about to be posted again.
+// 2. RESET -> INIT -> RTR -> RTS on the same QP (UdQp::reset_to_rts): same QPN, P_Key index,
+// Q_Key; its multicast attachments survive the reset (ipoib_ud_qp.h), so no group is left
+// or joined again. 3. The same receive buffers posted again (RecvRing::restart), NAPI on,
+// the queue woken. On a failure the queue is woken all the same: sends into a QP that is
+// not in RTS are flushed or refused, each counted, and the netdev watchdog stays quiet.
+Status Interface::repair_ud_qp()
+{
+	constexpr u32 kRepairDrainMs = 2000;
+	kapi_netdev_stop_queue(nd());
+	kapi_netdev_tx_barrier(nd());
+	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
+	napi_on();
+	kapi_napi_schedule(nd());
+	u32 waited = 0;
+	while ((rx_.posted() || tx_.outstanding()) && waited < kRepairDrainMs) {
+		kapi_msleep(kDrainStepMs);
+		waited += kDrainStepMs;
+	}
+	napi_off();
+	poll_tx();	// completions that arrived after the last poll
+	Status st = Status::TimedOut;
+	if (!rx_.posted() && !tx_.outstanding())
+		st = qp_.reset_to_rts(qkey_);
+	else
+		log_.warn("UD QP 0x%06x: %u receives and %u sends not flushed %u ms after ERROR: not reset yet", qpn_,
+			  rx_.posted(), tx_.outstanding(), kRepairDrainMs);
+	if (kstd::ok(st))
+		rx_.restart();	// NAPI off: the ring's one consumer here
+	__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
+	napi_on();
+	kapi_netdev_wake_queue(nd());
+	kapi_napi_schedule(nd());
+	return st;
 }
 
 // The new UD QP and rings at tx/rx entries (the CQs already hold them); NoMem leaves no QP.

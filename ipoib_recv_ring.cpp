@@ -369,6 +369,20 @@ void RecvRing::post_sg()
 	}
 }
 
+void RecvRing::restart()
+{
+	queue_.pop(queue_.size());
+	for (u32 i = 0; i < slots_.size(); i++) {
+		if (!slots_[i])
+			continue;
+		slots_[i]->posted = false;
+		KSTD_WARN_ON(!queue_.push(i));	// capacity: size() slots
+	}
+	set_posted(0);
+	stopped_ = false;
+	repost();
+}
+
 void RecvRing::adapt(u64 now_ms)
 {
 	const u32 consumed = kstd::exchange(consumed_, 0u);

@@ -299,6 +299,12 @@ public:
 	// completion will say so: the owner checks empty() right after stop() as well as after
 	// each receive completion. Any context that excludes NAPI's use of the ring (or NAPI).
 	void stop() { stopped_ = true; }
+	// UD, the QP repaired from ERROR (Interface::repair_ud_qp), NAPI off: the QP was moved
+	// to RESET and on to RTS, and a reset empties its receive queue (IBA 10.3.1) with no
+	// completion for what it discards. Every buffer the ring holds (flushed and held,
+	// discarded while posted, or queued) is queued again, in slot order, and posted: the
+	// same buffers, no allocation; the ring is live again (not stopped).
+	void restart();
 	// Teardown, after the QP/SRQ is destroyed (or every posted buffer's completion polled):
 	// every buffer unmapped and freed (the RxBufs' destruction), and the slot table and FIFO
 	// freed (bytes() == 0; the ring may be alloc()ed again).

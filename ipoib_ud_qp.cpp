@@ -20,7 +20,21 @@ Status UdQp::create(kapi_pd *pd, kapi_cq *send_cq, kapi_cq *recv_cq, u32 send_wr
 
 Status UdQp::to_rts(u32 port, u16 pkey_index)
 {
+	port_ = port;
+	pkey_index_ = pkey_index;
 	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port, pkey_index, 0)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
+	ready_ = true;
+	return Status::Ok;
+}
+
+Status UdQp::reset_to_rts(u32 qkey)
+{
+	if (!qp_)
+		return Status::NoDevice;
+	ready_ = false;
+	KSTD_TRY(kstd::from_errno(kapi_qp_to_reset(qp_)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, pkey_index_, qkey)));
 	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
 	ready_ = true;
 	return Status::Ok;
@@ -50,7 +64,7 @@ UdQp::Recovery UdQp::recover()
 		err = kapi_ud_qp_sqe_to_rts(qp_);
 		r = err ? Recovery::Failed : Recovery::Recovered;
 	} else if (st == KAPI_QPS_ERR) {
-		r = Recovery::InError;
+		return Recovery::InError;	// the owner's repair, which logs it
 	} else if (st < 0) {
 		err = st;
 		r = Recovery::Failed;
@@ -63,9 +77,6 @@ UdQp::Recovery UdQp::recover()
 	if (r == Recovery::Recovered)
 		log_.warn("UD QP 0x%06x: send queue error (SQE), back to RTS (%u more not logged; counted ud_qp_recoveries)",
 			  qpn_, missed);
-	else if (r == Recovery::InError)
-		log_.err("UD QP 0x%06x: in ERROR after a send error; stays there until the module is reloaded (%u more not logged)",
-			 qpn_, missed);
 	else
 		log_.err("UD QP 0x%06x: cannot recover from a send error: %d (%u more not logged; counted ud_qp_recovery_failures)",
 			 qpn_, err, missed);
@@ -73,16 +84,19 @@ UdQp::Recovery UdQp::recover()
 }
 
 // A UD QP has no connection: COMM_EST and LAST_WQE_REACHED do not happen to it. A fatal
-// error leaves it in ERROR, and nothing here repairs that: the QP is created once, in
-// Interface::start, and open()/stop() (ifup/ifdown) do not touch its state, so only a new
-// interface (unbinding the port: removing the device, or reloading the module) brings a
-// working QP back. (In-tree ipoib moves its QP through RESET on every ifdown/ifup.) Every
-// event is counted per kind (ethtool -S qp_event_*, UdQp::events) and a fatal one logged.
+// error (IBA 11.6.3.1) leaves it in ERROR; the owner's work repairs it (Interface::
+// repair_ud_qp, UdRepair), never this handler (atomic context). Every event is counted per
+// kind (ethtool -S qp_event_*, UdQp::events); a fatal one is logged at most LogLimit's rate.
 void UdQp::event(kapi_qp_event_kind kind)
 {
 	events_.count(kind);
-	if (kind == KAPI_QPEV_FATAL)
-		log_.err("UD QP 0x%06x: fatal asynchronous error; the QP stays in ERROR until the module is reloaded", qpn_);
+	if (kind != KAPI_QPEV_FATAL)
+		return;
+	u32 missed = 0;
+	if (event_log_.allow(kapi_now_ms(), missed))
+		log_.err("UD QP 0x%06x: fatal asynchronous error: the QP is reset (%u more not logged)", qpn_, missed);
+	if (fatal_fn_)
+		fatal_fn_(fatal_owner_);
 }
 
 } // namespace ipoib

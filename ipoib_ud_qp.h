@@ -48,6 +48,14 @@ public:
 	Status set_qkey(u32 qkey) { return kstd::from_errno(kapi_qp_set_qkey(qp_, qkey)); }
 	Status attach(const u8 *mgid, u16 mlid) { return kstd::from_errno(kapi_qp_attach_mcast(qp_, mgid, mlid)); }
 	Status detach(const u8 *mgid, u16 mlid) { return kstd::from_errno(kapi_qp_detach_mcast(qp_, mgid, mlid)); }
+	// The QP in ERROR brought back (Interface::repair_ud_qp, after every flushed WR was
+	// polled): IBA 10.3.1 lets a QP leave ERROR only through RESET, so RESET -> INIT (the
+	// port and P_Key index to_rts() last had, and qkey: the broadcast group's) -> RTR -> RTS.
+	// The QPN stays, and with it the link-layer address (RFC 4391 §9.1.1) peers hold; its
+	// multicast attachments stay too (ib_attach_mcast binds the QP, not a state: rxe, rdmavt
+	// and softib drop them only on detach or destroy). Failure leaves the QP wherever the
+	// refused transition found it (ready() false until a later call succeeds).
+	Status reset_to_rts(u32 qkey);
 	// Teardown step 2 (quiesce): every posted request completes with a flush error.
 	void to_error();
 	void destroy();
@@ -58,13 +66,20 @@ public:
 
 	// The work, after a send completed in error (TxRing::take_qp_error): IBA 10.3.1 moves a
 	// UD QP to SQE on a send error; its send queue stops (later sends are flushed) while
-	// receives go on. SQE is moved back to RTS (Recovered); ERROR is not repaired here (the
-	// recv ring stopped on its flush: see event()). Logged at most LogLimit's rate.
+	// receives go on. SQE is moved back to RTS (Recovered); ERROR (InError) is the
+	// interface's repair (reset_to_rts, UdRepair). Logged at most LogLimit's rate.
 	enum class Recovery : u8 { NotNeeded, Recovered, Failed, InError };
 	Recovery recover();
 
-	// From the provider's event handler (atomic context).
+	// From the provider's event handler (atomic context): counted; a fatal error (the QP is
+	// in ERROR) is handed to the owner's hook, which asks its work for the repair.
 	void event(kapi_qp_event_kind kind);
+	using FatalHook = void (*)(void *owner);
+	void on_fatal(FatalHook fn, void *owner)
+	{
+		fatal_fn_ = fn;
+		fatal_owner_ = owner;
+	}
 	const QpEventCounts &events() const { return events_; }
 
 private:
@@ -72,8 +87,13 @@ private:
 	kapi_qp *qp_ = nullptr;
 	u32 qpn_ = 0;
 	bool ready_ = false;
+	u32 port_ = 0;		// what to_rts() last brought the QP up with (reset_to_rts)
+	u16 pkey_index_ = 0;
 	QpEventCounts events_;
 	LogLimit recover_log_;
+	LogLimit event_log_;
+	FatalHook fatal_fn_ = nullptr;	// set before create(): no event can race it
+	void *fatal_owner_ = nullptr;
 };
 
 } // namespace ipoib

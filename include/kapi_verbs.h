@@ -87,6 +87,8 @@ int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, k
 int kapi_ud_qp_to_rts(struct kapi_qp *qp) KAPI_NOEXCEPT;	/* RTR then RTS, sq_psn 0 */
 int kapi_qp_set_qkey(struct kapi_qp *qp, kapi_u32 qkey) KAPI_NOEXCEPT;
 int kapi_qp_to_error(struct kapi_qp *qp) KAPI_NOEXCEPT;
+/* Any state -> RESET (IBA 10.3.1: the work queues emptied, no completion for what they held). */
+int kapi_qp_to_reset(struct kapi_qp *qp) KAPI_NOEXCEPT;
 /* The QP's state as ib_query_qp reports it (process context); -errno when the query fails. */
 enum kapi_qp_state { KAPI_QPS_RTS, KAPI_QPS_SQE, KAPI_QPS_ERR, KAPI_QPS_OTHER };
 int kapi_qp_state(struct kapi_qp *qp) KAPI_NOEXCEPT;

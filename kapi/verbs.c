@@ -186,6 +186,13 @@ int kapi_qp_to_error(struct kapi_qp *qp)
 	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE);
 }
 
+int kapi_qp_to_reset(struct kapi_qp *qp)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+
+	return ib_modify_qp((struct ib_qp *)qp, &a, IB_QP_STATE);
+}
+
 int kapi_qp_state(struct kapi_qp *qp)
 {
 	struct ib_qp_attr a = {};

@@ -55,4 +55,5 @@
 	X(path_backoff)       \
 	X(path_queue)         \
 	X(kapi_sizes)          \
-	X(frag_shim)
+	X(frag_shim)          \
+	X(ud_repair)

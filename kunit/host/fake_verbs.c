@@ -421,8 +421,21 @@ struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, s
 void kapi_qp_destroy(struct kapi_qp *qp) { fake_qp_free(qp); }
 kapi_u32 kapi_qp_num(const struct kapi_qp *qp) { return 0x48; }
 int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) { return 0; }
-int kapi_ud_qp_to_rts(struct kapi_qp *qp) { return 0; }
+int kapi_ud_qp_to_rts(struct kapi_qp *qp)
+{
+	fake_ud_state = KAPI_QPS_RTS;
+	return 0;
+}
 int kapi_qp_to_error(struct kapi_qp *qp) { return 0; }
+/* RESET, as the test sets it to fail (fake_reset_err); the later transitions succeed. */
+int fake_reset_err;
+int kapi_qp_to_reset(struct kapi_qp *qp)
+{
+	if (fake_reset_err)
+		return fake_reset_err;
+	fake_ud_state = KAPI_QPS_OTHER;
+	return 0;
+}
 /* The UD QP's state as the test sets it (fake_ud_state), and the SQE -> RTS transition. */
 int fake_ud_state = KAPI_QPS_RTS;
 int fake_sqe_to_rts_err;

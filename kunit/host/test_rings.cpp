@@ -184,6 +184,38 @@ KTEST(recv_ring, errors_repost_flushes_stop)
 	EXPECT_EQ(fake_skbs_live(), 4);	// every buffer still the ring's
 }
 
+// The UD QP repaired from ERROR (Interface::repair_ud_qp): after a reset the QP holds no
+// receive (IBA 10.3.1: Reset empties the work queues), so restart() queues every buffer the
+// ring holds (flushed and held, still posted when the reset discarded it, or queued) and
+// reposts them: the same buffers, none allocated, none lost, the ring live again.
+KTEST(recv_ring, restart_reposts_every_buffer_after_a_reset)
+{
+	RingOn t(4);
+	ASSERT_TRUE(t.ok);
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 0, KAPI_WC_WR_FLUSH_ERR)));
+	EXPECT_NULL(t.r.complete(recv_wc(nullptr, 1, KAPI_WC_WR_FLUSH_ERR)));
+	t.r.repost();
+	EXPECT_TRUE(t.r.stopped());
+	EXPECT_EQ(t.r.posted(), 2u);	// slots 2 and 3: the reset discards them, no completion
+	EXPECT_EQ(t.c.flushed, 2u);
+	EXPECT_EQ(t.c.wc_errors, 0u);	// a flush is not an error
+	const int before = t.rq().nposted;
+	const long calls = ktest_alloc_calls();
+	t.r.restart();
+	EXPECT_FALSE(t.r.stopped());
+	EXPECT_EQ(t.r.posted(), 4u);
+	EXPECT_EQ(t.rq().nposted, before + 4);
+	EXPECT_EQ(ktest_alloc_calls(), calls);	// the same buffers
+	EXPECT_EQ(fake_skbs_live(), 4);
+	EXPECT_EQ(fake_dma_live(), 4);
+	// live: a completion hands its packet up and the slot is reposted
+	kapi_skb *skb = t.r.complete(recv_wc(nullptr, 2));
+	EXPECT_NOT_NULL(skb);
+	t.r.repost();
+	EXPECT_EQ(t.r.posted(), 4u);
+	kapi_skb_free(skb);
+}
+
 // A completion for a slot whose buffer is not posted (a duplicate CQE, a wr_id past the
 // ring) is refused on the UD ring as on the others: counted, warned once, never handed up,
 // and posted() is not lowered twice.
@@ -432,6 +464,43 @@ KTEST(qp_events, sqe_recovered_to_rts)
 	fake_ud_state = KAPI_QPS_RTS;
 }
 
+// A fatal event (the QP in ERROR) reaches the owner's hook, which asks its work for the
+// repair; the other kinds are only counted.
+namespace {
+int g_fatal_seen = 0;
+void fatal_hook(void *owner) { *static_cast<int *>(owner) += 1; }
+} // namespace
+KTEST(qp_events, fatal_event_reaches_the_owner)
+{
+	UdQp qp(g_log);
+	g_fatal_seen = 0;
+	qp.on_fatal(fatal_hook, &g_fatal_seen);
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_COMM_EST);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_OTHER);
+	EXPECT_EQ(g_fatal_seen, 0);
+	deliver_qp_event(qp.ctx(), KAPI_QPEV_FATAL);
+	EXPECT_EQ(g_fatal_seen, 1);
+	EXPECT_EQ(qp.events().get(KAPI_QPEV_FATAL), 1u);
+}
+
+// A QP in ERROR leaves it only through RESET (IBA 10.3.1): reset_to_rts() takes it RESET ->
+// INIT -> RTR -> RTS; a refused reset is reported and the QP left where it was.
+KTEST(qp_events, error_reset_to_rts)
+{
+	UdQp qp(g_log);
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	ASSERT_OK(qp.to_rts(1, 3));
+	fake_ud_state = KAPI_QPS_ERR;
+	fake_reset_err = -KAPI_EINVAL;
+	EXPECT_FALSE(kstd::ok(qp.reset_to_rts(0x1b)));
+	EXPECT_EQ(fake_ud_state, int(KAPI_QPS_ERR));
+	fake_reset_err = 0;
+	EXPECT_OK(qp.reset_to_rts(0x1b));
+	EXPECT_EQ(fake_ud_state, int(KAPI_QPS_RTS));
+	EXPECT_TRUE(qp.ready());
+}
+
 KTEST(qp_events, srq_events_reach_the_srq)
 {
 	Srq srq(g_log);
@@ -519,12 +588,13 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, never_shrinks_under_allocation_failure),
 	    KTEST_CASE(recv_ring, replacement_first_hands_up_the_filled_buffer),
 	    KTEST_CASE(recv_ring, unmappable_replacement_is_freed_and_the_buffer_reposted), KTEST_CASE(recv_ring, errors_repost_flushes_stop),
+	    KTEST_CASE(recv_ring, restart_reposts_every_buffer_after_a_reset),
 	    KTEST_CASE(recv_ring, duplicate_completion_is_refused), KTEST_CASE(recv_ring, byte_len_over_the_buffer_is_refused), KTEST_CASE(recv_ring, repost_failure_is_counted),
 	    KTEST_CASE(recv_ring, partial_post_keeps_the_rest_queued),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
-KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, srq_events_reach_the_srq));
+KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, error_reset_to_rts), KTEST_CASE(qp_events, fatal_event_reaches_the_owner), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
 

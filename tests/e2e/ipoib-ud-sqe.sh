@@ -6,6 +6,13 @@
 # most 10 times per 5 s), and A reaches B again; without it A never sends again. `ud_sqe` with
 # sends queued fails the oldest and flushes the rest at once; a fault cleared does not fire;
 # `clear` after `ud_sqe` with nothing queued keeps the error owed, so A still recovers.
+# Then `qp_fatal QPN MS`: A's UD QP enters ERROR (every posted WR flushed; IBA 10.3.1: only a
+# move through RESET leaves it) and its fatal event follows. The work quiesces the UD datapath,
+# moves the same QP (same QPN, P_Key index, Q_Key) RESET -> INIT -> RTR -> RTS, reposts the
+# receive ring and wakes the queue (counted ud_qp_error_recoveries); its multicast attachments
+# survive the reset, so the broadcast group (ARP) works again without a rejoin. Last, `qp_err`
+# (a move to ERR, no event) with A down and up at once: ifdown cancels the work, ifup's open
+# asks again, one repair either way.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -15,7 +22,7 @@
 # timeout: 180
 # tier: long
 . /e2e/lib.sh
-plan 30
+plan 46
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -87,3 +94,38 @@ check "ud_sqe with nothing queued, then clear: the owed error still listed after
 check "A recovered after the clear: a ping answered" ns_reach A 10.0.0.2 10
 check "then every ping answered" ns_ping_all A 10.0.0.2 5
 check_delta "one recovery (ud_qp_recoveries)" z A:ib0 ud_qp_recoveries -eq 1
+
+# ---- the QP in ERROR (a fatal asynchronous error) is reset and brought back to RTS
+snap e A:ib0
+dmesg_mark err
+ns_exec A ping -c 25 -i 0.2 -W 1 10.0.0.2 >/tmp/ud-err-ping.out 2>&1 &
+ping_pid=$!
+sleep 1
+check "fault armed: A's UD QP in ERROR now, its fatal event 100 ms later (qp_fatal)" sh -c "echo qp_fatal $qpn 100 > $fault"
+wait $ping_pid || true
+diag "pings across the error: $(grep 'packets transmitted' /tmp/ud-err-ping.out)"
+check "A's UD QP repaired: a ping answered within 4 s" ns_reach A 10.0.0.2 20
+check "then every ping answered" ns_ping_all A 10.0.0.2 10
+check_delta "one repair (ud_qp_error_recoveries)" e A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "no failed repair" e A:ib0 ud_qp_error_recovery_failures -eq 0
+check_delta "the flushed receives counted as flushes (rx_flushed)" e A:ib0 rx_flushed -ge 1
+check_delta "and not as receive errors (rx_wc_errors)" e A:ib0 rx_wc_errors -eq 0
+qpn_after=0x$(ip netns exec A cat /sys/class/net/ib0/address | cut -d: -f2-4 | tr -d :)
+check "the same QP: its QPN (the link address) unchanged ($qpn_after)" test "$qpn_after" = "$qpn"
+check "repair logged" dmesg_has 'UD QP 0x[0-9a-f]+: in ERROR: reset and back to RTS'
+# B's ARP request reaches A only through A's broadcast-group attachment; A's reply and its own
+# requests go out over the repaired QP
+ns_ip A neigh flush dev ib0; ns_ip B neigh flush dev ib1
+check "broadcast after the repair: B resolves A by ARP and reaches it" ns_ping_all B 10.0.0.1 3
+arp_a_b() { ns_ip A neigh flush dev ib0 && ns_exec A /usr/bin/ping -c 2 -i 0.2 -W 2 10.0.0.2 >/dev/null; }
+check "and A resolves B by ARP" arp_a_b
+
+# ---- a move to ERR (no event) with ifdown/ifup racing the repair: ifdown cancels the work,
+# ifup asks again, and the QP is repaired by whichever ran
+snap d A:ib0
+check "fault armed: A's UD QP in ERROR (qp_err, no event), then A down and up at once" \
+    sh -c "echo qp_err $qpn > $fault && /usr/sbin/ip -n A link set ib0 down && /usr/sbin/ip -n A link set ib0 up"
+check "carrier on ib0 again" wait_carrier ib0 A 60
+check "A reaches B after the repair" ns_reach A 10.0.0.2 20
+check_delta "one repair (ud_qp_error_recoveries)" d A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "no failed repair" d A:ib0 ud_qp_error_recovery_failures -eq 0
