@@ -262,6 +262,32 @@ void CmTable::stop_begin()
 		resume_due_waits(kapi_now_ms());
 		kapi_msleep(10);
 	}
+	log_stuck("stop");
+}
+
+// What the connections still listed wait for, one line each (a few): their fence, a parked
+// wait, or a work item inside an action. Called where nothing frees them meanwhile (the
+// housekeeping work is cancelled; retired ones go to dead_, freed by stop_end/teardown).
+void CmTable::log_stuck(const char *when)
+{
+	const u32 pass = ++reap_pass_;
+	const u64 now = kapi_now_ms();
+	for (u32 n = 0; n < kCmStuckLogMax; n++) {
+		Connection *c = nullptr;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			for (Connection &x : conns_) {
+				if (x.reap_pass != pass) {
+					x.reap_pass = pass;
+					c = &x;
+					break;
+				}
+			}
+		}
+		if (!c)
+			return;
+		c->log_stuck(when, now);
+	}
 }
 
 void CmTable::resume_due_waits(u64 now)
@@ -337,11 +363,24 @@ void CmTable::stop_end()
 		count(ifs_.cm_tx_drop_teardown, dropped);
 }
 
-// Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the connections
-// still draining are destroyed without their fence (ForceDestroy; nothing polls the CQ again),
-// then the housekeeping work goes before the SRQ it re-arms, then the SRQ.
+// Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the housekeeping
+// work goes first (it frees destroyed connections, and the ones this waits for must stay
+// allocated while it looks at them), the connections still draining are destroyed without
+// their fence (ForceDestroy; nothing polls the CQ again), then the SRQ the work re-armed.
 void CmTable::teardown()
 {
+	if (house_) {
+		// Under the lock, as kick_house checks and schedules: a retire or
+		// NAPI pass that read house_on_ before this has scheduled it already, and the
+		// cancel below waits for that; none can schedule it after.
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			house_on_ = false;
+		}
+		kapi_dwork_cancel(house_);
+		if (flush_)
+			kapi_dwork_cancel(flush_);
+	}
 	u32 left = 0;
 	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
 	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
@@ -357,32 +396,37 @@ void CmTable::teardown()
 	if (left)
 		log().warn("%u connection(s) still draining at teardown: destroyed without their fence (counted: cm_forced_destroys)",
 			   left);
-	for (u32 waited = 0;; waited += 10) {
+	// Their work items run the Destroys. One that does not within the bound (its Destroy
+	// was never queued or never ran: a lost step, an item that is not requeued) is not
+	// waited for: teardown runs it (reap_stuck). Only a work item inside an action is
+	// waited for, without a bound: it runs our code and touches the connection, the CQ
+	// and the table, so neither may be freed nor the module unloaded under it; it is
+	// logged every kCmTeardownLogMs with the action it is inside.
+	const u64 start = kapi_now_ms();
+	u64 next_log = 0;
+	bool first = true;
+	for (;;) {
 		{
 			kstd::SpinIrqSaveGuard g(lock_);
 			if (conns_.empty())
 				break;
 		}
-		if (waited == 10000)
-			log().warn("connections still not destroyed after 10 s");
+		const u64 now = kapi_now_ms();
+		if (now - start >= kCmTeardownWaitMs) {
+			const bool log_now = now >= next_log;
+			if (log_now)
+				next_log = now + kCmTeardownLogMs;
+			const u32 busy = reap_stuck(now, log_now, first);
+			first = false;
+			if (!busy)
+				continue;	// every one destroyed: the loop ends
+		}
 		kapi_msleep(10);
 	}
 	// The counters go with the interface: the sends ForceDestroy dropped are logged too.
 	if (const u64 n = read_stat(ifs_.cm_tx_drop_teardown) - dropped_before)
 		log().warn("%llu RC send(s) of connections destroyed without their fence dropped (counted: cm_tx_drop_teardown)",
 			   (unsigned long long)n);
-	if (house_) {
-		// Under the lock, as kick_house checks and schedules: a retire or
-		// NAPI pass that read house_on_ before this has scheduled it already, and the
-		// cancel below waits for that; none can schedule it after.
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			house_on_ = false;
-		}
-		kapi_dwork_cancel(house_);
-		if (flush_)
-			kapi_dwork_cancel(flush_);
-	}
 	free_dead();
 	srq_.destroy();
 	srq_ring_.release();
@@ -392,6 +436,51 @@ void CmTable::teardown()
 		kapi_dwork_free(kstd::exchange(flush_, static_cast<kapi_dwork *>(nullptr)));
 	if (wq_)
 		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
+}
+
+// Teardown past its bound: each connection still listed is reaped (Connection::reap): its
+// work item cancelled and its Destroy run here, unless the item is inside an action. The
+// connections stay allocated meanwhile (free_dead runs only in teardown now). Returns how many
+// are still there because their work item is busy. log: one line each (a few), first: the
+// summary line too.
+u32 CmTable::reap_stuck(u64 now, bool log_each, bool first)
+{
+	const u32 pass = ++reap_pass_;
+	u32 busy = 0, reaped = 0, logged = 0;
+	for (;;) {
+		Connection *c = nullptr;
+		{
+			kstd::SpinIrqSaveGuard g(lock_);
+			for (Connection &x : conns_) {
+				if (x.reap_pass != pass) {
+					x.reap_pass = pass;
+					c = &x;
+					break;
+				}
+			}
+		}
+		if (!c)
+			break;
+		if (log_each && logged < kCmStuckLogMax) {
+			c->log_stuck("teardown", now);
+			logged++;
+		}
+		switch (c->reap()) {
+		case Connection::Reap::Reaped:
+			count(ifs_.cm_teardown_reaped);
+			reaped++;
+			break;
+		case Connection::Reap::Destroyed:
+			break;
+		case Connection::Reap::Busy:
+			busy++;
+			break;
+		}
+	}
+	if (first || (log_each && busy))
+		log().warn("connections not destroyed %u ms after ForceDestroy: %u destroyed here (counted: cm_teardown_reaped), %u waited for (their work item is inside an action)",
+			   kCmTeardownWaitMs, reaped, busy);
+	return busy;
 }
 
 // ---- peers
