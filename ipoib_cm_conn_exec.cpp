@@ -176,13 +176,11 @@ void Connection::log_stuck(const char *when, u64 now)
 	u64 ms = 0;
 	const char *act = acting(now, ms);
 	const char *wait = wait_name();
-	t_.log().warn("%s: QPN 0x%06x (%s) %s: %s%s, %u step(s) queued, %s%s%s for %llu ms; fence: last_wqe=%u drain_wr=%u drain_done=%u rx_empty=%u; %u send(s) outstanding",
+	t_.log().warn("%s: QPN 0x%06x (%s) %s, wait=%s, %u step(s) queued, work item inside %s for %llu ms; fence seen: last_wqe=%u drain_wr=%u drain_done=%u rx_empty=%u; %u send(s) outstanding",
 		      when, qpn(), dir_ == cm::Dir::Active ? "active" : "passive", cm::state_name(s),
-		      wait ? "parked in wait=" : "no wait parked", wait ? wait : "", queued,
-		      act ? "work item inside " : "work item idle", act ? act : "", act ? "" : " (0)",
-		      (unsigned long long)ms, !!(fence & cm::Conn::kFenceLastWqe),
-		      !!(fence & cm::Conn::kFenceDrainPosted), !!(fence & cm::Conn::kFenceDrainDone),
-		      !!(fence & cm::Conn::kFenceRxEmpty), tx_.outstanding());
+		      wait ? wait : "none", queued, act ? act : "no action", (unsigned long long)ms,
+		      !!(fence & cm::Conn::kFenceLastWqe), !!(fence & cm::Conn::kFenceDrainPosted),
+		      !!(fence & cm::Conn::kFenceDrainDone), !!(fence & cm::Conn::kFenceRxEmpty), tx_.outstanding());
 }
 
 Connection::Reap Connection::reap()
