@@ -213,8 +213,10 @@ cm::Step Connection::feed_note(const cm::Event &e, FeedNote &note)
 	// executor's action takes it back, or a failure skips it (execute).
 	note_peer_actions(st, 0, 1);
 	// Queued under the lock: the table frees a retired connection only after taking this
-	// lock once and cancelling the work item, so no queue_work can follow the free.
-	kapi_work_queue(work_);
+	// lock once and cancelling the work item, so no queue_work can follow the free. Not
+	// once teardown took it over (reap): its Destroy runs there.
+	if (!reaped_)
+		kapi_work_queue(work_);
 	return st;
 }
 

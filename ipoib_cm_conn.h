@@ -120,6 +120,7 @@ public:
 	bool napi_listed = false;		// NAPI only
 	Connection *stop_next = nullptr;	// table lock: the table's list of stop requests
 	bool stop_listed = false;		// table lock
+	u32 reap_pass = 0;			// table lock: teardown's last reap_stuck pass over it
 	// xmit (netif tx lock held): skb at the encapsulation header, one slot of the table's
 	// RC send bound reserved for it (CmTable::rc_reserve). Consumes both.
 	void send(kapi_skb *skb, u64 now_ms);
@@ -170,6 +171,19 @@ public:
 	// (counted, logged; the connection keeps waiting for its fence, docs/connected.md §4).
 	bool drain_overdue(u64 now, u64 ms);
 	bool uses_srq() const { return srq_; }
+	// Interface stop and teardown: one log line on what a connection still there waits for
+	// (its state, parked wait, steps queued, the action its work item is inside and for how
+	// long, the fence's events seen, sends outstanding), so a stuck one names its cause.
+	void log_stuck(const char *when, u64 now);
+	// The action the work item is executing, or nullptr (any context; a snapshot).
+	const char *acting(u64 now, u64 &ms) const;
+	// Interface teardown, past its bound (CmTable::teardown): the Destroy its ForceDestroy
+	// queued has not run. From now on no event queues the work item; unless the item is
+	// inside an action (Busy: our code is running, nothing may be freed under it), it is
+	// cancelled and the Destroy runs here (Reaped), or the run that began meanwhile did it
+	// (Destroyed). Table lock not held.
+	enum class Reap : u8 { Reaped, Destroyed, Busy };
+	Reap reap();
 	// Counters (a consistent-enough copy for ethtool; retired ones are final).
 	cm::Counters counters() const;
 	const RcStats &stats() const { return st_; }
@@ -240,6 +254,10 @@ private:
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;
+	bool reaped_ = false;		// under lock_: teardown took over (reap), nothing queues the item
+	u8 acting_ = kNoAct;		// atomic: the cm::Action the work item is executing (acting())
+	u64 acting_since_ = 0;		// atomic: when it began
+	static constexpr u8 kNoAct = 0xff;
 	bool rts_done_ = false;		// work item: QpToRts ran and succeeded (the drain WR's rule)
 	bool rx_empty_reported_ = false;	// NAPI only (non-SRQ)
 	bool peer_closing_ = false;	// atomic: the peer answered or sent a DREQ/REJ (WaitDrep)

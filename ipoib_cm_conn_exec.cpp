@@ -37,7 +37,11 @@ void Connection::execute(cm::Step st, u8 from)
 				return;	// run() resumes it at i + 1
 			continue;
 		}
+		// Shown by acting(): a work item stuck inside a kernel call names it at stop/teardown.
+		__atomic_store_n(&acting_since_, kapi_now_ms(), __ATOMIC_RELAXED);
+		__atomic_store_n(&acting_, u8(a), __ATOMIC_RELEASE);
 		const Status s = act(a, st);
+		__atomic_store_n(&acting_, kNoAct, __ATOMIC_RELEASE);
 		if (a == cm::Action::Destroy) {
 			// retired: nothing of the step may touch the neighbour after it (the state
 			// machine puts Destroy last, cm::Conn::on)
@@ -145,7 +149,66 @@ void Connection::kick()
 	// Under the lock, as feed() queues: the table frees a retired connection only after
 	// taking it once and cancelling the work item.
 	kstd::SpinIrqSaveGuard g(lock_);
-	kapi_work_queue(work_);
+	if (!reaped_)
+		kapi_work_queue(work_);
+}
+
+const char *Connection::acting(u64 now, u64 &ms) const
+{
+	const u8 a = __atomic_load_n(&acting_, __ATOMIC_ACQUIRE);
+	if (a == kNoAct)
+		return nullptr;
+	ms = kstd::ms_since(now, __atomic_load_n(&acting_since_, __ATOMIC_RELAXED));
+	return cm::action_name(cm::Action(a));
+}
+
+void Connection::log_stuck(const char *when, u64 now)
+{
+	cm::State s;
+	u32 queued;
+	u8 fence;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		s = conn_.state();
+		queued = steps_.size();
+		fence = conn_.fence_seen();
+	}
+	u64 ms = 0;
+	const char *act = acting(now, ms);
+	const char *wait = wait_name();
+	t_.log().warn("%s: QPN 0x%06x (%s) %s, wait=%s, %u step(s) queued, work item inside %s for %llu ms; fence seen: last_wqe=%u drain_wr=%u drain_done=%u rx_empty=%u; %u send(s) outstanding",
+		      when, qpn(), dir_ == cm::Dir::Active ? "active" : "passive", cm::state_name(s),
+		      wait ? wait : "none", queued, act ? act : "no action", (unsigned long long)ms,
+		      !!(fence & cm::Conn::kFenceLastWqe), !!(fence & cm::Conn::kFenceDrainPosted),
+		      !!(fence & cm::Conn::kFenceDrainDone), !!(fence & cm::Conn::kFenceRxEmpty), tx_.outstanding());
+}
+
+Connection::Reap Connection::reap()
+{
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		reaped_ = true;	// feed() and kick() queue nothing from here on
+	}
+	if (__atomic_load_n(&acting_, __ATOMIC_ACQUIRE) != kNoAct)
+		return Reap::Busy;
+	// Neither pending nor running once this returns (a run that began since the look above
+	// is waited for: it executes steps, and ends in its Destroy or parks or returns).
+	kapi_work_cancel(work_);
+	if (destroyed_)
+		return Reap::Destroyed;
+	// ForceDestroy's own Destroy: NAPI is off and the CQ goes next, unpolled (§4); the steps
+	// still queued or parked are moot (ib_destroy_cm_id sends what the CM state needs, and
+	// retire unpublishes a connection whose StopSending never ran).
+	if (__atomic_exchange_n(&wait_, u8(kNoWait), __ATOMIC_SEQ_CST) != kNoWait)
+		note_peer_actions(parked_, parked_next_, -1);
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		cm::Step st;
+		while (steps_.pop(st))
+			note_peer_actions(st, 0, -1);
+	}
+	destroy();
+	return Reap::Reaped;
 }
 
 void Connection::resume_if_due(u64 now)

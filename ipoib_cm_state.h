@@ -516,6 +516,14 @@ public:
 	usize attempt() const { return attempt_; }	// for connect_service_id()
 	bool qp_exists() const { return qp_; }
 	bool qp_reached_rts() const { return rts_; }
+	// What the teardown fence has seen (docs/connected.md §4), for the logs of a connection
+	// still draining at interface stop or teardown: kFence* bits.
+	u8 fence_seen() const
+	{
+		return u8((last_wqe_ ? kFenceLastWqe : 0) | (drain_posted_ ? kFenceDrainPosted : 0) |
+			  (drain_done_ ? kFenceDrainDone : 0) | (rx_empty_ ? kFenceRxEmpty : 0));
+	}
+	static constexpr u8 kFenceLastWqe = 1, kFenceDrainPosted = 2, kFenceDrainDone = 4, kFenceRxEmpty = 8;
 	const Counters &counters() const { return ctr_; }
 	// A fact the executor found outside the event flow (QpRetryClamped).
 	void count(Ctr c) { ctr_.inc(c); }

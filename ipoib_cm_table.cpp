@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_table.cpp - an interface's connected-mode part (ipoib_cm_table.h): lifetime
-// (start, open, stop, teardown), the peers and NAPI's duties for the RC rings. The REQs are
+// (start, open; stop and teardown are ipoib_cm_stop.cpp), the peers and NAPI's duties for the RC rings. The REQs are
 // admitted in ipoib_cm_admission.cpp, the send path is in ipoib_cm_xmit.cpp, the connections' peer-level actions in
 // ipoib_cm_peer_actions.cpp, debugfs, ethtool and the housekeeping work in ipoib_cm_show.cpp.
 #include "ipoib_cm_table.h"
@@ -221,49 +221,7 @@ Status CmTable::open()
 	return Status::Ok;
 }
 
-// ---- interface stop (docs/connected.md §4 "ForceDestroy")
-
-void CmTable::stop_begin()
-{
-	if (!house_)
-		return;
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		__atomic_store_n(&open_, false, __ATOMIC_RELEASE);	// no new connections from xmit or REQs
-	}
-	for (kapi_cm_id *&l : listen_)
-		if (l)
-			kapi_cm_id_destroy(kstd::exchange(l, static_cast<kapi_cm_id *>(nullptr)));
-	kapi_dwork_cancel(house_);
-	if (flush_)
-		kapi_dwork_cancel(flush_);	// open_ is false: a later run flushes nothing
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		house_due_ = ~0ull;	// not scheduled: open()'s kick must not be skipped
-	}
-	// The graceful waits of the closes (docs/connected.md §4) run side by side, each up to
-	// its own bound, but none beyond this cut: the rest of stop's bound is the fences'
-	// (QpToErr and the drain with NAPI still on), so what stop_end keeps is in error.
-	const u64 start = kapi_now_ms();
-	__atomic_store_n(&waits_cut_, start + kCmStopWaitMs - kCmStopFenceMs, __ATOMIC_RELEASE);
-	{
-		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
-		kstd::SpinIrqSaveGuard g(lock_);
-		for (Connection &c : conns_)
-			c.feed(cm::Event::of(cm::Ev::Close), notes);
-	}
-	// The fences need NAPI, still on: wait for them, bounded. The housekeeping work is off:
-	// the waits' deadlines are this loop's.
-	while (kapi_now_ms() - start < kCmStopWaitMs) {
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			if (conns_.empty())
-				break;
-		}
-		resume_due_waits(kapi_now_ms());
-		kapi_msleep(10);
-	}
-}
+// ---- the graceful waits' deadlines (docs/connected.md §4)
 
 void CmTable::resume_due_waits(u64 now)
 {
@@ -282,117 +240,6 @@ void CmTable::wake_at(u64 when)
 {
 	const u64 now = kapi_now_ms();
 	kick_house(when > now ? u32(when - now) : 0);
-}
-
-void CmTable::stop_end()
-{
-	if (!house_)
-		return;
-	// NAPI is off. A connection whose fence is still open keeps its QP, in error, and stays
-	// in draining: destroying it now would leave its completions in the receive CQ, which
-	// lives on to the next open, whose NAPI would then read a CQE of a freed QP
-	// (docs/connected.md §4). That NAPI polls them instead, the fence completes and Destroy
-	// follows as usual; only teardown (the CQ goes next, never polled again) forces them.
-	// Such a connection is nobody's send path (Close unpublished it) and no longer belongs
-	// to a neighbour: the neighbours go now.
-	u32 left = 0, leaked = 0;
-	kstd::List<CmPeer> peers;
-	kapi_netdev_xmit_lock(netdev());	// xmit finds peers without the table lock (CmPeerIndex)
-	{
-		kstd::SpinIrqSaveGuard g(lock_);
-		for (Connection &c : conns_) {
-			c.owner = nullptr;
-			left++;
-		}
-		while (CmPeer *p = peers_.pop_front())
-			peers.push_back(*p);
-		index_.clear();
-		backlogged_.clear();
-		conn_waiters_.clear();
-		ident_clear();	// the peers go, their proofs and echoes with them
-		// Exact, not reset: the sends of the connections kept here still complete (their
-		// QPs flush them) or are freed by ForceDestroy, and both release their slots. With
-		// none kept, anything left is a leak (it would hold the shared queue): logged.
-		leaked = left ? 0 : budget_.inflight();
-		if (leaked)
-			budget_.reset();
-	}
-	kapi_netdev_xmit_unlock(netdev());
-	if (leaked)
-		log().warn("%u RC send slot(s) still reserved at stop with no connection left: released", leaked);
-	if (left)
-		log().warn("%u connection(s) still draining at stop: kept with their QPs in error until their fences complete after the next open (or teardown)",
-			   left);
-	free_dead();
-	u64 dropped = 0;	// packets that waited for a connection (counted cm_tx_drop_teardown)
-	while (CmPeer *p = peers.pop_front()) {
-		kapi_skb *skb;
-		while (p->pending.pop(skb)) {
-			kapi_skb_free(skb);
-			dropped++;
-		}
-		count(ifs_.cm_peers_freed);	// the peer bound counts entries added less freed
-		delete p;
-	}
-	if (dropped)
-		count(ifs_.cm_tx_drop_teardown, dropped);
-}
-
-// Teardown, after the last stop (NAPI off, the CQ destroyed right after us): the connections
-// still draining are destroyed without their fence (ForceDestroy; nothing polls the CQ again),
-// then the housekeeping work goes before the SRQ it re-arms, then the SRQ.
-void CmTable::teardown()
-{
-	u32 left = 0;
-	const u64 dropped_before = read_stat(ifs_.cm_tx_drop_teardown);
-	__atomic_store_n(&waits_cut_, 0ull, __ATOMIC_RELEASE);	// a parked wait resumes at once
-	{
-		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
-		kstd::SpinIrqSaveGuard g(lock_);
-		for (Connection &c : conns_) {
-			c.feed(cm::Event::of(cm::Ev::ForceDestroy), notes);
-			c.resume_if_due(0);
-			left++;
-		}
-	}
-	if (left)
-		log().warn("%u connection(s) still draining at teardown: destroyed without their fence (counted: cm_forced_destroys)",
-			   left);
-	for (u32 waited = 0;; waited += 10) {
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			if (conns_.empty())
-				break;
-		}
-		if (waited == 10000)
-			log().warn("connections still not destroyed after 10 s");
-		kapi_msleep(10);
-	}
-	// The counters go with the interface: the sends ForceDestroy dropped are logged too.
-	if (const u64 n = read_stat(ifs_.cm_tx_drop_teardown) - dropped_before)
-		log().warn("%llu RC send(s) of connections destroyed without their fence dropped (counted: cm_tx_drop_teardown)",
-			   (unsigned long long)n);
-	if (house_) {
-		// Under the lock, as kick_house checks and schedules: a retire or
-		// NAPI pass that read house_on_ before this has scheduled it already, and the
-		// cancel below waits for that; none can schedule it after.
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			house_on_ = false;
-		}
-		kapi_dwork_cancel(house_);
-		if (flush_)
-			kapi_dwork_cancel(flush_);
-	}
-	free_dead();
-	srq_.destroy();
-	srq_ring_.release();
-	if (house_)
-		kapi_dwork_free(kstd::exchange(house_, static_cast<kapi_dwork *>(nullptr)));
-	if (flush_)
-		kapi_dwork_free(kstd::exchange(flush_, static_cast<kapi_dwork *>(nullptr)));
-	if (wq_)
-		kapi_wq_destroy(kstd::exchange(wq_, static_cast<kapi_wq *>(nullptr)));
 }
 
 // ---- peers

@@ -42,6 +42,13 @@ inline constexpr u32 kCmStopWaitMs = 3000;
 // Of that, the last part is the fences' (QpToErr, the drain with NAPI on): the graceful waits
 // of the closes (cm::kWaitSendsMs, cm::kWaitDrepMs) are cut short before it.
 inline constexpr u32 kCmStopFenceMs = 1000;
+// Interface teardown: how long the Destroys ForceDestroy queued may take in the connections'
+// own work items before teardown runs them itself (Connection::reap); then how often one whose
+// work item is still inside an action is logged while teardown waits for it.
+inline constexpr u32 kCmTeardownWaitMs = 10000;
+inline constexpr u32 kCmTeardownLogMs = 30000;
+// At most this many connections still there are logged one by one (stop, teardown).
+inline constexpr u32 kCmStuckLogMax = 4;
 // SRQ mode has no per-QP limit of its own; this bounds the drain WRs the CQ must hold.
 inline constexpr u32 kCmMaxSrqConns = 1024;
 // A teardown fence not complete after this long is counted (cm_drain_timeouts) and logged;
@@ -96,7 +103,9 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_id_rx_bad) X(cm_id_nomem) X(cm_id_echo_stopping)                                  \
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
-	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full)
+	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full) \
+	/* teardown ran a connection's Destroy itself, its work item not having run it */       \
+	X(cm_teardown_reaped)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
@@ -153,6 +162,8 @@ public:
 	void stop_begin();	// NAPI still on: listeners off, Close all, bounded wait
 	void stop_end();	// NAPI off: the neighbours go; connections still draining stay
 	void teardown();	// after the last stop: ForceDestroy those, housekeeping, SRQ, ring, workqueue
+	u32 reap_stuck(u64 now, bool log_each, bool first);	// teardown past its bound
+	void log_stuck(const char *when);	// stop: what the connections still there wait for
 
 	// ---- datapath
 	enum class Verdict { Done, UseUd };
@@ -348,6 +359,7 @@ private:
 	kstd::List<Connection> conns_;
 	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
 	u32 nconns_ = 0;		// connections with a QP slot (limit)
+	u32 reap_pass_ = 0;		// teardown only: reap_stuck's pass (Connection::reap_pass)
 	ReqPool pool_;			// passive connections still accepting (ipoib_cm_admission.h)
 	ReqPool unproven_;		// passive connections whose peer is not proven (the same)
 	ReqPool unreserved_;		// ... one-way ones past their first receive included
