@@ -12,7 +12,9 @@
 # receive ring and wakes the queue (counted ud_qp_error_recoveries); its multicast attachments
 # survive the reset, so the broadcast group (ARP) works again without a rejoin. Last, `qp_err`
 # (a move to ERR, no event) with A down and up at once: ifdown cancels the work, ifup's open
-# asks again, one repair either way.
+# asks again, one repair either way. Then both in connected mode with 60000-byte RC pings both
+# ways while A's UD QP enters ERROR: one repair, every RC ping answered, UD works after it, and
+# a second repair succeeds.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
