@@ -206,7 +206,7 @@ void CmTable::stop_at_bound()
 {
 	kapi_netdev_stop_queue(netdev());
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2)
+	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2 && !ifc_.ud_draining())
 		kapi_netdev_wake_queue(netdev());
 }
 
@@ -242,7 +242,8 @@ void CmTable::rc_sent(u32 n)
 	else if (__atomic_load_n(&conn_wait_, __ATOMIC_ACQUIRE) &&
 		 __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
-	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake())
+	// The UD QP's repair stopped the queue (Interface::repair_ud_qp): only it wakes it.
+	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake() || ifc_.ud_draining())
 		return;
 	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
 		count(ifs_.cm_tx_wake_held);	// the UD ring's completion wakes it

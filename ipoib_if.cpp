@@ -238,6 +238,9 @@ Status Interface::open()
 		__atomic_store_n(&up_, false, __ATOMIC_RELEASE);
 		return Status::NoMem;
 	}
+	// A repair that failed or gave up left the flag set (repair_ud_qp): the work's repair
+	// below looks at the QP again; until it runs, a QP still in ERROR flushes what is posted.
+	__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
 	napi_on();
 	kapi_netdev_start_queue(nd());
 	kapi_napi_schedule(nd());

@@ -92,7 +92,8 @@ class Interface;
 	X(tx_icmp_frag_needed) X(tx_icmp_pkt_too_big) X(tx_drop_mcast_too_big)         \
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
 	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures) \
-	X(ring_resizes) X(ring_resize_errors) X(ud_qp_error_recoveries) X(ud_qp_error_recovery_failures)
+	X(ring_resizes) X(ring_resize_errors) X(ud_qp_error_recoveries) X(ud_qp_error_recovery_failures) \
+	X(tx_drop_ud_repair)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -203,6 +204,9 @@ public:
 	void set_umcast(bool on) { __atomic_store_n(&umcast_, on, __ATOMIC_RELAXED); }
 	const char *name() const { return kapi_netdev_name(nd()); }
 	bool is_up() const { return __atomic_load_n(&up_, __ATOMIC_ACQUIRE); }
+	// The UD QP is drained or repaired, or a repair failed and is retried: no UD post (xmit
+	// drops, counted tx_drop_ud_repair) and no waker of the netdev queue (ipoib_if_rings.cpp).
+	bool ud_draining() const { return __atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE); }
 	kstd::Logger &log() { return log_; }
 	// NETDEV_CHANGENAME (rtnl held): the debugfs directory and the log prefix take the new name.
 	void renamed();
@@ -339,7 +343,7 @@ private:
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join
 	bool up_ = false;
 	bool napi_on_ = false;	// kapi_napi_enable'd and not disabled since; rtnl held (napi_on/off)
-	bool ud_draining_ = false;	// drain_ud_qp, repair_ud_qp: NAPI posts no receives, wakes no queue
+	bool ud_draining_ = false;	// drain_ud_qp, repair_ud_qp (until one succeeds): no UD post, no queue wake
 	UdRepair ud_repair_;		// request(): any context; the rest under rtnl (open, the work)
 	LogLimit repair_log_;
 	bool umcast_ = false;

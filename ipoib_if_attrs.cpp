@@ -73,7 +73,8 @@ void Interface::stats64(kapi_stats64 &o) const
 			read_stat(s.tx_drop_mcast_failed) + read_stat(s.tx_drop_mcast_nomem) +
 			read_stat(s.tx_drop_path_backoff) + read_stat(s.tx_icmp_frag_needed) +
 			read_stat(s.tx_icmp_pkt_too_big) + read_stat(s.tx_drop_mcast_too_big) +
-			read_stat(s.tx_drop_icmp_queue_full) + read_stat(s.tx_drop_csum);
+			read_stat(s.tx_drop_icmp_queue_full) + read_stat(s.tx_drop_csum) +
+			read_stat(s.tx_drop_ud_repair);
 	cm_.add_stats64(o);
 }
 

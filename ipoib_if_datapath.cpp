@@ -80,6 +80,11 @@ void Interface::xmit(kapi_skb *skb)
 // Posts one UD send; skb data starts at the pseudo header, which is stripped here.
 void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 {
+	// The UD QP is being drained or repaired (ud_draining_, set before the queue stopped and
+	// the tx barrier, so read here under the xmit lock): a WR posted after the drain's last
+	// look would be discarded by the reset with no completion and hold a ring slot for good.
+	if (ud_draining())
+		return drop(skb, stats_.tx_drop_ud_repair);
 	kapi_skb_pull(skb, kPseudoLen);
 	u32 len = kapi_skb_len(skb);
 	// One UD message carries at most the link's IB MTU (RFC 4391 §7): header + UD MTU.
@@ -114,7 +119,7 @@ bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
 void Interface::poll_tx()
 {
 	// A UD QP being drained or repaired: its flushed sends wake no queue (repair_ud_qp does).
-	const bool up = is_up() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE);
+	const bool up = is_up() && !ud_draining();
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	dispatch_cq(
 		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
@@ -176,8 +181,14 @@ int Interface::poll_rx(int budget)
 			cm_.on_wc(qp, wc, now);	// every RC QP shares this CQ (docs/connected.md §4)
 			return true;
 		},
-		[this](u32) { rx_.repost(); });
-	rx_.repost();	// buffers a partial post left queued: retried on every poll
+		[this](u32) {
+			if (!ud_draining())
+				rx_.repost();
+		});
+	// Buffers a partial post left queued: retried on every poll; none while the UD QP drains
+	// (its repair posts them all again, RecvRing::restart).
+	if (!ud_draining())
+		rx_.repost();
 	cm_.after_poll();	// the SRQ's buffers, likewise
 	warn_foreign(foreign);
 	return done;
@@ -272,7 +283,7 @@ void Interface::receive_rc(kapi_skb *skb, const HwAddr &peer, RcStats &st, bool 
 int Interface::poll(int budget)
 {
 	poll_tx();
-	if (!rx_.filled() && rx_.fill_wanted() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE) &&
+	if (!rx_.filled() && rx_.fill_wanted() && !ud_draining() &&
 	    !kstd::ok(rx_.fill(rx_.buf_size())) &&
 	    !__atomic_exchange_n(&fill_warned_, true, __ATOMIC_RELAXED))
 		log_.err("cannot post %u receive buffers of %u bytes (%u posted): retried on every poll", rx_.size(),
@@ -282,7 +293,7 @@ int Interface::poll(int budget)
 	int done = poll_rx(budget);
 	// A flushed UD receive outside a drain: the QP is in ERROR (IBA 10.3.1), with its fatal
 	// event still to come or none at all (a move to ERR raises none): the work repairs it.
-	if (rx_.stopped() && !__atomic_load_n(&ud_draining_, __ATOMIC_ACQUIRE) && !ud_repair_.gave_up())
+	if (rx_.stopped() && !ud_draining() && !ud_repair_.gave_up())
 		ud_error_seen();
 	if (done < budget && kapi_napi_complete_done(nd(), done)) {
 		// Re-arm both CQs; a completion that slipped in meanwhile means poll again.

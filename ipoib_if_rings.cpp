@@ -107,6 +107,14 @@ void Interface::repair_ud()
 		count(kstd::ok(st) ? stats_.ud_qp_error_recoveries : stats_.ud_qp_error_recovery_failures);
 		if (after == UdRepair::Step::Later)
 			schedule_work(nd(), 0);	// next() says how long the back-off is
+		if (after == UdRepair::Step::GaveUp) {
+			// The queue stays stopped (ud_draining_): the carrier goes too, so the stack
+			// routes around the link and the netdev watchdog does not fire on it. ifdown/ifup
+			// brings it back: open() asks for a repair again and the broadcast join turns
+			// the carrier on.
+			carrier_ = false;
+			kapi_netdev_carrier(nd(), 0);
+		}
 		u32 missed = 0;
 		if (!repair_log_.allow(kapi_now_ms(), missed))
 			break;
@@ -114,7 +122,7 @@ void Interface::repair_ud()
 			log_.warn("UD QP 0x%06x: in ERROR: reset and back to RTS (%u more not logged; counted ud_qp_error_recoveries)",
 				  qpn_, missed);
 		else if (after == UdRepair::Step::GaveUp)
-			log_.err("UD QP 0x%06x: still in ERROR after %u repairs failed (last %d): datagram mode stays down until the interface is brought down and up (%u more not logged)",
+			log_.err("UD QP 0x%06x: still in ERROR after %u repairs failed (last %d): carrier off until the interface is brought down and up (%u more not logged)",
 				 qpn_, UdRepair::kMaxAttempts, kstd::to_errno(st), missed);
 		else
 			log_.err("UD QP 0x%06x: cannot repair it from ERROR: %d, retried after a back-off (%u more not logged; counted ud_qp_error_recovery_failures)",
@@ -128,23 +136,27 @@ void Interface::repair_ud()
 }
 
 // rtnl held, interface up, the QP in ERROR (or left half-way by a failed repair).
-// 1. Quiesce: no xmit inside (the queue stopped, then every xmit that passed it finished);
-// NAPI, on, reaps every WR the Error state flushed (IBA 10.3.1: each outstanding WR
-// completes; receives counted rx_flushed, not rx_wc_errors; sends tx_wc_errors), posting no
-// receive and waking no queue meanwhile (ud_draining_). Only then the reset: it discards
-// what the QP still holds with no completion, and a completion of the old QP left in a CQ
-// would name a slot about to be posted again.
+// 1. Quiesce: ud_draining_ first, then the queue stopped and the tx barrier, so every xmit
+// after the barrier sees it and posts no UD send (dropped, tx_drop_ud_repair), and every one
+// before it has its WR counted in the ring; nothing wakes the queue meanwhile (poll_tx,
+// CmTable::rc_sent and stop_at_bound check the flag; a wake that raced the stop only lets
+// RC sends through). NAPI, on, reaps every WR the Error state flushed (IBA 10.3.1: each
+// outstanding WR completes; receives counted rx_flushed, not rx_wc_errors; sends
+// tx_wc_errors), reposting no receive. Only then the reset: it discards what the QP still
+// holds with no completion, and a completion of the old QP left in a CQ would name a slot
+// about to be posted again.
 // 2. RESET -> INIT -> RTR -> RTS on the same QP (UdQp::reset_to_rts): same QPN, P_Key index,
 // Q_Key; its multicast attachments survive the reset (ipoib_ud_qp.h), so no group is left
 // or joined again. 3. The same receive buffers posted again (RecvRing::restart), NAPI on,
-// the queue woken. On a failure the queue is woken all the same: sends into a QP that is
-// not in RTS are flushed or refused, each counted, and the netdev watchdog stays quiet.
+// the queue woken. On a failure ud_draining_ stays set and the queue stopped: nothing is
+// posted into a QP that is not in RTS until a retry succeeds (repair_ud turns the carrier
+// off when it gives up; open() clears the flag).
 Status Interface::repair_ud_qp()
 {
 	constexpr u32 kRepairDrainMs = 2000;
-	kapi_netdev_stop_queue(nd());
-	kapi_netdev_tx_barrier(nd());
 	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
+	kapi_netdev_stop_queue(nd());
+	kapi_netdev_tx_barrier(nd());	// orders the flag before every later xmit (the xmit lock)
 	napi_on();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
@@ -160,11 +172,13 @@ Status Interface::repair_ud_qp()
 	else
 		log_.warn("UD QP 0x%06x: %u receives and %u sends not flushed %u ms after ERROR: not reset yet", qpn_,
 			  rx_.posted(), tx_.outstanding(), kRepairDrainMs);
-	if (kstd::ok(st))
+	if (kstd::ok(st)) {
 		rx_.restart();	// NAPI off: the ring's one consumer here
-	__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&ud_draining_, false, __ATOMIC_RELEASE);
+	}
 	napi_on();
-	kapi_netdev_wake_queue(nd());
+	if (kstd::ok(st))
+		kapi_netdev_wake_queue(nd());
 	kapi_napi_schedule(nd());
 	return st;
 }

@@ -94,7 +94,7 @@ void UdQp::event(kapi_qp_event_kind kind)
 		return;
 	u32 missed = 0;
 	if (event_log_.allow(kapi_now_ms(), missed))
-		log_.err("UD QP 0x%06x: fatal asynchronous error: the QP is reset (%u more not logged)", qpn_, missed);
+		log_.err("UD QP 0x%06x: fatal asynchronous error: a repair is requested (%u more not logged)", qpn_, missed);
 	if (fatal_fn_)
 		fatal_fn_(fatal_owner_);
 }

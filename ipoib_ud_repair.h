@@ -20,10 +20,16 @@ namespace ipoib {
 class UdRepair : kstd::NonCopyable {
 public:
 	// A repair that fails is retried kFirstBackoffMs later, doubling (200, 400, 800, 1600 ms),
-	// and given up after kMaxAttempts (logged, counted; ifdown/ifup starts again): a provider
-	// that refuses the transitions is not hammered from the work for ever.
+	// and given up after kMaxAttempts failures in a row (logged, counted; ifdown/ifup starts
+	// again): a provider that refuses the transitions is not hammered from the work for ever.
+	// A repair that succeeds keeps the back-off running too: an ERROR again within kSettleMs
+	// waits for the next doubling (capped at kMaxBackoffMs), so a QP that keeps failing at once
+	// is not reset in a loop either. The failures and the doubling are cleared only once the
+	// QP stayed in RTS kSettleMs (the first request after that starts a new streak).
 	static constexpr kstd::u32 kMaxAttempts = 5;
 	static constexpr kstd::u32 kFirstBackoffMs = 200;
+	static constexpr kstd::u32 kSettleMs = 10000;
+	static constexpr kstd::u32 kMaxBackoffMs = 6400;
 
 	enum class Step : kstd::u8 { None, Now, Later, GaveUp };
 
@@ -40,13 +46,19 @@ public:
 	{
 		if (!wanted())
 			return Step::None;
+		if (!gave_up_ && ok_ms_ && now_ms - ok_ms_ >= kSettleMs) {
+			// Every ERROR asks (its event or a flushed receive): none for kSettleMs
+			// after the last repair means the QP stayed in RTS that long.
+			failures_ = 0;
+			streak_ = 0;
+			due_ms_ = 0;
+			ok_ms_ = 0;
+		}
 		if (gave_up_ || qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE ||
 		    (qp_state == KAPI_QPS_OTHER && !failures_)) {
 			// OTHER (RESET, INIT, RTR) with no failed attempt: a QP never brought up (a
 			// child waiting for its P_Key); after one, the attempt left it half-way.
 			__atomic_store_n(&wanted_, false, __ATOMIC_RELEASE);
-			if (!gave_up_ && qp_state != KAPI_QPS_OTHER)
-				failures_ = 0;
 			return Step::None;
 		}
 		if (now_ms < due_ms_) {
@@ -61,16 +73,19 @@ public:
 	// again here), GaveUp (the last attempt failed).
 	Step done(bool ok, kstd::u64 now_ms)
 	{
+		// No attempt before the back-off of this streak's streak_-th attempt, whatever
+		// its outcome (a success's due time binds only an ERROR within kSettleMs).
+		const kstd::u64 backoff = kstd::u64(kFirstBackoffMs) << (streak_ < 5 ? streak_ : 5);
+		due_ms_ = now_ms + (backoff < kMaxBackoffMs ? backoff : kMaxBackoffMs);
+		streak_++;
 		if (ok) {
-			failures_ = 0;
-			due_ms_ = 0;
+			ok_ms_ = now_ms ? now_ms : 1;	// 0: no success to settle
 			return Step::None;
 		}
 		if (++failures_ >= kMaxAttempts) {
 			__atomic_store_n(&gave_up_, true, __ATOMIC_RELAXED);
 			return Step::GaveUp;
 		}
-		due_ms_ = now_ms + (kstd::u64(kFirstBackoffMs) << (failures_ - 1));
 		request();
 		return Step::Later;
 	}
@@ -79,7 +94,9 @@ public:
 	void reset()
 	{
 		failures_ = 0;
+		streak_ = 0;
 		due_ms_ = 0;
+		ok_ms_ = 0;
 		__atomic_store_n(&gave_up_, false, __ATOMIC_RELAXED);
 	}
 	kstd::u32 failures() const { return failures_; }
@@ -88,8 +105,10 @@ public:
 private:
 	bool wanted_ = false;
 	bool gave_up_ = false;	// written by the work, read by NAPI too
-	kstd::u32 failures_ = 0;	// attempts failed in a row
-	kstd::u64 due_ms_ = 0;		// no attempt before (after a failure)
+	kstd::u32 failures_ = 0;	// attempts failed in a row (since the QP last settled)
+	kstd::u32 streak_ = 0;		// attempts since the QP last stayed in RTS kSettleMs
+	kstd::u64 due_ms_ = 0;		// no attempt before
+	kstd::u64 ok_ms_ = 0;		// the last successful repair, 0: none since it settled
 };
 
 } // namespace ipoib

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_ud_repair.cpp: when the UD QP in ERROR is reset and brought back (UdRepair): only
 // when asked and the QP is in ERROR (or its state unknown, or a repair failed half-way),
-// with a doubling back-off after each failed attempt and a bound on attempts.
+// with a doubling back-off after each attempt (failed, or followed by an ERROR within
+// kSettleMs), and a bound on failed attempts.
 #include "ipoib_ud_repair.h"
 #include "ktest.h"
 
@@ -79,7 +80,10 @@ KTEST(ud_repair, failures_back_off_then_give_up)
 	EXPECT_TRUE(r.next(KAPI_QPS_ERR, now + 100001, wait) == UdRepair::Step::Now);
 }
 
-KTEST(ud_repair, success_clears_the_back_off)
+// A repair that succeeds does not end the back-off: an ERROR again within kSettleMs is
+// repaired only after the next doubling, and the failures before the success still count
+// toward giving up. Once the QP stayed in RTS that long, both start over.
+KTEST(ud_repair, a_quick_error_after_a_success_keeps_the_back_off)
 {
 	UdRepair r;
 	u32 wait = 0;
@@ -88,13 +92,49 @@ KTEST(ud_repair, success_clears_the_back_off)
 	EXPECT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
 	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000 + UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::Now);
 	EXPECT_TRUE(r.done(true, 1300) == UdRepair::Step::None);
-	EXPECT_EQ(r.failures(), 0u);
+	EXPECT_FALSE(r.wanted());
+	EXPECT_EQ(r.failures(), 1u);	// not cleared before the QP stayed in RTS kSettleMs
+	r.request();	// in ERROR again 1 ms later
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, 1301, wait) == UdRepair::Step::Later);
+	EXPECT_EQ(wait, 2 * UdRepair::kFirstBackoffMs - 1);	// the second attempt's doubling
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1300 + 2 * UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::Now);
+	EXPECT_TRUE(r.done(true, 1700) == UdRepair::Step::None);
 	r.request();
-	EXPECT_TRUE(r.next(KAPI_QPS_ERR, 1301, wait) == UdRepair::Step::Now);	// no back-off left
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, 1701, wait) == UdRepair::Step::Later);
+	EXPECT_EQ(wait, 4 * UdRepair::kFirstBackoffMs - 1);
+	// no repair for a request seen after the QP stayed up kSettleMs: none owed, counts cleared
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, 1700 + UdRepair::kSettleMs, wait) == UdRepair::Step::Now);
+	EXPECT_EQ(r.failures(), 0u);
+	EXPECT_TRUE(r.done(true, 1700 + UdRepair::kSettleMs) == UdRepair::Step::None);
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, 1701 + UdRepair::kSettleMs, wait) == UdRepair::Step::Later);
+	EXPECT_EQ(wait, UdRepair::kFirstBackoffMs - 1);	// a new streak: the first back-off
+}
+
+// Back-to-back repairs that each succeed never give up, and their back-off is capped.
+KTEST(ud_repair, quick_successes_are_capped_not_given_up)
+{
+	UdRepair r;
+	u32 wait = 0;
+	u64 now = 1000;
+	for (u32 i = 0; i < 20; i++) {
+		r.request();
+		if (r.next(KAPI_QPS_ERR, now, wait) == UdRepair::Step::Later) {
+			EXPECT_TRUE(wait <= UdRepair::kMaxBackoffMs);
+			now += wait;
+			ASSERT_TRUE(r.next(KAPI_QPS_ERR, now, wait) == UdRepair::Step::Now);
+		}
+		EXPECT_TRUE(r.done(true, now) == UdRepair::Step::None);
+		now += 1;
+	}
+	EXPECT_FALSE(r.gave_up());
+	EXPECT_EQ(r.failures(), 0u);
 }
 
 KTEST_SUITE(ud_repair, KTEST_CASE(ud_repair, nothing_without_a_request), KTEST_CASE(ud_repair, a_qp_in_error_is_repaired_once),
 	    KTEST_CASE(ud_repair, a_stale_request_is_dropped), KTEST_CASE(ud_repair, failures_back_off_then_give_up),
-	    KTEST_CASE(ud_repair, success_clears_the_back_off));
+	    KTEST_CASE(ud_repair, a_quick_error_after_a_success_keeps_the_back_off),
+	    KTEST_CASE(ud_repair, quick_successes_are_capped_not_given_up));
 
 } // namespace ktest_ud_repair

@@ -12,17 +12,19 @@
 # receive ring and wakes the queue (counted ud_qp_error_recoveries); its multicast attachments
 # survive the reset, so the broadcast group (ARP) works again without a rejoin. Last, `qp_err`
 # (a move to ERR, no event) with A down and up at once: ifdown cancels the work, ifup's open
-# asks again, one repair either way.
+# asks again, one repair either way. Then both in connected mode with 60000-byte RC pings both
+# ways while A's UD QP enters ERROR: one repair, every RC ping answered, UD works after it, and
+# a second repair succeeds.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
 # load: softib hosts=2
 # load: ib_ipoib_cm
 # mem: 1024
-# timeout: 180
+# timeout: 240
 # tier: long
 . /e2e/lib.sh
-plan 46
+plan 60
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -129,3 +131,37 @@ check "carrier on ib0 again" wait_carrier ib0 A 60
 check "A reaches B after the repair" ns_reach A 10.0.0.2 20
 check_delta "one repair (ud_qp_error_recoveries)" d A:ib0 ud_qp_error_recoveries -eq 1
 check_delta "no failed repair" d A:ib0 ud_qp_error_recovery_failures -eq 0
+
+# ---- connected mode, RC traffic both ways while A's UD QP enters ERROR. The queue the repair
+# stops carries RC sends too, and RC send completions must not wake it while the UD QP drains
+# (a UD send posted after the drain's last look is discarded by the reset with no completion:
+# its ring slot stays taken and every later repair times out). A second repair after it shows
+# that no slot was lost.
+cm_on() { ip netns exec "$1" sh -c "echo connected > /sys/class/net/$2/mode" && ip -n "$1" link set "$2" mtu 65520; }
+cm_both() { cm_on A ib0 && cm_on B ib1; }
+check "A and B in connected mode, MTU 65520" cm_both
+check "RC up: a 60000-byte ping A->B answered" wait_for 30 ns_reach A 10.0.0.2 1 -s 60000
+snap m A:ib0
+ns_exec A /usr/bin/ping -c 30 -i 0.1 -W 5 -s 60000 10.0.0.2 >/tmp/ud-cm-a.out 2>&1 &
+pa=$!
+ns_exec B /usr/bin/ping -c 30 -i 0.1 -W 5 -s 60000 10.0.0.1 >/tmp/ud-cm-b.out 2>&1 &
+pb=$!
+sleep 1
+check "qp_fatal on A's UD QP with 60000-byte pings both ways" sh -c "echo qp_fatal $qpn 100 > $fault"
+wait $pa || true; wait $pb || true
+diag "A->B: $(grep 'packets transmitted' /tmp/ud-cm-a.out); B->A: $(grep 'packets transmitted' /tmp/ud-cm-b.out)"
+diag "UD sends dropped while the QP drained (tx_drop_ud_repair): $(delta m A:ib0 tx_drop_ud_repair)"
+check "every RC ping A->B answered across the repair" grep -q '^30 packets transmitted, 30 received,' /tmp/ud-cm-a.out
+check "every RC ping B->A answered across the repair" grep -q '^30 packets transmitted, 30 received,' /tmp/ud-cm-b.out
+check_delta "one repair (ud_qp_error_recoveries)" m A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "no failed repair" m A:ib0 ud_qp_error_recovery_failures -eq 0
+ns_ip A neigh flush dev ib0; ns_ip B neigh flush dev ib1
+check "UD after the repair: B resolves A by ARP and reaches it" ns_ping_all B 10.0.0.1 3
+check "and A resolves B by ARP" arp_a_b
+ns_exec A sh -c 'echo 0 > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts'
+check_output "broadcast ping from B: A answers" 'bytes from 10\.0\.0\.1:' ns_exec B /usr/bin/ping -b -c 3 -i 0.2 -W 2 10.0.0.255
+snap n A:ib0
+check "a second qp_fatal, no traffic" sh -c "echo qp_fatal $qpn 100 > $fault"
+check "A reaches B after the second repair" ns_reach A 10.0.0.2 20
+check_delta "the second repair succeeded: no UD send slot lost (ud_qp_error_recoveries)" n A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "no failed repair" n A:ib0 ud_qp_error_recovery_failures -eq 0
