@@ -24,12 +24,9 @@
 # mem: 1024
 # timeout: 240
 # kernels: stock debug
-# tier: core
-# (the connected-mode scenario of make test's debug tier, 162 s there: concurrent REQs, a
-# Consumer Reject teardown of a connecting QP, the neighbour queue sent by the survivor, under
-# lockdep, KASAN and kmemleak. Measured there too: ipoib-cm-watchdog 240 s, -send-accepted-nosrq
-# 327 s, -rmmod 616 s; with stock 6.1 (~4.9 min for the new scenarios) and 6.12 (~4.2 min)
-# this keeps the cm additions to make test near 12 min)
+# tier: full
+# (on the debug kernel in make test-full: ~175 s there, 15 s on stock; crossing needs B's
+# REQ inside the 400 ms hold, which a starved KASAN guest can miss)
 . /e2e/lib.sh
 plan 27
 

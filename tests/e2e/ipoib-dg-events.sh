@@ -14,7 +14,7 @@
 # load: ib_ipoib_cm send_queue_size=100 recv_queue_size=300
 # mem: 1024
 # timeout: 240
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 43
 

@@ -14,7 +14,7 @@
 # load: softib hosts=2 pkeys=0x8001
 # load: ib_ipoib_cm
 # timeout: 240
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 22
 

@@ -11,7 +11,7 @@
 # load: ib_ipoib_cm
 # mem: 1024
 # timeout: 240
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 35
 

@@ -15,7 +15,7 @@
 # load: ipoib_rdmacm_test
 # mem: 1024
 # timeout: 300
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 32
 

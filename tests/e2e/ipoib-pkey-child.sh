@@ -18,7 +18,7 @@
 # load: ib_ipoib_cm
 # mem: 1024
 # timeout: 300
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 81
 

@@ -8,7 +8,7 @@
 # mem: 768
 # timeout: 60
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 6
 

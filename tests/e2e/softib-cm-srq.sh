@@ -11,7 +11,7 @@
 # mem: 1024
 # timeout: 300
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 26
 

@@ -15,7 +15,7 @@
 # mem: 1024
 # timeout: 180
 # kernels: stock debug
-# tier: core
+# tier: full
 . /e2e/lib.sh
 plan 8
 
