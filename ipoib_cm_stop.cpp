@@ -8,6 +8,26 @@
 
 namespace ipoib {
 
+namespace {
+
+// The next connection listed that this pass (a fresh CmTable::reap_pass_) has not visited,
+// marked visited; nullptr once every one listed has been. The callers log or reap each one
+// without the lock, and the list may change meanwhile (a Destroy unlinks): a mark on the
+// connection, not a position in the list, keeps the walk valid across the unlocks.
+Connection *next_unvisited(kstd::SpinLock &lock, kstd::List<Connection> &conns, u32 pass)
+{
+	kstd::SpinIrqSaveGuard g(lock);
+	for (Connection &x : conns) {
+		if (x.reap_pass != pass) {
+			x.reap_pass = pass;
+			return &x;
+		}
+	}
+	return nullptr;
+}
+
+} // namespace
+
 // ---- interface stop (docs/connected.md §4 "ForceDestroy")
 
 void CmTable::stop_begin()
@@ -61,25 +81,12 @@ void CmTable::log_stuck(const char *when)
 	const u32 pass = ++reap_pass_;
 	const u64 now = kapi_now_ms();
 	for (u32 n = 0; n < kCmStuckLogMax; n++) {
-		Connection *c = nullptr;
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			for (Connection &x : conns_) {
-				if (x.reap_pass != pass) {
-					x.reap_pass = pass;
-					c = &x;
-					break;
-				}
-			}
-		}
+		Connection *c = next_unvisited(lock_, conns_, pass);
 		if (!c)
 			return;
 		c->log_stuck(when, now);
 	}
 }
-
-
-
 
 void CmTable::stop_end()
 {
@@ -220,17 +227,7 @@ u32 CmTable::reap_stuck(u64 now, bool log_each, bool first)
 	const u32 pass = ++reap_pass_;
 	u32 busy = 0, reaped = 0, logged = 0;
 	for (;;) {
-		Connection *c = nullptr;
-		{
-			kstd::SpinIrqSaveGuard g(lock_);
-			for (Connection &x : conns_) {
-				if (x.reap_pass != pass) {
-					x.reap_pass = pass;
-					c = &x;
-					break;
-				}
-			}
-		}
+		Connection *c = next_unvisited(lock_, conns_, pass);
 		if (!c)
 			break;
 		if (log_each && logged < kCmStuckLogMax) {

@@ -18,13 +18,46 @@ using ipoib::unproven_returns_at_rx;
 using ipoib::UnprovenSlot;
 using kstd::u32;
 
-// The three admission budgets of an interface whose connection limit is limit, cm_req_pool
-// at its default (CmTable::start).
-void limits(ReqPool &pool, ReqPool &unproven, ReqPool &open, u32 limit)
+// The fixture: an interface's three admission budgets, and a REQ admitted over them.
+struct Budgets {
+	ReqPool pool;		// unanswered passive connections
+	ReqPool unproven;	// passive connections whose peer has not proven its identity
+	ReqPool open;		// passive connections outside the reserve (the unreserved budget)
+
+	// As CmTable::start sets them for a connection limit, cm_req_pool at its default.
+	explicit Budgets(u32 limit)
+		: Budgets(ReqPool::bound(64, limit), ReqPool::unproven_bound(limit),
+			  ReqPool::unreserved_bound(limit))
+	{
+	}
+	// By hand: a case that needs one budget to bind before the others.
+	Budgets(u32 p, u32 u, u32 o)
+	{
+		pool.set_limit(p);
+		unproven.set_limit(u);
+		open.set_limit(o);
+	}
+	ReqAdmit admit() { return req_admit(pool, unproven, open); }
+	// A REQ admitted and answered: the connection holds its unproven slot (one_way:
+	// unproven_returns_at_rx) and its RTU takes it out of the unanswered pool. Refused: nothing.
+	ReqAdmit admit_rtu(UnprovenSlot &slot, bool one_way)
+	{
+		const ReqAdmit a = admit();
+		if (a == ReqAdmit::Ok) {
+			slot.hold(one_way);
+			pool.put();
+		}
+		return a;
+	}
+};
+
+// A slot of budget taken by hand for slot (one_way as UnprovenSlot::hold); false when full.
+bool take_slot(ReqPool &budget, UnprovenSlot &slot, bool one_way)
 {
-	pool.set_limit(ReqPool::bound(64, limit));
-	unproven.set_limit(ReqPool::unproven_bound(limit));
-	open.set_limit(ReqPool::unreserved_bound(limit));
+	if (!budget.take())
+		return false;
+	slot.hold(one_way);
+	return true;
 }
 
 KTEST(cm_req_pool, bound)
@@ -84,37 +117,31 @@ KTEST(cm_req_unproven, bound_is_half_the_limit)
 // down, so they take at most half the connection limit.
 KTEST(cm_req_unproven, rtu_without_proof_stops_at_the_budget)
 {
-	ReqPool pool, unproven, open;
-	pool.set_limit(ReqPool::bound(64, 16));	// 8
-	unproven.set_limit(ReqPool::unproven_bound(16));	// 8
-	open.set_limit(ReqPool::unreserved_bound(16));	// 12
+	Budgets b(16);	// pool 8, unproven 8, unreserved 12
 	for (u32 i = 0; i < 8; i++) {
-		EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-		pool.put();	// its RTU: out of the pool, not proven
+		EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
+		b.pool.put();	// its RTU: out of the pool, not proven
 	}
-	EXPECT_EQ(pool.used(), 0u);
-	EXPECT_EQ(unproven.used(), 8u);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnprovenFull);
-	EXPECT_EQ(pool.used(), 0u);	// refused: its pool slot given back
-	EXPECT_EQ(unproven.used(), 8u);
-	unproven.put();	// one proven (or torn down): room for one more REQ
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-	EXPECT_EQ(pool.used(), 1u);
-	EXPECT_EQ(unproven.used(), 8u);
+	EXPECT_EQ(b.pool.used(), 0u);
+	EXPECT_EQ(b.unproven.used(), 8u);
+	EXPECT_TRUE(b.admit() == ReqAdmit::UnprovenFull);
+	EXPECT_EQ(b.pool.used(), 0u);	// refused: its pool slot given back
+	EXPECT_EQ(b.unproven.used(), 8u);
+	b.unproven.put();	// one proven (or torn down): room for one more REQ
+	EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
+	EXPECT_EQ(b.pool.used(), 1u);
+	EXPECT_EQ(b.unproven.used(), 8u);
 }
 
 KTEST(cm_req_unproven, pool_full_takes_nothing)
 {
-	ReqPool pool, unproven, open;
-	pool.set_limit(2);
-	unproven.set_limit(8);
-	open.set_limit(8);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::PoolFull);	// unanswered: the pool
-	EXPECT_EQ(pool.used(), 2u);
-	EXPECT_EQ(unproven.used(), 2u);
-	EXPECT_EQ(open.used(), 2u);
+	Budgets b(2, 8, 8);
+	EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
+	EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
+	EXPECT_TRUE(b.admit() == ReqAdmit::PoolFull);	// unanswered: the pool
+	EXPECT_EQ(b.pool.used(), 2u);
+	EXPECT_EQ(b.unproven.used(), 2u);
+	EXPECT_EQ(b.open.used(), 2u);
 }
 
 // Which passive connections give their unproven slot back at their first receive: those that
@@ -135,22 +162,19 @@ KTEST(cm_req_unproven, returns_at_rx_only_when_one_way)
 KTEST(cm_req_unproven, one_way_peers_beyond_half_the_limit)
 {
 	constexpr u32 kLimit = 16, kPeers = 12;	// more than the budget of 8, all of the unreserved 12
-	ReqPool pool, unproven, open;
-	limits(pool, unproven, open, kLimit);
+	Budgets b(kLimit);
 	UnprovenSlot slot[kPeers];
 	u32 released = 0;
 	for (u32 i = 0; i < kPeers; i++) {
-		ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-		slot[i].hold(unproven_returns_at_rx(true, false, false));
-		pool.put();	// its RTU
-		released += slot[i].on_rx(unproven) ? 1u : 0u;	// its first packet
-		released += slot[i].on_rx(unproven) ? 1u : 0u;	// and the next: nothing more
+		ASSERT_TRUE(b.admit_rtu(slot[i], unproven_returns_at_rx(true, false, false)) == ReqAdmit::Ok);
+		released += slot[i].on_rx(b.unproven) ? 1u : 0u;	// its first packet
+		released += slot[i].on_rx(b.unproven) ? 1u : 0u;	// and the next: nothing more
 	}
 	EXPECT_EQ(released, kPeers);
-	EXPECT_EQ(unproven.used(), 0u);
+	EXPECT_EQ(b.unproven.used(), 0u);
 	for (u32 i = 0; i < kPeers; i++)
-		EXPECT_FALSE(slot[i].release(unproven));	// retired later: not given back twice
-	EXPECT_EQ(unproven.used(), 0u);
+		EXPECT_FALSE(slot[i].release(b.unproven));	// retired later: not given back twice
+	EXPECT_EQ(b.unproven.used(), 0u);
 }
 
 // Exactly once, whichever comes first: a double release would hand back another
@@ -160,12 +184,11 @@ KTEST(cm_req_unproven, slot_given_back_once)
 	ReqPool unproven;
 	unproven.set_limit(8);
 	UnprovenSlot other, s;
-	ASSERT_TRUE(unproven.take());
-	other.hold(false);	// a bidirectional connection under proof holds one more slot
+	// a bidirectional connection under proof holds one more slot
+	ASSERT_TRUE(take_slot(unproven, other, false));
 
 	// One-way: the first receive gives it back; a later retirement does not.
-	ASSERT_TRUE(unproven.take());
-	s.hold(true);
+	ASSERT_TRUE(take_slot(unproven, s, true));
 	EXPECT_TRUE(s.held());
 	EXPECT_TRUE(s.on_rx(unproven));
 	EXPECT_FALSE(s.held());
@@ -177,8 +200,7 @@ KTEST(cm_req_unproven, slot_given_back_once)
 	// One-way, retired before any receive (a forger that never sends): the retirement gives
 	// it back, a receive completed after it (a flush is not one, but a late success) does not.
 	UnprovenSlot r;
-	ASSERT_TRUE(unproven.take());
-	r.hold(true);
+	ASSERT_TRUE(take_slot(unproven, r, true));
 	EXPECT_TRUE(r.release(unproven));
 	EXPECT_EQ(unproven.used(), 1u);
 	EXPECT_FALSE(r.on_rx(unproven));
@@ -227,55 +249,47 @@ KTEST(cm_req_unreserved, bound_leaves_a_quarter)
 KTEST(cm_req_unreserved, one_way_forger_stops_at_the_reserve)
 {
 	constexpr u32 kLimit = 16;
-	ReqPool pool, unproven, open;
-	limits(pool, unproven, open, kLimit);
+	Budgets b(kLimit);
 	UnprovenSlot rx[kLimit], res[kLimit];
 	u32 admitted = 0;
 	for (u32 i = 0; i < kLimit; i++) {
-		if (req_admit(pool, unproven, open) != ReqAdmit::Ok)
+		if (b.admit_rtu(rx[i], unproven_returns_at_rx(true, false, false)) != ReqAdmit::Ok)
 			break;
-		rx[i].hold(unproven_returns_at_rx(true, false, false));
 		res[i].hold(false);
-		pool.put();			// its RTU
-		EXPECT_TRUE(rx[i].on_rx(unproven));	// its first packet
-		EXPECT_FALSE(res[i].on_rx(open));	// ... keeps the unreserved slot
+		EXPECT_TRUE(rx[i].on_rx(b.unproven));	// its first packet
+		EXPECT_FALSE(res[i].on_rx(b.open));	// ... keeps the unreserved slot
 		admitted++;
 	}
 	EXPECT_EQ(admitted, 12u);
-	EXPECT_EQ(unproven.used(), 0u);
-	EXPECT_EQ(open.used(), 12u);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnreservedFull);
-	EXPECT_EQ(pool.used(), 0u);	// refused: nothing kept
-	EXPECT_EQ(unproven.used(), 0u);
-	EXPECT_EQ(open.used(), 12u);
+	EXPECT_EQ(b.unproven.used(), 0u);
+	EXPECT_EQ(b.open.used(), 12u);
+	EXPECT_TRUE(b.admit() == ReqAdmit::UnreservedFull);
+	EXPECT_EQ(b.pool.used(), 0u);	// refused: nothing kept
+	EXPECT_EQ(b.unproven.used(), 0u);
+	EXPECT_EQ(b.open.used(), 12u);
 	// The connections of ours the limit bounds: the reserve, a quarter of it.
-	EXPECT_EQ(kLimit - open.used(), 4u);
+	EXPECT_EQ(kLimit - b.open.used(), 4u);
 	// One torn down (idle reaping, its peer's DREQ): room for one REQ again.
-	EXPECT_TRUE(res[0].release(open));
-	EXPECT_FALSE(res[0].release(open));
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+	EXPECT_TRUE(res[0].release(b.open));
+	EXPECT_FALSE(res[0].release(b.open));
+	EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
 }
 
 // A bidirectional peer's proof gives both its slots back: proven peers count in the reserve's
 // share, not in the unreserved budget.
 KTEST(cm_req_unreserved, proof_gives_it_back)
 {
-	ReqPool pool, unproven, open;
-	pool.set_limit(1);
-	unproven.set_limit(1);
-	open.set_limit(1);
+	Budgets b(1, 1, 1);
 	UnprovenSlot u, r;
-	ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-	u.hold(unproven_returns_at_rx(true, true, false));
+	ASSERT_TRUE(b.admit_rtu(u, unproven_returns_at_rx(true, true, false)) == ReqAdmit::Ok);
 	r.hold(false);
-	pool.put();
-	EXPECT_FALSE(u.on_rx(unproven));	// a forger's packets prove nothing
-	EXPECT_FALSE(r.on_rx(open));
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnprovenFull);
-	EXPECT_TRUE(u.release(unproven));	// the echo
-	EXPECT_TRUE(r.release(open));
-	EXPECT_EQ(open.used(), 0u);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
+	EXPECT_FALSE(u.on_rx(b.unproven));	// a forger's packets prove nothing
+	EXPECT_FALSE(r.on_rx(b.open));
+	EXPECT_TRUE(b.admit() == ReqAdmit::UnprovenFull);
+	EXPECT_TRUE(u.release(b.unproven));	// the echo
+	EXPECT_TRUE(r.release(b.open));
+	EXPECT_EQ(b.open.used(), 0u);
+	EXPECT_TRUE(b.admit() == ReqAdmit::Ok);
 }
 
 // Ours in datagram mode, max_nonsrq_conn_qp=4 (tests/e2e/ipoib-dg-interop.sh): three in-tree
@@ -283,18 +297,15 @@ KTEST(cm_req_unreserved, proof_gives_it_back)
 KTEST(cm_req_unreserved, dg_interop_three_in_tree_peers)
 {
 	constexpr u32 kLimit = 4;
-	ReqPool pool, unproven, open;
-	limits(pool, unproven, open, kLimit);
+	Budgets b(kLimit);
 	UnprovenSlot rx[3];
 	for (u32 i = 0; i < 3; i++) {
-		ASSERT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::Ok);
-		rx[i].hold(true);
-		pool.put();
-		EXPECT_TRUE(rx[i].on_rx(unproven));
+		ASSERT_TRUE(b.admit_rtu(rx[i], true) == ReqAdmit::Ok);
+		EXPECT_TRUE(rx[i].on_rx(b.unproven));
 	}
-	EXPECT_EQ(unproven.used(), 0u);
-	EXPECT_EQ(open.used(), 3u);
-	EXPECT_TRUE(req_admit(pool, unproven, open) == ReqAdmit::UnreservedFull);
+	EXPECT_EQ(b.unproven.used(), 0u);
+	EXPECT_EQ(b.open.used(), 3u);
+	EXPECT_TRUE(b.admit() == ReqAdmit::UnreservedFull);
 }
 
 KTEST(cm_peer_bound, full)
