@@ -313,13 +313,13 @@ private:
 		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
 		void held(u32 fresh) { t.flush_held(fresh); }
 		void conn_held(CmPeer &p, u32 fresh) { t.conn_held(*p.send, fresh); }
-		void reserve_held(CmPeer &, u32 fresh) { t.reserve_held(fresh); }
+		void reserve_held(CmPeer &p, u32 fresh) { t.reserve_held(*p.send, fresh); }
 	};
 	// A flush stopped at the bound with `fresh` packets left behind for the first time:
 	// counted (cm_tx_flush_held), the flush work asked for.
 	void flush_held(u32 fresh);
 	void conn_held(Connection &c, u32 fresh);	// the same at c's own bound (conn_wait_)
-	void reserve_held(u32 fresh);	// the same at the reserve (cm_tx_reserve_held, conn_wait_)
+	void reserve_held(Connection &c, u32 fresh);	// the same at the reserve (cm_tx_reserve_held, conn_wait_)
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 	// ---- identity proofs (ipoib_cm_ident.cpp)
 	enum class LidCheck { Unknown, Match, Mismatch };

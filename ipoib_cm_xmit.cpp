@@ -213,18 +213,20 @@ void CmTable::rc_sent(u32 n)
 		kick_flush();
 }
 
-// A flush stopped at the reserve (p's connection makes no progress) with `fresh` packets
-// left behind for the first time: counted, and the flush work asked for at the next RC
-// completion (rc_sent), which may free a shared slot or be that connection's progress. A
-// completion between the refusal and our store saw no waiter: with the fence, we see the
-// shared room it left and ask ourselves.
-void CmTable::reserve_held(u32 fresh)
+// A flush stopped at the reserve (c, p's connection, makes no progress) with `fresh`
+// packets left behind for the first time: counted, and the flush work asked for at the next
+// RC completion (rc_sent), which may free a shared slot or be c's progress. A completion
+// between the refusal and our store saw no waiter: with the fence, we see what it changed
+// (the shared room it left, or c's progress: its ring's clock moves before rc_sent) and ask
+// ourselves.
+void CmTable::reserve_held(Connection &c, u32 fresh)
 {
 	if (fresh)
 		count(ifs_.cm_tx_reserve_held, fresh);
 	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (budget_.shared_room() && __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
+	if ((budget_.shared_room() || cm::send_progressing(c.tx_no_progress_ms(kapi_now_ms()))) &&
+	    __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
 }
 
