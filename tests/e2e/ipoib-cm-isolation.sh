@@ -128,7 +128,7 @@ stalled gone 'port_down 1' 'port_up 1'
 check "C's carrier back" wait_carrier icm2 C 60
 check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
 
-# ---- More stalled peers than the RC bound has rings. D, E, F, G (icm3..icm6) answer every
+# ---- As many stalled peers as the RC bound has rings. D, E, F, G (icm3..icm6) answer every
 # SEND of A's connection with an RNR NAK (softib `rnr QPN forever` on their ends). A sends G
 # one 60000-byte ping, then 32 at once to each of D, E and F (their whole send rings: 96 of
 # the bound's 128, its shared part, taken while their send clocks still look young), and 1 s
