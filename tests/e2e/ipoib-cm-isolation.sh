@@ -17,7 +17,7 @@
 # cases debugfs shows A's connection to C with sends in flight and stalled= meanwhile, and
 # the send watchdog tears it down.
 # A connection at its own send bound holds only its own peer's packets. Then four peers
-# (D, E, F, G) stall at once, more than the RC bound has rings: the netdev queue runs on (UD,
+# (D, E, F, G) stall at once, as many as the RC bound has rings: the netdev queue runs on (UD,
 # ARP and RC pings to B answered, tx_queue_stopped unmoved), the last stalled one is refused
 # the bound's reserve (below).
 # load: ib_core
