@@ -29,7 +29,7 @@
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 63
+plan 62
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
