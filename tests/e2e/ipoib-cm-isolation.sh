@@ -29,7 +29,7 @@
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 62
+plan 63
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
@@ -131,8 +131,9 @@ check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
 # ---- As many stalled peers as the RC bound has rings. D, E, F, G (icm3..icm6) answer every
 # SEND of A's connection with an RNR NAK (softib `rnr QPN forever` on their ends). A sends G
 # one 60000-byte ping, then 32 at once to each of D, E and F (their whole send rings: 96 of
-# the bound's 128, its shared part, taken while their send clocks still look young), and 1 s
-# later 31 more to G, whose clock then shows no progress for over cm::kReserveStallMs: the
+# the bound's 128, its shared part, taken while their send clocks still look young), and,
+# once debugfs shows G's connection stalled (from 1 s) and D, E, F holding the shared part,
+# 31 more to G, whose clock shows no progress for over cm::kReserveStallMs: the
 # reserve (the bound's last ring) is refused to it (cm_tx_reserve_held) and its packets wait
 # on its own queue. Meanwhile the netdev queue must run on: A's ARP for B resolves, 10 RC
 # pings and 10 broadcast (UD) pings to B are all answered, tx_queue_stopped does not move and
@@ -175,12 +176,20 @@ bp_stall_all() { for p in $BP; do bp_stall $p || return 1; done; }
 check "D, E, F, G: their ends of A's connections answer RNR NAK forever" bp_stall_all
 snap bound A:icm0
 big() { ns_exec A /usr/bin/ping -q -W 1 -s 60000 "$@" >/dev/null 2>&1; }
+rc_send=$(cm_file icm0 rc_send)
 big -c 1 10.0.9.7 &	# G: one send outstanding, its clock runs
 for ip in 10.0.9.4 10.0.9.5 10.0.9.6; do big -l 32 -c 32 $ip & done
-sleep 1
-big -l 31 -c 31 10.0.9.7 &	# G, stalled by now: refused the reserve
+# G's burst only once its clock shows no progress (debugfs stalled= is shown from 1000 ms)
+# and D, E, F hold the shared part: sent in G's first 500 ms, it may take the reserve (a
+# stall is seen only once it lasted cm::kReserveStallMs; docs/connected.md §3 "The reserve")
+bp_ready() {
+    bp_conn G:6 | grep -Eq ' tx_inflight=[1-9][0-9]* stalled=[1-9][0-9]{3,}( |$)' &&
+        [ "$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' $rc_send)" -ge 97 ]
+}
+check "G's clock shows no progress and D, E, F hold the bound's shared part" wait_for 10 bp_ready ||
+    diag "$(cat $rc_send; bp_conn G:6)"
+big -l 31 -c 31 10.0.9.7 &	# G: refused the reserve
 sleep 0.5
-rc_send=$(cm_file icm0 rc_send)
 cat $rc_send > /tmp/rcsend.bound
 ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.bound 2>&1 &
 bcp=$!
