@@ -52,7 +52,7 @@ void CmTable::flush_held(u32 fresh)
 	__atomic_store_n(&backlog_, true, __ATOMIC_RELEASE);
 	// Sends completed between our refusal and the store saw no backlog: look again.
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (budget_.below_wake() && __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
+	if (budget_.backlog_room() && __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
 }
 

@@ -1,84 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_send.h - the pure parts of connected mode's xmit path (docs/connected.md §3,
-// §4, §10; host-compilable, for KUnit): the interface-wide bound on RC sends in flight
-// (RcSendBudget) and the per-connection bound below it (CmSlot, cm_flush_peer), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
+// §4, §10; host-compilable, for KUnit): the order of RC sends under the send bounds
+// (ipoib_cm_budget.h: CmSlot, RcSendBudget; cm_flush_peer, cm_xmit_rc), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
 // connections may become its send path (cm_send_candidate), and what a FallBack logs
 // (cm_fallback_note). CmTable (ipoib_cm_table.*)
-// holds one of each and does the locking and the netdev queue.
+// holds one of each and does the locking. None of it touches the netdev queue (TxQueueRule).
 #pragma once
 
+#include "ipoib_cm_budget.h"
 #include "ipoib_neigh_policy.h"
 #include "kstd/base.h"
 #include "kstd/ring.h"
 
 namespace ipoib {
-
-// RC sends posted and not yet completed, over all connections of an interface. Each
-// connection has its own bound below this one (its send ring, CmSlot::ConnFull: its packets
-// wait on its peer's queue, the netdev queue runs on); this one is kRcBoundConns rings'
-// worth (rc_iface_bound), so no single connection can reach it: the CQ is sized for that
-// many send completions (§4) and, at it, the one netdev queue (UD and RC) stops and wakes
-// at half: the interface as a whole is out of send resources.
-// A slot is reserved BEFORE the post (a completion polled on another CPU right after the
-// post must find it counted: counted after the post, the completion's decrement would be
-// clamped away and the count leak upward until the queue stopped for good)
-// and released when the post fails. Producers: xmit and the queue flushes, all under the
-// tx queue's xmit lock (kapi_netdev_xmit_lock: one producer at a time, whatever the qdisc,
-// netpoll included); consumer: NAPI. Lock-free: the producer's check
-// and increment cannot race another producer, and the consumer only lowers the count.
-// The same rule makes a connection's own bound exact: its ring's head moves only under
-// that lock and its tail only lowers what is outstanding.
-class RcSendBudget : kstd::NonCopyable {
-public:
-	constexpr explicit RcSendBudget(u64 &underflows) : underflows_(underflows) {}
-	void set_limit(u32 limit) { limit_ = limit; }
-	u32 limit() const { return limit_; }
-	// One slot for a post; false at the bound (nothing reserved).
-	bool reserve()
-	{
-		if (__atomic_load_n(&n_, __ATOMIC_RELAXED) >= limit_)
-			return false;
-		__atomic_fetch_add(&n_, 1u, __ATOMIC_SEQ_CST);
-		return true;
-	}
-	// The post failed: the slot goes back (never below zero: counted as an underflow).
-	void unreserve() { complete(1); }
-	// n sends completed (or were freed unposted at teardown). More than are counted is an
-	// accounting bug: the count stops at 0 and the excess is counted (debugfs, ethtool).
-	void complete(u32 n)
-	{
-		u32 cur = __atomic_load_n(&n_, __ATOMIC_RELAXED);
-		for (;;) {
-			const u32 take = n < cur ? n : cur;
-			if (__atomic_compare_exchange_n(&n_, &cur, cur - take, false, __ATOMIC_SEQ_CST,
-							__ATOMIC_RELAXED)) {
-				if (take < n)
-					__atomic_fetch_add(&underflows_, u64(n - take), __ATOMIC_RELAXED);
-				return;
-			}
-		}
-	}
-	void reset() { __atomic_store_n(&n_, 0u, __ATOMIC_RELEASE); }	// interface stop
-	u32 inflight() const { return __atomic_load_n(&n_, __ATOMIC_ACQUIRE); }
-	bool full() const { return inflight() >= limit_; }
-	bool below_wake() const { return inflight() <= limit_ / 2; }
-	u64 underflows() const { return __atomic_load_n(&underflows_, __ATOMIC_RELAXED); }
-
-private:
-	u32 limit_ = 0;
-	u32 n_ = 0;
-	u64 &underflows_;	// the owner's counter (ethtool -S)
-};
-
-// Connections' worth of send rings the interface bound holds: kRcBoundConns - 1 stalled
-// connections, each at its own bound, still leave the netdev queue running for the others.
-inline constexpr u32 kRcBoundConns = 4;
-inline constexpr u32 rc_iface_bound(u32 send_ring) { return send_ring * kRcBoundConns; }
-
-// Why a slot for a peer's next post was refused: its connection is at its own bound
-// (ConnFull: the peer's queue waits for that connection's completions) or the interface is
-// (IfFull: the netdev queue stops and the peer joins the backlog).
-enum class CmSlot { Ok, ConnFull, IfFull };
 
 // The peers of an interface by address (flags octet zero), for xmit's per-packet lookup
 // (not a linear search under the table lock). A fixed array of
@@ -152,7 +86,8 @@ inline bool cm_post_now(bool may_send, u32 waiting)
 }
 
 // The two waiting lists a peer can be on, by their chain and flag fields: the backlog (its
-// queue waits for the interface bound) and the connection waiters (for its own connection's).
+// queue waits for the interface bound) and the connection waiters (for its own connection's,
+// or for the shared part of the interface bound while its connection makes no progress).
 struct CmBoundLink {
 	template <typename P> static P *&next(P &p) { return p.bnext; }
 	template <typename P> static bool &on(P &p) { return p.backlogged; }
@@ -163,7 +98,7 @@ struct CmConnLink {
 };
 
 // Peers whose pending queue waits for a send bound (CmBoundLink: the interface's, a flush
-// stopped there or xmit met it; CmConnLink: their own connection's), in the order they
+// stopped there or xmit met it; CmConnLink: their own connection's, or the reserve), in the order they
 // began to wait, each at most once. add/pop/remove/clear are serialised by the caller: in
 // the driver every change holds both the tx queue's xmit lock and the table lock, so either
 // lock is enough to read it; waiting() is read under the xmit lock alone
@@ -253,13 +188,14 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 // backlog() (its CmBacklog<P>: peers waiting for the interface bound), conn_waiters() (its
 // CmBacklog<P, CmConnLink>: peers waiting for their own connection's bound), may_flush(p)
 // (table lock held: p's send path may send, in connected mode), reserve(p) (one slot of
-// p's connection and of the interface: CmSlot; IfFull stops the netdev queue),
+// p's connection and of the interface: CmSlot; none stops the netdev queue),
 // unreserve() (a slot reserved for a packet that was taken meanwhile), post(p, v) (over
 // p's send path, slot reserved), held(n) (a flush stopped at the interface bound with n
 // packets of p left behind for the first time: counted, and the flush work is asked to
-// continue once sends complete; called with n = 0 too) and conn_held(p, n) (the same at
+// continue once sends complete; called with n = 0 too), conn_held(p, n) (the same at
 // p's own connection's bound: the flush work is asked for once that connection completes
-// a send). P has `pending` (a kstd::Ring), `held` (how many at the front of pending a
+// a send) and reserve_held(p, n) (the same at the reserve: p's connection makes no progress;
+// the flush work is asked for at the next RC completion). P has `pending` (a kstd::Ring), `held` (how many at the front of pending a
 // flush already counted) and both lists' fields.
 //
 // p's pending queue goes out one packet at a time while both bounds have room: a slot is
@@ -273,10 +209,11 @@ template <typename P, typename Q> bool cm_take_pending(P &p, Q &out)
 // What does not fit stays at the front, in order. At the interface bound p waits in the
 // backlog: where it was when nothing of it fitted (its turn is not lost to a full bound),
 // at the back when it had its share (the peers behind it go next). At its own connection's
-// bound p waits on the connection waiters instead, and never in the backlog: a peer that
-// cannot move must not end the backlog's rounds for the others. A peer that may not flush
-// leaves both lists.
-enum class CmFlush { Done, ConnWait, IfWait };
+// bound, or at the reserve, p waits on the connection waiters instead, and never in the
+// backlog: a peer that cannot move must not end the backlog's rounds for the others (only a
+// full interface bound ends them, where no peer can move). A peer that may not flush leaves
+// both lists.
+enum class CmFlush { Done, ConnWait, ReserveWait, IfWait };
 template <typename X, typename P> CmFlush cm_flush_peer(X &x, P &p)
 {
 	{
@@ -323,7 +260,7 @@ template <typename X, typename P> CmFlush cm_flush_peer(X &x, P &p)
 		}
 		fresh = left > p.held ? left - p.held : 0;	// p.held <= left (it shrinks with the front)
 		p.held = left;
-		if (r == CmSlot::ConnFull) {
+		if (r == CmSlot::ConnFull || r == CmSlot::Reserve) {
 			x.backlog().remove(p);
 			x.conn_waiters().add(p);
 		} else {
@@ -336,6 +273,10 @@ template <typename X, typename P> CmFlush cm_flush_peer(X &x, P &p)
 	if (r == CmSlot::ConnFull) {
 		x.conn_held(p, fresh);
 		return CmFlush::ConnWait;
+	}
+	if (r == CmSlot::Reserve) {
+		x.reserve_held(p, fresh);
+		return CmFlush::ReserveWait;
 	}
 	x.held(fresh);
 	return CmFlush::IfWait;
@@ -357,9 +298,9 @@ template <typename P, typename X> void cm_flush_backlog(X &x)
 	}
 }
 
-// The peers that waited for their own connection's bound, each listed when the round begins
-// at most once (a send of theirs may have completed: the flush work, after any RC
-// completion while some wait). Each is tried on its own: one still at its bound goes to the
+// The peers that waited for their own connection's bound or the reserve, each listed when
+// the round begins at most once (a send of theirs may have completed, or any connection's
+// freed a shared slot: the flush work, after any RC completion while some wait). Each is tried on its own: one still at its bound goes to the
 // back of the list and the next is tried; the round ends at the interface bound.
 template <typename P, typename X> void cm_flush_conn_waiters(X &x)
 {
@@ -375,15 +316,17 @@ template <typename P, typename X> void cm_flush_conn_waiters(X &x)
 }
 
 // Sent: posted. Queued: behind p's waiting packets. ConnWait: queued because p's connection
-// was at its own bound. AtBound: queued because the interface bound was full. Full: p's
-// queue is full, v not taken.
-enum class CmRcXmit { Sent, Queued, ConnWait, AtBound, Full };
+// was at its own bound. ReserveWait: queued because only the reserve was left and p's
+// connection makes no progress. AtBound: queued because the interface bound was full. Full:
+// p's queue is full, v not taken.
+enum class CmRcXmit { Sent, Queued, ConnWait, ReserveWait, AtBound, Full };
 
 // xmit of v to peer p whose send path may send (tx queue's xmit lock held). Peers that waited
-// for the interface bound go first (when rc_sent wakes the netdev queue, the qdisc's packets
-// of a busy peer would otherwise take every freed slot before the work flushes the waiting
-// peer's queue, which would starve while the other kept the bound busy); peers waiting on
-// their own connection are not xmit's to retry (their completions ask the flush work). Then
+// for the interface bound go first (the netdev queue runs on at the bound, so the qdisc's
+// packets of a busy peer would otherwise take every freed slot before the work flushes the
+// waiting peer's queue, which would starve while the other kept the bound busy); peers
+// waiting on their own connection or the reserve are not xmit's to retry (RC completions ask
+// the flush work). Then
 // v goes at once only when nothing of p waits and a slot is free; otherwise it queues
 // behind p's packets (at either bound too, not dropped there) and is sent in turn. Full:
 // p's queue is full, v not taken (the caller drops it, counted for p's connection).
@@ -408,7 +351,17 @@ template <typename X, typename P, typename T> CmRcXmit cm_xmit_rc(X &x, P &p, T 
 	const CmFlush f = cm_flush_peer(x, p);
 	if (behind)
 		return CmRcXmit::Queued;
-	return f == CmFlush::ConnWait ? CmRcXmit::ConnWait : f == CmFlush::IfWait ? CmRcXmit::AtBound : CmRcXmit::Queued;
+	switch (f) {
+	case CmFlush::ConnWait:
+		return CmRcXmit::ConnWait;
+	case CmFlush::ReserveWait:
+		return CmRcXmit::ReserveWait;
+	case CmFlush::IfWait:
+		return CmRcXmit::AtBound;
+	case CmFlush::Done:
+		break;
+	}
+	return CmRcXmit::Queued;
 }
 
 // ---- The identity proof of a bidirectional passive connection (docs/security.md "Who may

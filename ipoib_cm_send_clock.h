@@ -8,6 +8,9 @@
 
 namespace ipoib::cm {
 
+using kstd::u32;
+using kstd::u64;
+
 // The send watchdog: a connection with sends outstanding and no send progress for this long
 // is torn down (counted). A backstop, not ordered after RETRY_EXC: the nominal transport-retry
 // failure with OpenSM's default lifetime is 6.4 s (kRetryCount, ipoib_cm_state.h), but the
@@ -35,6 +38,20 @@ inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
 // a trickle and is torn down by the watchdog for it, or whose ring its teardown flushes,
 // delivered nothing, and its peer's back-off keeps doubling.
 inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; }
+// The RC bound's reserve (ipoib_cm_send.h rc_slot, docs/connected.md §3): a connection with
+// sends outstanding and no progress (send_progressed) for kReserveStallMs is not making
+// progress and may not take the reserve's slots; nothing outstanding is never a stall. Why
+// 500 ms: far above what a live connection goes between progress events (kSendProgressQuota
+// completions take microseconds on hardware, and the RNR NAK delay we ask of our peers,
+// cm_min_rnr_timer, is 0.16 ms); above the round trips a busy TCG guest showed beside a TCP
+// stream (under 300 ms, §3); and 1/20 of the watchdog, so what a connection that begins to
+// stall takes of the reserve is what the stack hands it in half a second (at most its ring).
+// A peer that asks IBA's longest RNR NAK delay (655.36 ms, table 45 code 0, as the in-tree
+// driver does) is judged so for the rest of each such delay: no loss, its posted sends wait
+// behind the NAKed one anyway (RC completes in order) and its next ones on its own queue.
+inline constexpr u64 kReserveStallMs = 500;
+inline bool send_progressing(u64 no_progress_ms) { return no_progress_ms < kReserveStallMs; }
+static_assert(kReserveStallMs < kSendWatchdogMs, "the reserve judges a stall before the watchdog ends it");
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a
 // completion moves it only when it is progress (send_progressed).

@@ -127,10 +127,12 @@ Status CmTable::start(const CmParams &p, u32 send_queue_size, u32 recv_queue_siz
 {
 	p_ = p;
 	// Each connection's send ring (its own bound: an idle connection pins 33 send WQEs, not
-	// send_queue_size + 1, §5), and the interface's RC bound above it: no one connection
-	// can stop the netdev queue (docs/connected.md §3 "Peer isolation").
+	// send_queue_size + 1, §5), and the interface's RC bound above it (a resource bound
+	// for the CQ: no connection stops the netdev queue, docs/connected.md §3 "Peer isolation").
 	send_ring_ = rc_send_ring(send_queue_size);
-	budget_.set_limit(rc_iface_bound(send_ring_));
+	// The CQ holds the whole bound (cq_fixed); its last ring's worth is kept for connections
+	// making progress (rc_slot).
+	budget_.set_limit(rc_iface_bound(send_ring_), rc_iface_reserve(send_ring_));
 	recv_queue_ = recv_queue_size;
 	wq_ = kapi_wq_create("ib_ipoib_cm_cm");
 	if (!wq_)

@@ -76,7 +76,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	CmPeer *bnext = nullptr;	// CmBacklog's chain (the table lock)
 	bool backlogged = false;	// in the table's backlog: pending waits for the RC bound
 	CmPeer *cnext = nullptr;	// the connection waiters' chain (the table lock)
-	bool conn_waiting = false;	// pending waits for its own connection's bound
+	bool conn_waiting = false;	// pending waits for its own connection's bound (or the reserve)
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	u32 backoff_ms = 0;
 	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
@@ -93,7 +93,7 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	X(cm_tx_queued) X(cm_tx_drop_queue_full) X(cm_tx_nomem_ud) X(cm_tx_fallback_ud)       \
 	X(cm_req_no_memory) X(cm_req_bad_service_id) X(cm_srq_limit_events) X(cm_step_overflows) \
 	X(cm_listen_errors) X(cm_await_expired) X(cm_inflight_full) X(cm_other_events)         \
-	X(cm_no_qp_actions) X(cm_tx_wake_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)        \
+	X(cm_no_qp_actions) X(cm_tx_reserve_held) X(cm_tx_overflow_ud) X(cm_fallback_peers)     \
 	X(cm_inflight_underflows) X(cm_tx_flush_held) X(cm_tx_held_draining) X(cm_drain_wr_skipped) \
 	X(cm_peers_freed) X(cm_tx_drop_teardown) X(cm_tx_arp_ud) X(cm_tx_nd_ud)                \
 	/* identity proofs of bidirectional passive connections (docs/security.md) */          \
@@ -206,9 +206,11 @@ public:
 	u32 port() const;
 	u16 pkey_index() const;
 	u32 ud_qpn() const;
-	// The interface-wide RC send bound (RcSendBudget): a slot reserved before each post
-	// (xmit, the queue flushes: tx lock held), released when the post fails.
-	bool rc_reserve();
+	// The RC send bounds (RcSendBudget, rc_slot): a slot of c's ring and of the interface
+	// reserved before each post (xmit, the queue flushes, the identity echoes: tx lock held),
+	// released when the post fails. Never stops the netdev queue.
+	CmSlot rc_reserve(Connection &c, u64 now);
+	CmSlot rc_reserve(Connection &c) { return rc_reserve(c, kapi_now_ms()); }
 	void rc_unreserve() { budget_.unreserve(); }
 	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
@@ -256,9 +258,6 @@ public:
 	// ForceDestroy: n sends of a connection freed unsent or never completed:
 	// dropped, counted cm_tx_drop_teardown (tx_dropped), and their slots released.
 	void rc_destroyed(u32 n);
-	// NAPI, UD send completions: the shared netdev queue may wake only when the RC sends
-	// are below their wake mark too (counted cm_tx_wake_held when they are not).
-	bool tx_may_wake();
 	void rx_touched(Connection &c);	// NAPI: c's own ring completed a receive in this poll
 	void rx_untouch(Connection &c);	// NAPI: c reports RxEmpty (may be destroyed after it)
 	void rx_stop_request(Connection &c);	// work item, at QpToErr (non-SRQ): NAPI stops c's ring
@@ -272,7 +271,6 @@ private:
 	CmPeer *find(const HwAddr &a) { return index_.find(a); }	// lock or tx lock held
 	Verdict send_rc(CmPeer &p, kapi_skb *skb, u64 now);	// tx lock held, may_send(p.send)
 	void post_rc(Connection &c, kapi_skb *skb, u64 now);	// tx lock held, slot reserved
-	void stop_at_bound();	// tx lock held: the shared queue stops (and re-checks)
 	CmPeer *find_or_add(const HwAddr &a, Gfp gfp);	// lock held; nullptr at cm_max_peers (counted)
 	// ib_cm's context, no lock held: the REQ refused with our private data (RFC 4755 §3.2)
 	// and reason; nullptr, which has the shim return non-zero so ib_cm destroys the id.
@@ -310,17 +308,18 @@ private:
 		CmBacklog<CmPeer> &backlog() { return t.backlogged_; }
 		bool may_flush(CmPeer &p) const;
 		CmBacklog<CmPeer, CmConnLink> &conn_waiters() { return t.conn_waiters_; }
-		CmSlot reserve(CmPeer &p) { return t.rc_reserve(*p.send); }
+		CmSlot reserve(CmPeer &p) { return t.rc_reserve(*p.send, now); }
 		void unreserve() { t.rc_unreserve(); }
 		void post(CmPeer &p, kapi_skb *skb) { t.post_rc(*p.send, skb, now); }
 		void held(u32 fresh) { t.flush_held(fresh); }
 		void conn_held(CmPeer &p, u32 fresh) { t.conn_held(*p.send, fresh); }
+		void reserve_held(CmPeer &p, u32 fresh) { t.reserve_held(*p.send, fresh); }
 	};
 	// A flush stopped at the bound with `fresh` packets left behind for the first time:
 	// counted (cm_tx_flush_held), the flush work asked for.
 	void flush_held(u32 fresh);
 	void conn_held(Connection &c, u32 fresh);	// the same at c's own bound (conn_wait_)
-	CmSlot rc_reserve(Connection &c);	// tx lock held: c's own bound, then rc_reserve()
+	void reserve_held(Connection &c, u32 fresh);	// the same at the reserve (cm_tx_reserve_held, conn_wait_)
 	Connection *candidate(CmPeer &p);	// lock held: a connection of p that may send
 	// ---- identity proofs (ipoib_cm_ident.cpp)
 	enum class LidCheck { Unknown, Match, Mismatch };
@@ -395,7 +394,7 @@ private:
 	bool backlog_ = false;		// atomic: a flush stopped at the RC bound (rc_sent kicks the flush work)
 	CmBacklog<CmPeer> backlogged_;	// lock_: the peers whose queue waits for the bound
 	CmBacklog<CmPeer, CmConnLink> conn_waiters_;	// lock_: ... for their own connection's
-	bool conn_wait_ = false;	// atomic: a peer waits on its connection (rc_sent kicks the flush work)
+	bool conn_wait_ = false;	// atomic: a peer waits on its connection or the reserve (rc_sent kicks the flush work)
 	bool connected_ = false;	// admin mode (mode_changed); datagram at creation
 	bool open_ = false;
 	bool send_accepted_ = false;	// the test knob (atomic: debugfs writes, connect/on_req read)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_xmit.cpp - connected mode's send path (ipoib_cm_table.h): xmit's choice between a
-// peer's RC send path, its pending queue and UD, the interface-wide RC send bound (reserve
-// before the post, the shared netdev queue's stop/wake), and what RC adds to rtnl_link_stats64.
+// peer's RC send path, its pending queue and UD, the RC send bounds (reserved before the
+// post; at them only the peer's own queue waits, never the netdev queue), and what RC adds to
+// rtnl_link_stats64.
+#include "ipoib_cm_send_clock.h"
 #include "ipoib_cm_table.h"
 #include "ipoib_if.h"
 
@@ -138,12 +140,13 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 	case CmRcXmit::Sent:
 		break;
 	case CmRcXmit::AtBound:
-		// The stop/wake race, or a backlog flushed first took the slots: it waits on
-		// p's queue, not dropped.
+		// The interface bound is full: it waits on p's queue (the backlog), not dropped,
+		// and the netdev queue runs on.
 		count(ifs_.cm_inflight_full);
 		count(ifs_.cm_tx_queued);
 		break;
 	case CmRcXmit::ConnWait:	// its connection is at its own bound: only p waits
+	case CmRcXmit::ReserveWait:	// ... or makes no progress and only the reserve is left
 	case CmRcXmit::Queued:
 		count(ifs_.cm_tx_queued);
 		break;
@@ -176,80 +179,55 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 }
 
 // Tx lock held. c's own bound first (its send ring: we are its only producer, so the room
-// seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull), the netdev
-// queue runs on. Then the interface's (rc_reserve()).
-CmSlot CmTable::rc_reserve(Connection &c)
+// seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull). Then the
+// interface's (RcSendBudget): at it (IfFull) the peer waits in the backlog; at its reserve,
+// for a connection whose send clock shows no progress for cm::kReserveStallMs (Reserve), on
+// the connection waiters. The netdev queue runs on in every case (TxQueueRule): the slot is
+// taken before the post, and what does not get one waits on its own peer's queue.
+CmSlot CmTable::rc_reserve(Connection &c, u64 now)
 {
 	if (!c.tx_room())
 		return CmSlot::ConnFull;
-	return rc_reserve() ? CmSlot::Ok : CmSlot::IfFull;
+	return budget_.take(cm::send_progressing(c.tx_no_progress_ms(now)));
 }
 
-// Tx lock held. The slot is taken before the post (RcSendBudget); at the bound the shared
-// queue stops, and the completion that brings both bounds below half wakes it (rc_sent).
-bool CmTable::rc_reserve()
-{
-	if (!budget_.reserve()) {
-		stop_at_bound();
-		return false;
-	}
-	if (budget_.full())
-		stop_at_bound();
-	return true;
-}
-
-// The completions that drain the bound may all have run between our read of the count and
-// the stop (rc_sent saw the queue still running and did not wake it): stop, fence, read the
-// count again, and wake ourselves when both bounds are below their marks. With rc_sent's
-// own fence between its release and its read of the stop, one of the two sees the other.
-void CmTable::stop_at_bound()
-{
-	kapi_netdev_stop_queue(netdev());
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (budget_.below_wake() && ifc_.tx_.outstanding() <= ifc_.tx_.size() / 2 && !ifc_.ud_draining())
-		kapi_netdev_wake_queue(netdev());
-}
-
-// One netdev queue carries UD and RC sends, each with its own bound (the UD ring, the RC
-// inflight count): it stops when either is full and wakes only when both are below their
-// wake marks (half), whichever completion comes last. Each side publishes its count, then a
-// full fence, then reads the other's: of two completions racing, at least one sees both
-// below and wakes (a UD completion that woke the queue while RC was at its bound would hand
-// the next RC packet to a full bound).
-bool CmTable::tx_may_wake()
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	// the UD ring published its tail
-	if (budget_.below_wake())
-		return true;
-	if (kapi_netdev_queue_stopped(netdev()))
-		count(ifs_.cm_tx_wake_held);
-	return false;
-}
-
+// NAPI: n RC sends completed. Their slots go back; a peer that waits for them is continued
+// by the flush work (under the xmit lock, which NAPI must not take: netpoll polls NAPI with
+// that lock held). Nothing here wakes the netdev queue: RC never stops it.
 void CmTable::rc_sent(u32 n)
 {
-	budget_.complete(n);	// fully ordered: the fence of the wake rule above
+	budget_.complete(n);	// fully ordered: pairs with flush_held's fence
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	// A flush stopped at the bound: the flush work continues it under the xmit
-	// lock, which NAPI must not take (netpoll polls NAPI with that lock held); xmit flushes it
-	// too, before its own packet, when the queue wakes first.
-	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.below_wake() &&
+	// A flush stopped at the interface bound: any freed slot lets the backlog's front go on
+	// (the netdev queue no longer stops there, so there is no wake mark to wait for; the
+	// flag makes it one kick per stop). xmit flushes the backlog too, before its own packet.
+	if (__atomic_load_n(&backlog_, __ATOMIC_ACQUIRE) && budget_.backlog_room() &&
 	    __atomic_exchange_n(&backlog_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
-	// A peer waits on its own connection's bound: this completion may be that connection's
-	// (its ring's tail moved before this call; conn_held's fence pairs with ours). Which
-	// one is not known here, so the flush work tries the waiters (a few, each at once).
+	// A peer waits on its own connection's bound or on the reserve: this completion may be
+	// that connection's (its ring's tail moved before this call; conn_held's fence pairs
+	// with ours) or have freed a shared slot. Which one is not known here, so the flush work
+	// tries the waiters (a few, each at once).
 	else if (__atomic_load_n(&conn_wait_, __ATOMIC_ACQUIRE) &&
 		 __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
-	// The UD QP's repair stopped the queue (Interface::repair_ud_qp): only it wakes it.
-	if (!kapi_netdev_queue_stopped(netdev()) || !ifc_.is_up() || !budget_.below_wake() || ifc_.ud_draining())
-		return;
-	if (ifc_.tx_.outstanding() > ifc_.tx_.size() / 2) {
-		count(ifs_.cm_tx_wake_held);	// the UD ring's completion wakes it
-		return;
-	}
-	kapi_netdev_wake_queue(netdev());
+}
+
+// A flush stopped at the reserve (c, p's connection, makes no progress) with `fresh`
+// packets left behind for the first time: counted, and the flush work asked for at the next
+// RC completion (rc_sent), which may free a shared slot or be c's progress. A completion
+// between the refusal and our store saw no waiter: with the fence, we see what it changed
+// (the shared room it left, or c's progress: its ring's clock moves before rc_sent) and ask
+// ourselves.
+void CmTable::reserve_held(Connection &c, u32 fresh)
+{
+	if (fresh)
+		count(ifs_.cm_tx_reserve_held, fresh);
+	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if ((budget_.shared_room() || cm::send_progressing(c.tx_no_progress_ms(kapi_now_ms()))) &&
+	    __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
+		kick_flush();
 }
 
 void CmTable::rc_destroyed(u32 n)

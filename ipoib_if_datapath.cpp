@@ -4,8 +4,21 @@
 // §9.1.1 addresses) and the NAPI poll that drives both.
 #include "ipoib_if.h"
 #include "ipoib_mode.h"
+#include "ipoib_tx_queue.h"
 
 namespace ipoib {
+
+// What every stop/wake site of the netdev queue reads (TxQueueRule): the interface's state;
+// the UD ring fills in its own fields (TxRing::view), RC's are shown, never decided on.
+static TxQueueView queue_view(bool up, bool ud_draining, const CmTable &cm)
+{
+	TxQueueView v;
+	v.up = up;
+	v.ud_draining = ud_draining;
+	v.rc_inflight = cm.rc_inflight();
+	v.rc_limit = cm.rc_limit();
+	return v;
+}
 
 // ---- send path ----
 
@@ -104,7 +117,8 @@ void Interface::send(kapi_skb *skb, Ah &ah, u32 qpn, u32 qkey)
 	}
 	if (kapi_skb_headlen(skb) != kapi_skb_len(skb) && kapi_skb_linearize(skb) != 0)
 		return drop(skb, stats_.tx_drop_linearize);
-	if (tx_.post(skb, len, ah, qpn, qkey) != PostResult::Posted)
+	// Under the xmit lock, past the up check (xmit) and the drain check above.
+	if (tx_.post(skb, len, ah, qpn, qkey, queue_view(true, false, cm_)) != PostResult::Posted)
 		kapi_skb_free(skb);	// counted by the ring
 }
 
@@ -118,8 +132,9 @@ bool Interface::owns_wc(const UdQp &qp, const kapi_wc &wc) const
 // Send completions: every one, whatever the budget (they only free resources).
 void Interface::poll_tx()
 {
-	// A UD QP being drained or repaired: its flushed sends wake no queue (repair_ud_qp does).
-	const bool up = is_up() && !ud_draining();
+	// A UD QP being drained or repaired: its flushed sends wake no queue (repair_ud_qp does;
+	// TxQueueRule::wake).
+	const TxQueueView at = queue_view(is_up(), ud_draining(), cm_);
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	dispatch_cq(
 		send_cq_.get(), 1 << 30, stats_.wc_foreign_ctx,
@@ -130,9 +145,9 @@ void Interface::poll_tx()
 			return true;
 		},
 		[](RcQp &, const kapi_wc &) { return false; },	// no RC QP sends on this CQ
-		// One netdev queue for UD and RC: it wakes only when both are below their wake
-		// marks (CmTable::tx_may_wake; docs/connected.md §4).
-		[this, up](u32 n) { tx_.completed(n, up && cm_.tx_may_wake()); });
+		// One netdev queue for UD and RC, stopped only for the UD ring (TxQueueRule;
+		// docs/connected.md §4): RC never holds the wake.
+		[this, &at](u32 n) { tx_.completed(n, at); });
 	warn_foreign(foreign);
 	if (tx_.take_qp_error()) {	// the work checks the QP (UdQp::recover)
 		__atomic_store_n(&ud_check_, true, __ATOMIC_RELEASE);
@@ -153,11 +168,12 @@ void Interface::warn_foreign(u64 before)
 void Interface::tx_timeout()
 {
 	count(stats_.tx_timeouts);
-	// One netdev queue carries UD and RC: an RC peer that takes no sends (RNR forever) holds
-	// the RC bound full and the queue stopped until its send watchdog tears it down, so say
-	// which side is full (the UD count alone reads 0 while RC holds the bound).
-	log_.warn("transmit timeout: %u UD sends outstanding, %u RC sends in flight (bound %u)", tx_.outstanding(),
-		  cm_.rc_inflight(), cm_.rc_limit());
+	// The queue stops only for the UD ring (TxQueueRule): a full ring that does not drain
+	// (the UD QP or the port stuck). RC sends are shown beside it: they never stop the queue
+	// (a full RC bound holds only the packets of its peers, on their own queues).
+	const TxQueueView v = tx_.view(queue_view(is_up(), ud_draining(), cm_));
+	log_.warn("transmit timeout: %u of %u UD sends outstanding%s, %u RC sends in flight (bound %u)",
+		  v.ud_outstanding, v.ud_size, v.ud_draining ? " (UD QP in repair)" : "", v.rc_inflight, v.rc_limit);
 	kapi_napi_schedule(nd());
 }
 

@@ -138,9 +138,9 @@ void Interface::repair_ud()
 // rtnl held, interface up, the QP in ERROR (or left half-way by a failed repair).
 // 1. Quiesce: ud_draining_ first, then the queue stopped and the tx barrier, so every xmit
 // after the barrier sees it and posts no UD send (dropped, tx_drop_ud_repair), and every one
-// before it has its WR counted in the ring; nothing wakes the queue meanwhile (poll_tx,
-// CmTable::rc_sent and stop_at_bound check the flag; a wake that raced the stop only lets
-// RC sends through). NAPI, on, reaps every WR the Error state flushed (IBA 10.3.1: each
+// before it has its WR counted in the ring; nothing wakes the queue meanwhile (every wake
+// asks TxQueueRule, which checks the flag; RC never wakes the queue; a wake that raced the
+// stop only lets RC sends through). NAPI, on, reaps every WR the Error state flushed (IBA 10.3.1: each
 // outstanding WR completes; receives counted rx_flushed, not rx_wc_errors; sends
 // tx_wc_errors), reposting no receive. Only then the reset: it discards what the QP still
 // holds with no completion, and a completion of the old QP left in a CQ would name a slot

@@ -6,7 +6,7 @@
 
 namespace ipoib {
 
-PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
+PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey, const TxQueueView &at)
 {
 	const u32 size = slots_.size();
 	if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) >= size) {
@@ -35,12 +35,14 @@ PostResult TxRing::post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey)
 		return PostResult::Post;
 	}
 	__atomic_store_n(&head_, head_ + 1, __ATOMIC_RELEASE);
-	if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) >= size) {
+	if (TxQueueRule::stop(view(at))) {
 		count_local(*c_.queue_stopped);
 		kapi_netdev_stop_queue(nd_);
-		// Pairs with completed(): a completion between the check and the stop wakes us.
+		// Pairs with completed(): the completions that ran between the check and the stop
+		// saw the queue running and did not wake it; by the same rule we wake it ourselves.
+		// (Still above half: a completion still to come wakes it.)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (head_ - __atomic_load_n(&tail_, __ATOMIC_ACQUIRE) < size)
+		if (TxQueueRule::wake(view(at)))
 			kapi_netdev_wake_queue(nd_);
 	}
 	return PostResult::Posted;
@@ -69,13 +71,13 @@ void TxRing::complete(const kapi_wc &wc)
 		s.skb.reset();
 }
 
-void TxRing::completed(u32 n, bool up)
+void TxRing::completed(u32 n, const TxQueueView &at)
 {
 	if (!n)
 		return;
 	__atomic_store_n(&tail_, tail_ + n, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (kapi_netdev_queue_stopped(nd_) && up && __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - tail_ <= slots_.size() / 2)
+	if (kapi_netdev_queue_stopped(nd_) && TxQueueRule::wake(view(at)))
 		kapi_netdev_wake_queue(nd_);
 	// The fence above orders the tail store before this load of the waiter's flag.
 	if (empty_.armed() && outstanding() == 0)

@@ -16,6 +16,7 @@
 #include "ipoib_handles.h"
 #include "ipoib_log_limit.h"
 #include "ipoib_rings.h"
+#include "ipoib_tx_queue.h"
 #include "kstd/inflight.h"
 #include "kstd/log.h"
 #include "kstd/refcount.h"
@@ -58,13 +59,22 @@ public:
 
 	// Maps and posts skb's data (len bytes, linear) as one signalled UD send. On anything
 	// but Posted the skb is the caller's again (and the failure counted). Stops the netdev
-	// queue when the ring became full.
-	PostResult post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey);
+	// queue when the ring became full (TxQueueRule::stop over at: the interface's view, its
+	// UD fields filled in here).
+	PostResult post(kapi_skb *skb, u32 len, Ah &ah, u32 qpn, u32 qkey, const TxQueueView &at);
 	// One send completion (in order; wr_id = wrid(UdSend, slot)): the skb is consumed or freed.
 	void complete(const kapi_wc &wc);
-	// After a batch of completions: publishes the tail, wakes a stopped queue at half, and
+	// After a batch of completions: publishes the tail, wakes a stopped queue when
+	// TxQueueRule::wake allows (at: the interface's view, its UD fields filled in here), and
 	// a wait_empty() sleeper once nothing is outstanding.
-	void completed(u32 n, bool up);
+	void completed(u32 n, const TxQueueView &at);
+	// at with this ring's UD fields (the transmit timeout's line, the rule's sites).
+	TxQueueView view(TxQueueView at) const
+	{
+		at.ud_outstanding = outstanding();
+		at.ud_size = size();
+		return at;
+	}
 	// stop(), with no producer left and NAPI still enabled: sleeps until NAPI's completions
 	// emptied the ring, at most timeout_ms. False on timeout.
 	bool wait_empty(unsigned int timeout_ms)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // test_cm_send.cpp - connected mode's xmit-path logic (ipoib_cm_send.h): the RC send bound
-// reserved before the post and released on failure or completion, underflows counted; the
+// reserved before the post and released on failure or completion, underflows counted, its
+// reserve kept for connections making progress (rc_slot); the
 // peer index; the send-path hand-over skipping a connection in teardown; the pending-queue
 // flush bounded by the RC send budget, cm_flush_peer and cm_xmit_rc (docs/connected.md §4).
 #include "ktest.h"
 #include "ipoib_cm_send.h"
+#include "ipoib_cm_send_clock.h"
 
 namespace ktest_cm_send {
 
@@ -14,7 +16,7 @@ constexpr u8 kGid[kGidLen] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x11, 0x22, 0x
 
 // ------------------------------------------------------------------ RcSendBudget
 
-KTEST(cm_send_budget, bound_and_wake_mark)
+KTEST(cm_send_budget, bound_and_room)
 {
 	u64 under = 0;
 	RcSendBudget b(under);
@@ -24,13 +26,80 @@ KTEST(cm_send_budget, bound_and_wake_mark)
 	EXPECT_FALSE(b.reserve());	// at the bound: nothing reserved
 	EXPECT_EQ(b.inflight(), 4u);
 	EXPECT_TRUE(b.full());
-	EXPECT_FALSE(b.below_wake());
+	EXPECT_FALSE(b.backlog_room());
 	b.complete(1);
 	EXPECT_FALSE(b.full());
-	EXPECT_FALSE(b.below_wake());	// 3 > 4 / 2
-	b.complete(1);
-	EXPECT_TRUE(b.below_wake());	// half
 	EXPECT_EQ(under, 0u);
+}
+
+// The backlog goes on at the first free slot, not at a wake mark: stalled connections that
+// hold three quarters of the bound never let the count come down to half, and a healthy
+// peer in the backlog behind them would wait for their watchdog. (With the old rule,
+// continue at half, backlog_room() stays false here: the case fails.)
+KTEST(cm_send_budget, one_free_slot_continues_the_backlog)
+{
+	u64 under = 0;
+	RcSendBudget b(under);
+	b.set_limit(16, 4);
+	for (int i = 0; i < 12; i++)
+		ASSERT_TRUE(b.take(false) == CmSlot::Ok);	// stalled ones: the shared part
+	for (int i = 0; i < 4; i++)
+		ASSERT_TRUE(b.take(true) == CmSlot::Ok);	// a healthy one: the reserve
+	EXPECT_TRUE(b.full());
+	b.complete(1);	// the healthy one completes one send
+	EXPECT_TRUE(b.backlog_room());
+	EXPECT_FALSE(b.shared_room());
+	EXPECT_EQ(under, 0u);
+}
+
+// rc_slot, the rule behind every slot (docs/connected.md §3): a connection's own ring first,
+// then the interface bound, then the reserve, which only connections making progress take.
+// (Without the reserve, the old rule, a stalled connection got Ok at 12 and 13 of 16: the
+// Reserve expectations fail.)
+KTEST(cm_send_budget, reserve_kept_for_progress)
+{
+	EXPECT_TRUE(rc_slot(false, 0, 16, 4, true) == CmSlot::ConnFull);	// its own ring first
+	EXPECT_TRUE(rc_slot(false, 16, 16, 4, false) == CmSlot::ConnFull);
+	EXPECT_TRUE(rc_slot(true, 16, 16, 4, true) == CmSlot::IfFull);
+	EXPECT_TRUE(rc_slot(true, 16, 16, 4, false) == CmSlot::IfFull);
+	EXPECT_TRUE(rc_slot(true, 11, 16, 4, false) == CmSlot::Ok);	// the shared part
+	EXPECT_TRUE(rc_slot(true, 12, 16, 4, false) == CmSlot::Reserve);	// the reserve
+	EXPECT_TRUE(rc_slot(true, 15, 16, 4, false) == CmSlot::Reserve);
+	EXPECT_TRUE(rc_slot(true, 12, 16, 4, true) == CmSlot::Ok);
+	EXPECT_TRUE(rc_slot(true, 15, 16, 4, true) == CmSlot::Ok);
+	EXPECT_TRUE(rc_slot(true, 0, 16, 0, false) == CmSlot::Ok);	// no reserve
+	EXPECT_TRUE(rc_slot(true, 15, 16, 0, false) == CmSlot::Ok);
+	u64 under = 0;
+	RcSendBudget b(under);
+	b.set_limit(8, 2);
+	EXPECT_EQ(b.reserve_size(), 2u);
+	for (int i = 0; i < 6; i++)
+		ASSERT_TRUE(b.take(false) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(false) == CmSlot::Reserve);	// nothing reserved
+	EXPECT_EQ(b.inflight(), 6u);
+	EXPECT_TRUE(b.take(true) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(true) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(true) == CmSlot::IfFull);
+	b.set_limit(4, 4);	// a reserve of the whole bound is none (a stalled one could never send)
+	EXPECT_EQ(b.reserve_size(), 0u);
+	EXPECT_EQ(under, 0u);
+}
+
+// The threshold of "not making progress" (cm::kReserveStallMs): nothing outstanding never
+// is (no_progress_ms is 0 then), half a second without progress is.
+KTEST(cm_send_budget, progress_threshold)
+{
+	EXPECT_TRUE(cm::send_progressing(0));
+	EXPECT_TRUE(cm::send_progressing(cm::kReserveStallMs - 1));
+	EXPECT_FALSE(cm::send_progressing(cm::kReserveStallMs));
+	EXPECT_FALSE(cm::send_progressing(cm::kSendWatchdogMs));
+	// the send clock's view: a connection 600 ms without progress with sends outstanding
+	cm::SendClock c;
+	c.posted(4, 1000);
+	EXPECT_FALSE(c.stalled(1000 + cm::kSendWatchdogMs));	// the watchdog: later
+	EXPECT_TRUE(c.stalled(1001 + cm::kSendWatchdogMs));
+	EXPECT_TRUE(cm::send_progressing(1400 - c.last_progress_ms));
+	EXPECT_FALSE(cm::send_progressing(1600 - c.last_progress_ms));
 }
 
 // The completion of a send can be polled on another CPU before the poster returns: with the
@@ -185,6 +254,7 @@ struct QPeer {
 	u32 cap = 1000;		// its connection's own bound (the send ring)
 	u32 inflight = 0;	// posted on its connection, not completed
 	bool can_send = true;	// may_flush: its send path may send (not in teardown)
+	bool stalled = false;	// its connection makes no progress (cm::send_progressing false)
 	// Static (kernel stack): back to a fresh peer at the start of each case, so a second
 	// run of the suite (the KUnit module loaded again) starts from the same state.
 	void reset(int ident)
@@ -201,6 +271,7 @@ struct QPeer {
 		cap = 1000;
 		inflight = 0;
 		can_send = true;
+		stalled = false;
 	}
 };
 
@@ -208,14 +279,14 @@ struct RcX {
 	constexpr RcX() : b(under) {}	// constinit: no guard variable in the kernel
 	// Static too (4 KiB of wire): every field back to its initial value (a static context
 	// keeps the previous run's state otherwise).
-	void reset(u32 limit)
+	void reset(u32 limit, u32 reserve = 0)
 	{
 		under = 0;
 		b.reset();
-		b.set_limit(limit);
+		b.set_limit(limit, reserve);
 		bl.clear();
 		cw.clear();
-		nconn_held = 0;
+		nconn_held = nreserve_held = 0;
 		locked = nested = nw = nheld = nheld_calls = 0;
 		unlocked_ok = true;
 		on_post = nullptr;
@@ -236,7 +307,7 @@ struct RcX {
 		unlocked_ok &= locked == 0;
 		if (p.inflight >= p.cap)
 			return CmSlot::ConnFull;
-		return b.reserve() ? CmSlot::Ok : CmSlot::IfFull;
+		return b.take(!p.stalled);
 	}
 	void unreserve() { b.unreserve(); }
 	void post(QPeer &p, int v)
@@ -257,6 +328,7 @@ struct RcX {
 		nheld_calls++;
 	}
 	void conn_held(QPeer &, u32 fresh) { nconn_held += int(fresh); }
+	void reserve_held(QPeer &, u32 fresh) { nreserve_held += int(fresh); }
 	// n sends of p's connection completed (NAPI: both bounds).
 	void complete(QPeer &p, u32 n)
 	{
@@ -279,7 +351,7 @@ struct RcX {
 	RcSendBudget b;
 	CmBacklog<QPeer> bl;
 	CmBacklog<QPeer, CmConnLink> cw;
-	int nconn_held = 0;
+	int nconn_held = 0, nreserve_held = 0;
 	int locked = 0, nested = 0, nw = 0, nheld = 0, nheld_calls = 0;
 	bool unlocked_ok = true;
 	void (*on_post)(RcX &, QPeer &) = nullptr;
@@ -289,16 +361,16 @@ struct RcX {
 // The context and the peers of the cm_xmit_rc and cm_flush_peer cases: static (4 KiB of wire,
 // not on the kernel stack), and fresh for each case, so that a second run of the suite (the
 // KUnit module loaded again) starts from the same state.
-RcX &fresh_x(u32 limit)
+RcX &fresh_x(u32 limit, u32 reserve = 0)
 {
 	static constinit RcX x;
-	x.reset(limit);
+	x.reset(limit, reserve);
 	return x;
 }
 // With `queued` packets 0, 1, ... on its queue (what waited while its connection was set up).
 QPeer &fresh_peer(int i, int id, int queued = 0)
 {
-	static QPeer p[3];
+	static QPeer p[6];
 	p[i].reset(id);
 	for (int v = 0; v < queued; v++)
 		(void)p[i].pending.push(v);	// at most 64: the tests queue fewer
@@ -622,6 +694,106 @@ KTEST(cm_conn_bound, backlog_round_passes_a_peer_at_its_own_bound)
 	EXPECT_TRUE(x.rules_kept());
 }
 
+// ------------------------------------------------------------------ the reserve
+
+// Four connections stall (nothing completes) while each is at its own bound of 4, with an
+// interface bound of 16 (four rings) and a reserve of one ring: the stalled ones fill only the
+// shared 12, the fourth one's packets wait on its own queue (counted at the reserve, not in
+// the backlog), and a healthy peer B keeps sending at once the whole time, its completions
+// freeing its slots. Without the reserve (the old rule) the four fill the bound and every
+// packet of B waits (AtBound): the case fails.
+KTEST(cm_send_reserve, stalled_connections_leave_a_ring_to_a_healthy_peer)
+{
+	RcX &x = fresh_x(16, 4);
+	QPeer *st[4];
+	for (int i = 0; i < 4; i++) {
+		st[i] = &fresh_peer(i, 10 + i);
+		st[i]->cap = 4;
+	}
+	QPeer &b = fresh_peer(4, 1);
+	b.cap = 4;
+	int n[4] = {};
+	for (int i = 0; i < 3; i++)	// three fill their rings while they look healthy
+		for (; n[i] < 4; n[i]++)
+			EXPECT_TRUE(cm_xmit_rc(x, *st[i], n[i]) == CmRcXmit::Sent);
+	for (int i = 0; i < 4; i++)	// then their send clocks show no progress
+		st[i]->stalled = true;
+	EXPECT_TRUE(cm_xmit_rc(x, *st[3], n[3]++) == CmRcXmit::ReserveWait);
+	for (; n[3] < 10; n[3]++)
+		EXPECT_TRUE(cm_xmit_rc(x, *st[3], n[3]) == CmRcXmit::Queued);
+	EXPECT_EQ(x.nreserve_held, 10);	// each waiting packet counted once
+	EXPECT_EQ(x.b.inflight(), 12u);
+	EXPECT_TRUE(st[3]->conn_waiting);
+	EXPECT_FALSE(st[3]->backlogged);
+	int nb = 0;
+	for (int round = 0; round < 10; round++) {
+		for (int i = 0; i < 4; i++)
+			EXPECT_TRUE(cm_xmit_rc(x, b, nb++) == CmRcXmit::Sent);
+		x.complete(b, 4);
+		cm_flush_conn_waiters<QPeer>(x);	// an RC completion kicked the flush work
+	}
+	EXPECT_EQ(st[3]->pending.size(), 10u);	// still refused: no shared slot freed
+	EXPECT_TRUE(x.in_order(1, nb));
+	EXPECT_EQ(x.nheld, 0);	// nothing met the interface bound
+	// A stalled connection's watchdog teardown frees shared slots: the waiting one goes on
+	// (up to the shared part again), from the flush work, in order.
+	x.complete(*st[0], 4);
+	cm_flush_conn_waiters<QPeer>(x);
+	EXPECT_EQ(st[3]->inflight, 4u);
+	EXPECT_TRUE(x.in_order(13, 4));
+	EXPECT_EQ(x.b.inflight(), 12u);
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// A connection that is not making progress is refused only the reserve: below it, it sends
+// as any other (it may still be a peer that is merely slow), and once it makes progress
+// again it takes the reserve too.
+KTEST(cm_send_reserve, refused_only_the_reserve_and_only_while_stalled)
+{
+	RcX &x = fresh_x(8, 2);
+	QPeer &c = fresh_peer(0, 1);
+	c.stalled = true;
+	int v = 0;
+	for (; v < 6; v++)
+		EXPECT_TRUE(cm_xmit_rc(x, c, v) == CmRcXmit::Sent);
+	EXPECT_TRUE(cm_xmit_rc(x, c, v++) == CmRcXmit::ReserveWait);
+	EXPECT_EQ(x.b.inflight(), 6u);
+	c.stalled = false;	// a completion batch was progress
+	x.complete(c, 1);	// ... and that completion kicked the flush work
+	cm_flush_conn_waiters<QPeer>(x);
+	EXPECT_EQ(x.b.inflight(), 6u);	// its one waiting packet went, into the freed slot
+	EXPECT_TRUE(cm_xmit_rc(x, c, v++) == CmRcXmit::Sent);	// the reserve: progressing
+	EXPECT_TRUE(cm_xmit_rc(x, c, v++) == CmRcXmit::Sent);
+	EXPECT_TRUE(cm_xmit_rc(x, c, v++) == CmRcXmit::AtBound);	// the whole bound
+	EXPECT_FALSE(c.conn_waiting);
+	EXPECT_TRUE(c.backlogged);
+	EXPECT_EQ(x.nreserve_held, 1);
+	EXPECT_TRUE(x.rules_kept());
+}
+
+// A backlog round (the interface bound freed) meets, at its front, a peer whose connection
+// is refused the reserve: that one moves to the connection waiters and the round goes on to
+// the healthy peer behind it (a stalled peer at the front must not end the round).
+KTEST(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve)
+{
+	RcX &x = fresh_x(8, 2);
+	QPeer &a = fresh_peer(0, 1), &c = fresh_peer(1, 2, 4), &b = fresh_peer(2, 3, 4);
+	for (int i = 0; i < 8; i++)
+		EXPECT_TRUE(cm_xmit_rc(x, a, i) == CmRcXmit::Sent);	// A fills the bound
+	EXPECT_TRUE(cm_flush_peer(x, c) == CmFlush::IfWait);
+	EXPECT_TRUE(cm_flush_peer(x, b) == CmFlush::IfWait);
+	c.stalled = true;
+	x.complete(a, 2);	// two slots free, both in the reserve
+	cm_flush_backlog<QPeer>(x);
+	EXPECT_TRUE(c.conn_waiting);
+	EXPECT_FALSE(c.backlogged);
+	EXPECT_EQ(c.inflight, 0u);
+	EXPECT_EQ(b.inflight, 2u);	// B had them
+	EXPECT_TRUE(x.in_order(3, 2));
+	EXPECT_TRUE(b.backlogged);	// its other two wait for the bound
+	EXPECT_TRUE(x.rules_kept());
+}
+
 // The backlog is a FIFO of peers, each at most once; remove() unlinks any of them.
 KTEST(cm_backlog, fifo_once_and_remove)
 {
@@ -646,7 +818,10 @@ KTEST(cm_backlog, fifo_once_and_remove)
 		EXPECT_FALSE(q.backlogged);
 }
 
-KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_wake_mark),
+KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
+	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
+	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
+	    KTEST_CASE(cm_send_budget, progress_threshold),
 	    KTEST_CASE(cm_send_budget, completion_before_poster_returns),
 	    KTEST_CASE(cm_send_budget, failed_post_returns_its_slot),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));
@@ -656,6 +831,9 @@ KTEST_SUITE(cm_fallback_note, KTEST_CASE(cm_fallback_note, info_line_once_when_p
 KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_another_saturates),
 	    KTEST_CASE(cm_xmit_rc, at_the_bound_queues_in_order));
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
+KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_leave_a_ring_to_a_healthy_peer),
+	    KTEST_CASE(cm_send_reserve, refused_only_the_reserve_and_only_while_stalled),
+	    KTEST_CASE(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),
 	    KTEST_CASE(cm_conn_bound, backlog_round_passes_a_peer_at_its_own_bound));

@@ -54,7 +54,9 @@ struct TxOn {
 		if (!s)
 			return PostResult::Dma;
 		kapi_skb_put(s, len);
-		PostResult res = r.post(s, len, *ah, 0x123, 0x1b);
+		TxQueueView at;	// xmit: up, the UD QP not in repair
+		at.up = true;
+		PostResult res = r.post(s, len, *ah, 0x123, 0x1b, at);
 		if (res != PostResult::Posted)
 			kapi_skb_free(s);	// the caller's again
 		return res;
@@ -69,7 +71,9 @@ struct TxOn {
 			done++;
 			r.complete(wc);
 		}
-		r.completed(u32(n), up);
+		TxQueueView at;
+		at.up = up;
+		r.completed(u32(n), at);
 	}
 	int done = 0;
 };

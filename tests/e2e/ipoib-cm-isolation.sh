@@ -16,17 +16,20 @@
 # iperf3 reports, and the kernel never logs "NETDEV WATCHDOG"; in the forever and trickle
 # cases debugfs shows A's connection to C with sends in flight and stalled= meanwhile, and
 # the send watchdog tears it down.
-# A connection at its own send bound holds only its own peer's packets.
+# A connection at its own send bound holds only its own peer's packets. Then four peers
+# (D, E, F, G) stall at once, as many as the RC bound has rings: the netdev queue runs on (UD,
+# ARP and RC pings to B answered, tx_queue_stopped unmoved), the last stalled one is refused
+# the bound's reserve (below).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
-# load: softib hosts=3
-# load: ib_ipoib_cm ports=softib0:1,softib1:1,softib2:1 ifname=icm%d
+# load: softib hosts=7
+# load: ib_ipoib_cm ports=softib0:1,softib1:1,softib2:1,softib3:1,softib4:1,softib5:1,softib6:1 ifname=icm%d
 # mem: 1024
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 45
+plan 63
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
@@ -124,6 +127,98 @@ stalled trickle 'rnr @ trickle 3000' clear
 stalled gone 'port_down 1' 'port_up 1'
 check "C's carrier back" wait_carrier icm2 C 60
 check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
+
+# ---- As many stalled peers as the RC bound has rings. D, E, F, G (icm3..icm6) answer every
+# SEND of A's connection with an RNR NAK (softib `rnr QPN forever` on their ends). A sends G
+# one 60000-byte ping, then 32 at once to each of D, E and F (their whole send rings: 96 of
+# the bound's 128, its shared part, taken while their send clocks still look young), and,
+# once debugfs shows G's connection stalled (from 1 s) and D, E, F holding the shared part,
+# 31 more to G, whose clock shows no progress for over cm::kReserveStallMs: the
+# reserve (the bound's last ring) is refused to it (cm_tx_reserve_held) and its packets wait
+# on its own queue. Meanwhile the netdev queue must run on: A's ARP for B resolves, 10 RC
+# pings and 10 broadcast (UD) pings to B are all answered, tx_queue_stopped does not move and
+# no NETDEV WATCHDOG is logged. (The old rule stopped the queue at the full bound until two of
+# the four connections' watchdogs had fired, 10 s after the stall.)
+bp_ns() { echo "${1%%:*}"; }
+bp_if() { echo "icm${1#*:}"; }
+bp_ip() { echo "10.0.9.$((${1#*:} + 1))"; }
+bp_fault() { echo "/sys/kernel/debug/softib/softib${1#*:}/fault"; }
+BP="D:3 E:4 F:5 G:6"
+for p in $BP; do eval "addr_$(bp_ns $p)=\$(cat /sys/class/net/$(bp_if $p)/address)"; done
+bp_addr() { eval "echo \$addr_$(bp_ns $1)"; }
+bp_setup() {
+    for p in $BP; do
+        echo connected > "/sys/class/net/$(bp_if $p)/mode" && ns_create "$(bp_ns $p)" &&
+            ns_move "$(bp_if $p)" "$(bp_ns $p)" && ns_addr "$(bp_ns $p)" "$(bp_if $p)" "$(bp_ip $p)/24" &&
+            /sbin/ip -n A neigh replace "$(bp_ip $p)" lladdr "$(bp_addr $p)" nud permanent dev icm0 || return 1
+    done
+}
+check "D, E, F, G (icm3..icm6): connected mode, own namespaces, static neighbours on A" bp_setup
+bp_up() { for p in $BP; do has_carrier "$(bp_if $p)" "$(bp_ns $p)" || return 1; done; }
+check "carrier on D, E, F, G" wait_for 60 bp_up
+# bp_conn P: A's established connection to P (its debugfs line)
+bp_conn() {
+    _g=$(bp_addr "$1" | cut -d: -f13-20)
+    grep -E "peer=[0-9a-f:]*$_g .* state=established " $(cm_file icm0 connections)
+}
+bp_connect() {
+    wait_for 60 sh -c "/sbin/ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 $(bp_ip $1)" && wait_for 10 bp_conn "$1"
+}
+# bp_stall P: P's end of A's connection answers every SEND with an RNR NAK
+bp_stall() {
+    _q=$(bp_conn "$1" | sed -n '1s/.* rqpn=\([^ ]*\).*/\1/p')
+    [ -n "$_q" ] && echo "rnr $_q forever" > "$(bp_fault $1)"
+}
+for p in $BP; do
+    check "A -> $(bp_ns $p): a connection established" bp_connect $p
+done
+bp_stall_all() { for p in $BP; do bp_stall $p || return 1; done; }
+check "D, E, F, G: their ends of A's connections answer RNR NAK forever" bp_stall_all
+snap bound A:icm0
+big() { ns_exec A /usr/bin/ping -q -W 1 -s 60000 "$@" >/dev/null 2>&1; }
+rc_send=$(cm_file icm0 rc_send)
+big -c 1 10.0.9.7 &	# G: one send outstanding, its clock runs
+for ip in 10.0.9.4 10.0.9.5 10.0.9.6; do big -l 32 -c 32 $ip & done
+# G's burst only once its clock shows no progress (debugfs stalled= is shown from 1000 ms)
+# and D, E, F hold the shared part: sent in G's first 500 ms, it may take the reserve (a
+# stall is seen only once it lasted cm::kReserveStallMs; docs/connected.md §3 "The reserve")
+bp_ready() {
+    bp_conn G:6 | grep -Eq ' tx_inflight=[1-9][0-9]* stalled=[1-9][0-9]{3,}( |$)' &&
+        [ "$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' $rc_send)" -ge 97 ]
+}
+check "G's clock shows no progress and D, E, F hold the bound's shared part" wait_for 10 bp_ready ||
+    diag "$(cat $rc_send; bp_conn G:6)"
+big -l 31 -c 31 10.0.9.7 &	# G: refused the reserve
+sleep 0.5
+cat $rc_send > /tmp/rcsend.bound
+ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.bound 2>&1 &
+bcp=$!
+ns_exec A /sbin/ip neigh del 10.0.9.2 dev icm0
+ns_exec A /usr/bin/ping -c 10 -i 0.2 -W 2 10.0.9.2 > /tmp/b.bound 2>&1
+ns_exec A /sbin/ip neigh show 10.0.9.2 dev icm0 > /tmp/neigh.bound
+wait $bcp
+cat $rc_send >> /tmp/rcsend.bound
+diag "rc_send while D, E, F, G stall: $(tr '\n' ' ' < /tmp/rcsend.bound)"
+# the stalled ones hold the bound but its reserve: inflight >= limit - conn_limit
+bp_held() {
+    awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+        END { exit !(v["inflight"] >= v["limit"] - v["conn_limit"] && v["limit"] > 0) }' /tmp/rcsend.bound
+}
+check "D, E, F, G hold the RC bound but its reserve (inflight >= limit - conn_limit)" bp_held
+check_delta "G was refused the reserve: its packets waited on its own queue" bound A:icm0 cm_tx_reserve_held -ge 1
+check "A's ARP for B resolved meanwhile (neighbour with B's address)" grep -q "lladdr $addr_b" /tmp/neigh.bound ||
+    diag "$(cat /tmp/neigh.bound)"
+check "all 10 pings to B answered meanwhile (RC, the reserve)" grep -q '^10 packets transmitted, 10 received,' /tmp/b.bound ||
+    diag "$(cat /tmp/b.bound)"
+nud=$(sed -n 's/.* from 10\.0\.9\.2: icmp_seq=\([0-9]*\) .*/\1/p' /tmp/ud.bound | sort -u | wc -l)
+check "B answered each of 10 broadcast (UD) pings meanwhile ($nud)" test "$nud" -eq 10 || diag "$(cat /tmp/ud.bound)"
+check_delta "the netdev queue never stopped (tx_queue_stopped)" bound A:icm0 tx_queue_stopped -eq 0
+check "no NETDEV WATCHDOG with four peers stalled" no_netdev_watchdog
+check "the send watchdog tore down all four stalled connections" wait_for 30 delta_ge bound A:icm0 cm_watchdog_teardowns 4
+cm_ctrs A icm0
+bp_lift() { for p in $BP; do echo clear > "$(bp_fault $p)" || return 1; done; }
+check "lift the four faults" bp_lift
+check "nothing left in flight on A (rc_send inflight=0)" wait_for 30 rc_drained A icm0
 check "no NETDEV WATCHDOG" no_netdev_watchdog
 check "kernel log clean" dmesg_clean
 ns_delete_all
