@@ -33,8 +33,9 @@ Connection *CmTable::candidate(CmPeer &p)
 // The queue that waited for p's send path goes out while the RC send bound has room
 // (the CQ is sized for the bound, not for 64 queued per peer). What does
 // not fit stays at the front of p.pending, in order, and p joins the backlog (requeued to the
-// stack it would go behind what the qdisc holds, and under noqueue be dropped on the
-// stopped queue): xmit queues p's newer packets behind it and flushes the backlog before any
+// stack it would go behind what the qdisc holds and p's newer packets would overtake it; the
+// netdev queue is not stopped at the RC bound, so reordering is the reason): xmit queues p's
+// newer packets behind it and flushes the backlog before any
 // packet of its own, and the flush work rc_sent kicks continues it once the
 // bound has room again (cm_flush_peer, cm_xmit_rc). p.pending only grows under the xmit lock
 // we hold (xmit, this); the work items' FallBack and retire only take from it. p lives: peers

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Connected mode ours <-> ours (softib SRQ), three hosts: one connection at its own send
 # bound (its ring, min(send_queue_size, kRcSendRingMax) = 32 sends in flight) holds only its
-# own peer's packets; another peer's queue goes out meanwhile and the netdev queue never stops
-# (the interface bound is 4 rings' worth; docs/connected.md §3 "Peer isolation", §4).
+# own peer's packets; another peer's queue goes out meanwhile (the interface bound is 4 rings'
+# worth; docs/connected.md §3 "Peer isolation", §4). No RC bound stops the netdev queue: at a
+# bound, the connection's or the interface's, the peer's packets wait on its own queue and
+# the netdev queue runs on.
 #   1. A's connection to C is held connecting (softib2 holds C's REP 4.5 s) with C's pings
 #      queued on A for it. 4.5 s: the margin for steps 2-3 on a loaded host (up to 3 s may
 #      go to C's pings queueing before B's flood starts) while A's REQ, resent every
@@ -20,7 +22,9 @@
 # own replies. Over raw sockets (the default for root), iputils installs its ident filter only
 # after its first foreign reply, so C's ping socket took B's flood replies too.
 # With the interface bound equal to one connection's ring (rc_iface_bound returning send_ring),
-# B's flood stops the netdev queue: C's pings wait for B's stall, and tx_timeouts fires.
+# B's stall holds the whole interface bound: C's queue waits on C's own queue for it
+# (cm_tx_flush_held moves) and C's pings wait for B's stall; the netdev queue
+# still runs (it stops only for the UD ring), so tx_timeouts stays 0 there too.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad

@@ -18,8 +18,8 @@
 # the send watchdog tears it down.
 # A connection at its own send bound holds only its own peer's packets. Then four peers
 # (D, E, F, G) stall at once, as many as the RC bound has rings: the netdev queue runs on (UD,
-# ARP and RC pings to B answered, tx_queue_stopped unmoved), the last stalled one is refused
-# the bound's reserve (below).
+# ARP and RC pings to B answered, tx_timeouts unmoved), the last stalled one is refused
+# the bound's reserve and its packets go out once a stalled peer recovers (below).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -29,7 +29,7 @@
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 63
+plan 67
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
@@ -136,9 +136,13 @@ check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
 # 31 more to G, whose clock shows no progress for over cm::kReserveStallMs: the
 # reserve (the bound's last ring) is refused to it (cm_tx_reserve_held) and its packets wait
 # on its own queue. Meanwhile the netdev queue must run on: A's ARP for B resolves, 10 RC
-# pings and 10 broadcast (UD) pings to B are all answered, tx_queue_stopped does not move and
-# no NETDEV WATCHDOG is logged. (The old rule stopped the queue at the full bound until two of
-# the four connections' watchdogs had fired, 10 s after the stall.)
+# pings and 10 broadcast (UD) pings to B are all answered, the netdev queue never times out
+# (tx_timeouts) and no NETDEV WATCHDOG is logged. (The old rule stopped the queue at the full
+# bound until two of the four connections' watchdogs had fired, 10 s after the stall.) The
+# reserve was kept: inflight stays below the bound (97 of 128: D, E, F's 96 and G's one).
+# Then D's fault is lifted before the send watchdog's 10 s: D's 32 sends complete, and G's 31
+# packets waiting on its own queue take the freed shared slots (G's connection, still
+# established, at 32 in flight; nothing left waiting in rc_send).
 bp_ns() { echo "${1%%:*}"; }
 bp_if() { echo "icm${1#*:}"; }
 bp_ip() { echo "10.0.9.$((${1#*:} + 1))"; }
@@ -199,12 +203,14 @@ ns_exec A /sbin/ip neigh show 10.0.9.2 dev icm0 > /tmp/neigh.bound
 wait $bcp
 cat $rc_send >> /tmp/rcsend.bound
 diag "rc_send while D, E, F, G stall: $(tr '\n' ' ' < /tmp/rcsend.bound)"
-# the stalled ones hold the bound but its reserve: inflight >= limit - conn_limit
+# the stalled ones hold the bound's shared part but not its reserve: limit - conn_limit <=
+# inflight < limit (97 expected), read at the end of the stall (the file's last lines win)
 bp_held() {
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-        END { exit !(v["inflight"] >= v["limit"] - v["conn_limit"] && v["limit"] > 0) }' /tmp/rcsend.bound
+        END { exit !(v["limit"] > 0 && v["inflight"] >= v["limit"] - v["conn_limit"] &&
+                     v["inflight"] < v["limit"]) }' /tmp/rcsend.bound
 }
-check "D, E, F, G hold the RC bound but its reserve (inflight >= limit - conn_limit)" bp_held
+check "D, E, F, G hold the RC bound's shared part, the reserve kept (limit - conn_limit <= inflight < limit)" bp_held
 check_delta "G was refused the reserve: its packets waited on its own queue" bound A:icm0 cm_tx_reserve_held -ge 1
 check "A's ARP for B resolved meanwhile (neighbour with B's address)" grep -q "lladdr $addr_b" /tmp/neigh.bound ||
     diag "$(cat /tmp/neigh.bound)"
@@ -212,9 +218,21 @@ check "all 10 pings to B answered meanwhile (RC, the reserve)" grep -q '^10 pack
     diag "$(cat /tmp/b.bound)"
 nud=$(sed -n 's/.* from 10\.0\.9\.2: icmp_seq=\([0-9]*\) .*/\1/p' /tmp/ud.bound | sort -u | wc -l)
 check "B answered each of 10 broadcast (UD) pings meanwhile ($nud)" test "$nud" -eq 10 || diag "$(cat /tmp/ud.bound)"
-check_delta "the netdev queue never stopped (tx_queue_stopped)" bound A:icm0 tx_queue_stopped -eq 0
+check_delta "the netdev queue never timed out with four peers stalled (tx_timeouts)" bound A:icm0 tx_timeouts -eq 0
+check_delta "the UD ring never filled (tx_queue_stopped)" bound A:icm0 tx_queue_stopped -eq 0
 check "no NETDEV WATCHDOG with four peers stalled" no_netdev_watchdog
-check "the send watchdog tore down all four stalled connections" wait_for 30 delta_ge bound A:icm0 cm_watchdog_teardowns 4
+# A refused peer's packets go out once a shared slot frees: D recovers (its fault lifted well
+# before the send watchdog's 10 s), its 32 sends complete, and G's 31 waiting packets take the
+# shared slots D left. G is still stalled, so they are posted, not answered: its connection,
+# still established, shows its whole ring in flight, and nothing waits in rc_send.
+check "lift D's fault (before the send watchdog)" sh -c "echo clear > $(bp_fault D:3)"
+bp_g_sent() { bp_conn G:6 | grep -q ' tx_inflight=32 '; }
+check "G's waiting packets went out on the freed shared slots (G tx_inflight=32, established)" wait_for 5 bp_g_sent ||
+    diag "$(cat $rc_send; bp_conn G:6)"
+bp_no_waiters() { grep -Eq '(^| )backlog=0 conn_waiting=0( |$)' $rc_send; }
+check "G's queue drained: nothing waits for a bound (rc_send backlog=0 conn_waiting=0)" wait_for 5 bp_no_waiters ||
+    diag "$(cat $rc_send)"
+check "the send watchdog tore down the three still stalled connections (E, F, G)" wait_for 30 delta_ge bound A:icm0 cm_watchdog_teardowns 3
 cm_ctrs A icm0
 bp_lift() { for p in $BP; do echo clear > "$(bp_fault $p)" || return 1; done; }
 check "lift the four faults" bp_lift
