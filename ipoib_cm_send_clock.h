@@ -38,20 +38,71 @@ inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
 // a trickle and is torn down by the watchdog for it, or whose ring its teardown flushes,
 // delivered nothing, and its peer's back-off keeps doubling.
 inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; }
-// The RC bound's reserve (ipoib_cm_send.h rc_slot, docs/connected.md §3): a connection with
-// sends outstanding and no progress (send_progressed) for kReserveStallMs is not making
-// progress and may not take the reserve's slots; nothing outstanding is never a stall. Why
-// 500 ms: far above what a live connection goes between progress events (kSendProgressQuota
-// completions take microseconds on hardware, and the RNR NAK delay we ask of our peers,
-// cm_min_rnr_timer, is 0.16 ms); above the round trips a busy TCG guest showed beside a TCP
-// stream (under 300 ms, §3); and 1/20 of the watchdog, so what a connection that begins to
-// stall takes of the reserve is what the stack hands it in half a second (at most its ring).
-// A peer that asks IBA's longest RNR NAK delay (655.36 ms, table 45 code 0, as the in-tree
-// driver does) is judged so for the rest of each such delay: no loss, its posted sends wait
-// behind the NAKed one anyway (RC completes in order) and its next ones on its own queue.
-inline constexpr u64 kReserveStallMs = 500;
-inline bool send_progressing(u64 no_progress_ms) { return no_progress_ms < kReserveStallMs; }
-static_assert(kReserveStallMs < kSendWatchdogMs, "the reserve judges a stall before the watchdog ends it");
+// The RC bound's reserve (ipoib_cm_budget.h rc_slot, docs/connected.md §3): who may take its
+// slots is judged by what the peer has done with the sends we posted, not by how recently
+// something completed (a peer that completes a few sends per interval and RNR NAKs the rest
+// would always look alive, and a ring that filled in one burst after a 0 -> 1 post would look
+// young). Two conditions, both over the connection's outstanding sends:
+//  - head of line: the oldest outstanding send was posted less than kReserveHolMs ago. RC
+//    completes in order (IBA 10.8.3), so a peer that holds one send (RNR NAK with its own
+//    longer delay, no ACK) ages the whole ring, whatever it completes behind it. Why 50 ms:
+//    a healthy peer acknowledges within microseconds on hardware, the RNR NAK delay we ask of
+//    peers (cm_min_rnr_timer) is 0.16 ms, and a busy TCG guest completes its sends within a
+//    few ms (its round trips beside a TCP stream stayed under 300 ms end to end, §3, with
+//    the send completion a small part of that); a peer that answers with IBA's longest RNR
+//    delay (655.36 ms, table 45 code 0) is over it at its first NAK: that is the point.
+//  - no credit before a first completion: a connection that went from idle to sending
+//    (the 0 -> 1 post) and has had no completion since may hold at most kReserveUnacked + 1
+//    sends when it takes a reserve slot. A peer that took nothing yet has earned nothing: a
+//    ring that fills within a millisecond of the 0 -> 1 post has a young head of line.
+//    posted_since_completion == outstanding says so (the last completion emptied the ring,
+//    or there was none).
+// Nothing outstanding is always eligible (hol_age_ms is 0 then). What this still grants: a
+// connection whose peer completed promptly up to a moment ago, with its ring never empty,
+// takes reserve slots for kReserveHolMs after its peer stops (docs/security.md). Refusing
+// every send beyond kReserveUnacked since the last completion would close that too, but it
+// paces a healthy connection at the reserve to kReserveUnacked + 1 sends per completion
+// batch (a third of a 2-a-millisecond stream whose sends complete in 5 ms).
+inline constexpr u32 kReserveHolMs = 50;
+inline constexpr u32 kReserveUnacked = 2;
+inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 posted_since_completion)
+{
+	if (outstanding == 0)
+		return true;
+	const bool unproven = posted_since_completion >= outstanding && outstanding > kReserveUnacked;
+	return hol_age_ms < kReserveHolMs && !unproven;
+}
+static_assert(kReserveHolMs < kSendWatchdogMs, "the reserve judges a stall before the watchdog ends it");
+// The per-connection input of reserve_eligible, as RcTxRing keeps it over its own indices:
+// each send's post time (ms, u32: differences are exact across a wrap), the free-running
+// head (posts) and tail (completions), and the head as the last completion saw it.
+template <u32 Cap> struct ReserveClock {
+	static_assert((Cap & (Cap - 1)) == 0, "a power of two, like the ring");
+	u32 head = 0, tail = 0, acked_head = 0;
+	u32 post_ms[Cap] = {};
+
+	u32 outstanding() const { return head - tail; }
+	void posted(u64 now_ms) { post_ms[head++ & (Cap - 1)] = u32(now_ms); }
+	void completed(u32 n)
+	{
+		tail += n < outstanding() ? n : outstanding();
+		acked_head = head;
+	}
+	u32 hol_age_ms(u64 now_ms) const
+	{
+		if (!outstanding())
+			return 0;
+		const u32 age = u32(now_ms) - post_ms[tail & (Cap - 1)];
+		return kstd::i32(age) > 0 ? age : 0;
+	}
+	// clamped: a completion may have seen a head that lagged its own post
+	u32 unacked() const
+	{
+		const u32 u = head - acked_head;
+		return u < outstanding() ? u : outstanding();
+	}
+	bool eligible(u64 now_ms) const { return reserve_eligible(outstanding(), hol_age_ms(now_ms), unacked()); }
+};
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a
 // completion moves it only when it is progress (send_progressed).

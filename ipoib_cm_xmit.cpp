@@ -181,14 +181,16 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 // Tx lock held. c's own bound first (its send ring: we are its only producer, so the room
 // seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull). Then the
 // interface's (RcSendBudget): at it (IfFull) the peer waits in the backlog; at its reserve,
-// for a connection whose send clock shows no progress for cm::kReserveStallMs (Reserve), on
-// the connection waiters. The netdev queue runs on in every case (TxQueueRule): the slot is
-// taken before the post, and what does not get one waits on its own peer's queue.
+// for a connection not eligible for it (cm::reserve_eligible: its oldest outstanding send is
+// cm::kReserveHolMs old, or more than cm::kReserveUnacked outstanding and no completion since
+// its 0 -> 1 post; Reserve), on the connection waiters. The netdev queue runs on in every
+// case (TxQueueRule): the slot is taken before the post, and what does not get one waits on
+// its own peer's queue.
 CmSlot CmTable::rc_reserve(Connection &c, u64 now)
 {
 	if (!c.tx_room())
 		return CmSlot::ConnFull;
-	return budget_.take(cm::send_progressing(c.tx_no_progress_ms(now)));
+	return budget_.take(c.tx_reserve_eligible(now));
 }
 
 // NAPI: n RC sends completed. Their slots go back; a peer that waits for them is continued
@@ -217,15 +219,16 @@ void CmTable::rc_sent(u32 n)
 // packets left behind for the first time: counted, and the flush work asked for at the next
 // RC completion (rc_sent), which may free a shared slot or be c's progress. A completion
 // between the refusal and our store saw no waiter: with the fence, we see what it changed
-// (the shared room it left, or c's progress: its ring's clock moves before rc_sent) and ask
-// ourselves.
+// (the shared room it left, or c's completion: its ring's tail and acked head move before
+// rc_sent, so c's head of line and unacknowledged count are current) and ask ourselves. Time
+// alone never makes c eligible (its head of line only ages): a completion is what can.
 void CmTable::reserve_held(Connection &c, u32 fresh)
 {
 	if (fresh)
 		count(ifs_.cm_tx_reserve_held, fresh);
 	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if ((budget_.shared_room() || cm::send_progressing(c.tx_no_progress_ms(kapi_now_ms()))) &&
+	if ((budget_.shared_room() || c.tx_reserve_eligible(kapi_now_ms())) &&
 	    __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
 }

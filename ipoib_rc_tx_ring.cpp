@@ -148,6 +148,7 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	RcTxSlot &slot = slots_[idx];
 	slot.skb = skb;
 	slot.len = kapi_skb_len(skb);
+	slot.post_ms = u32(now_ms);	// its head-of-line age (reserve_eligible)
 	kapi_sge sg[KAPI_RC_SEND_SGE_MAX];
 	if (!map(slot, idx, sg)) {
 		slot.skb = nullptr;
@@ -209,7 +210,11 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	// cm::SendClock's rule: only a quota of completions, or an empty ring, is progress, and
 	// only a successful one of those is delivery (cm::send_delivered)
 	done_++;
-	const bool progressed = cm::send_progressed(done_, __atomic_load_n(&head_, __ATOMIC_ACQUIRE) - (tail_ + 1));
+	const u32 head = __atomic_load_n(&head_, __ATOMIC_ACQUIRE);
+	const bool progressed = cm::send_progressed(done_, head - (tail_ + 1));
+	// the reserve's "posted since the last completion" (reserve_eligible); published with
+	// tail_ below, before the caller's rc_sent fence (reserve_held pairs with it)
+	__atomic_store_n(&acked_head_, head, __ATOMIC_RELAXED);
 	if (progressed) {
 		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 		done_ = 0;

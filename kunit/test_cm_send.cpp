@@ -85,21 +85,43 @@ KTEST(cm_send_budget, reserve_kept_for_progress)
 	EXPECT_EQ(under, 0u);
 }
 
-// The threshold of "not making progress" (cm::kReserveStallMs): nothing outstanding never
-// is (no_progress_ms is 0 then), half a second without progress is.
+// The reserve's eligibility (cm::reserve_eligible): nothing outstanding always is; a head of
+// line cm::kReserveHolMs old is not; more than cm::kReserveUnacked sends outstanding and no
+// completion since the 0 -> 1 post (all of them unacknowledged) is not.
 KTEST(cm_send_budget, progress_threshold)
 {
-	EXPECT_TRUE(cm::send_progressing(0));
-	EXPECT_TRUE(cm::send_progressing(cm::kReserveStallMs - 1));
-	EXPECT_FALSE(cm::send_progressing(cm::kReserveStallMs));
-	EXPECT_FALSE(cm::send_progressing(cm::kSendWatchdogMs));
-	// the send clock's view: a connection 600 ms without progress with sends outstanding
-	cm::SendClock c;
-	c.posted(4, 1000);
-	EXPECT_FALSE(c.stalled(1000 + cm::kSendWatchdogMs));	// the watchdog: later
-	EXPECT_TRUE(c.stalled(1001 + cm::kSendWatchdogMs));
-	EXPECT_TRUE(cm::send_progressing(1400 - c.last_progress_ms));
-	EXPECT_FALSE(cm::send_progressing(1600 - c.last_progress_ms));
+	EXPECT_TRUE(cm::reserve_eligible(0, 0, 0));
+	EXPECT_TRUE(cm::reserve_eligible(5, cm::kReserveHolMs - 1, cm::kReserveUnacked));
+	EXPECT_FALSE(cm::reserve_eligible(5, cm::kReserveHolMs, 0));
+	EXPECT_FALSE(cm::reserve_eligible(5, 0, 5));	// none completed since the 0 -> 1 post
+	EXPECT_TRUE(cm::reserve_eligible(5, 0, 4));	// one did
+	EXPECT_TRUE(cm::reserve_eligible(cm::kReserveUnacked, 0, cm::kReserveUnacked));
+	// the ring's view: post times per send, the head the last completion saw
+	cm::ReserveClock<8> c;
+	for (int i = 0; i < 3; i++)
+		c.posted(1000 + i);
+	EXPECT_FALSE(c.eligible(1002));	// 3 and none completed: this would be the fourth
+	EXPECT_EQ(c.unacked(), 3u);
+	cm::ReserveClock<8> two;
+	two.posted(1000);
+	two.posted(1000);
+	EXPECT_TRUE(two.eligible(1000));	// the third may go
+	c.completed(1);	// a completion: none unacknowledged, the head of line is the second
+	EXPECT_EQ(c.unacked(), 0u);
+	for (int i = 0; i < 4; i++)	// credit: a completion came since the 0 -> 1 post
+		c.posted(1010);
+	EXPECT_EQ(c.unacked(), 4u);
+	EXPECT_TRUE(c.eligible(1040));
+	EXPECT_EQ(c.hol_age_ms(1040), 39u);
+	EXPECT_TRUE(c.eligible(1050));
+	EXPECT_FALSE(c.eligible(1051));	// 50 ms since the second send's post
+	c.completed(6);
+	EXPECT_TRUE(c.eligible(5000));	// nothing outstanding
+	EXPECT_EQ(c.hol_age_ms(5000), 0u);
+	// the post times are u32 ms: a wrap keeps the difference
+	cm::ReserveClock<8> w;
+	w.posted(0xffffffffull - 9);
+	EXPECT_EQ(w.hol_age_ms(0x100000000ull + 10), 20u);
 }
 
 // The completion of a send can be polled on another CPU before the poster returns: with the
@@ -254,7 +276,7 @@ struct QPeer {
 	u32 cap = 1000;		// its connection's own bound (the send ring)
 	u32 inflight = 0;	// posted on its connection, not completed
 	bool can_send = true;	// may_flush: its send path may send (not in teardown)
-	bool stalled = false;	// its connection makes no progress (cm::send_progressing false)
+	bool stalled = false;	// its connection may not take the reserve (cm::reserve_eligible false)
 	// Static (kernel stack): back to a fresh peer at the start of each case, so a second
 	// run of the suite (the KUnit module loaded again) starts from the same state.
 	void reset(int ident)
@@ -794,6 +816,213 @@ KTEST(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve)
 	EXPECT_TRUE(x.rules_kept());
 }
 
+// ------------------------------------------------------------------ who may take the reserve
+
+// A millisecond-stepped model of the interface bound over real eligibility: kSimConns
+// connections, each with its own ring (ReserveClock, its send bound), the bound of four rings
+// with a reserve of one, and the send watchdog (SendClock: a connection it judges stalled is
+// torn down, its sends flushed). Connections 0..3 are an attacker's, kSimH a healthy peer.
+inline constexpr u32 kSimRing = 32;
+inline constexpr int kSimConns = 5, kSimH = 4;
+struct ReserveSim {
+	constexpr ReserveSim() : b(under) {}
+	u64 under = 0;
+	RcSendBudget b;
+	cm::ReserveClock<kSimRing> rc[kSimConns] = {};
+	cm::SendClock sc[kSimConns] = {};
+	u32 torn_down = 0;
+	void reset()
+	{
+		under = 0;
+		b.reset();
+		b.set_limit(rc_iface_bound(kSimRing), rc_iface_reserve(kSimRing));
+		for (int i = 0; i < kSimConns; i++) {
+			rc[i] = {};
+			sc[i] = {};
+		}
+		torn_down = 0;
+	}
+	bool eligible(int i, u64 now) const { return rc[i].eligible(now); }
+	// one send of connection i: its own ring, then the interface bound (rc_reserve's order)
+	CmSlot post(int i, u64 now)
+	{
+		if (rc[i].outstanding() >= kSimRing)
+			return CmSlot::ConnFull;
+		const CmSlot r = b.take(eligible(i, now));
+		if (r == CmSlot::Ok) {
+			rc[i].posted(now);
+			sc[i].posted(1, now);
+		}
+		return r;
+	}
+	// as many as the bounds let it (a flood: our replies to its pings)
+	void flood(int i, u64 now)
+	{
+		while (post(i, now) == CmSlot::Ok)
+			;
+	}
+	// its n oldest sends completed (in order)
+	void complete(int i, u32 n, u64 now)
+	{
+		n = n < rc[i].outstanding() ? n : rc[i].outstanding();
+		if (!n)
+			return;
+		rc[i].completed(n);
+		sc[i].completed(n, now);
+		b.complete(n);
+	}
+	// the housekeeping work's watchdog: teardown flushes the ring
+	void watchdog(u64 now)
+	{
+		for (int i = 0; i < kSimConns; i++)
+			if (sc[i].stalled(now)) {
+				torn_down++;
+				complete(i, rc[i].outstanding(), now);
+			}
+	}
+	u32 attacker_inflight() const
+	{
+		u32 n = 0;
+		for (int i = 0; i < kSimH; i++)
+			n += rc[i].outstanding();
+		return n;
+	}
+};
+static ReserveSim g_sim;
+
+// Trickle: four connections each complete 8 sends per 450 ms (the peer RNR NAKs the rest with
+// its longest delay) while we always have more for them. By a "progress within 500 ms" rule
+// each always counts as progressing, the four hold the whole bound, reserve included, and the
+// watchdog never fires (8 completions per 10 s suffice): the healthy peer H, one send a
+// millisecond completing the next, is refused every time. With the head-of-line rule their
+// oldest sends age past cm::kReserveHolMs at once: they hold the shared three rings plus at
+// most cm::kReserveUnacked + 1 each, and H is never refused.
+KTEST(cm_send_reserve, trickling_peers_do_not_hold_the_reserve)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	u32 h_refused = 0, h_sent = 0, max_att = 0;
+	for (u64 t = 1; t <= 12000; t++) {
+		x.complete(kSimH, kSimRing, t);	// H's peer completes what was posted before
+		if (t % 450 == 0)
+			for (int i = 0; i < kSimH; i++)
+				x.complete(i, 8, t);
+		x.watchdog(t);
+		for (int i = 0; i < kSimH; i++)
+			x.flood(i, t);
+		if (x.post(kSimH, t) == CmSlot::Ok)
+			h_sent++;
+		else
+			h_refused++;
+		if (x.attacker_inflight() > max_att)
+			max_att = x.attacker_inflight();
+	}
+	EXPECT_EQ(h_refused, 0u);
+	EXPECT_EQ(h_sent, 12000u);
+	EXPECT_EQ(x.torn_down, 0u);	// the watchdog does not see them: the reserve rule must
+	EXPECT_TRUE(max_att <= 3 * kSimRing + kSimH * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(x.under, 0u);
+}
+
+// Flip: four connections deliver (our replies to the attacker's pings complete within a
+// millisecond), then all at once their peers RNR NAK for ever while the pings go on, so our
+// replies fill their rings within a millisecond. By the old rule each clock is young (reset
+// by the 0 -> 1 post) and they take the whole bound, reserve included, until the watchdog
+// 10 s later. With no credit before a first completion each takes at most
+// cm::kReserveUnacked + 1 of the reserve, and H is never refused. (A ring that never empties
+// up to the flip is not covered: cm::reserve_eligible, docs/security.md.)
+KTEST(cm_send_reserve, flipping_peers_do_not_take_the_reserve)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	const u64 kFlip = 1000;
+	u32 h_refused = 0, max_att = 0;
+	for (u64 t = 1; t <= 4000; t++) {
+		x.complete(kSimH, kSimRing, t);
+		if (t < kFlip)
+			for (int i = 0; i < kSimH; i++)	// delivering: what was posted before
+				x.complete(i, kSimRing, t);
+		x.watchdog(t);
+		for (int i = 0; i < kSimH; i++) {
+			if (t < kFlip) {
+				for (int k = 0; k < 2; k++)
+					EXPECT_TRUE(x.post(i, t) == CmSlot::Ok);
+			} else {
+				x.flood(i, t);
+			}
+		}
+		if (x.post(kSimH, t) != CmSlot::Ok)
+			h_refused++;
+		if (x.attacker_inflight() > max_att)
+			max_att = x.attacker_inflight();
+	}
+	EXPECT_EQ(h_refused, 0u);
+	EXPECT_EQ(x.torn_down, 0u);	// within 3 s of the flip: before the watchdog
+	EXPECT_TRUE(max_att <= 3 * kSimRing + kSimH * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(x.under, 0u);
+}
+
+// Healthy, steady: three stalled connections hold the shared rings; H has two sends a
+// millisecond and its peer completes each 5 ms after its post (a slow TCG guest). From idle
+// its first sends wait for its first completion (at most cm::kReserveUnacked + 1 before it);
+// from then on its head of line is under 5 ms old and each millisecond's completions let that
+// millisecond's sends go at once, the few left from the start included: after the first
+// 100 ms nothing waits.
+KTEST(cm_send_reserve, steady_completions_keep_the_reserve)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	for (int i = 0; i < 3; i++)
+		x.flood(i, 1);
+	EXPECT_EQ(x.b.inflight(), 3 * kSimRing);
+	u32 pending = 0, max_pending = 0, late = 0;
+	for (u64 t = 1; t <= 5000; t++) {
+		cm::ReserveClock<kSimRing> &h = x.rc[kSimH];
+		u32 due = 0;	// outstanding sends posted 5 ms ago or earlier complete now
+		while (due < h.outstanding() && h.post_ms[(h.tail + due) & (kSimRing - 1)] + 5 <= t)
+			due++;
+		x.complete(kSimH, due, t);
+		pending += 2;
+		while (pending && x.post(kSimH, t) == CmSlot::Ok)
+			pending--;
+		if (pending > max_pending)
+			max_pending = pending;
+		if (t >= 100 && pending)
+			late++;
+	}
+	EXPECT_EQ(late, 0u);
+	EXPECT_TRUE(max_pending <= 10);
+	EXPECT_EQ(x.rc[kSimH].outstanding(), 10u);	// 5 ms of sends in flight
+	EXPECT_EQ(x.b.inflight(), 3 * kSimRing + 10);
+}
+
+// Healthy, a burst from idle while the shared rings are held: the first
+// cm::kReserveUnacked + 1 go at once, the rest as the peer completes them (each completion
+// lets the next few go: rc_sent kicks the flush work), all of a burst of 10 within 4 ms on
+// a peer that completes in 1 ms; idle again, the next burst starts the same way.
+KTEST(cm_send_reserve, burst_from_idle_goes_as_it_completes)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	for (int i = 0; i < 3; i++)
+		x.flood(i, 1);
+	for (u64 start = 100; start <= 300; start += 100) {
+		u32 left = 10;
+		u64 t = start;
+		for (; left && t < start + 50; t++) {
+			x.complete(kSimH, kSimRing, t);
+			while (left && x.post(kSimH, t) == CmSlot::Ok)
+				left--;
+			if (t == start)
+				EXPECT_EQ(left, 10 - (cm::kReserveUnacked + 1));
+		}
+		EXPECT_EQ(left, 0u);
+		EXPECT_TRUE(t <= start + 4);
+		x.complete(kSimH, kSimRing, t);	// and it goes idle
+	}
+	EXPECT_EQ(x.b.inflight(), 3 * kSimRing);
+}
+
 // The backlog is a FIFO of peers, each at most once; remove() unlinks any of them.
 KTEST(cm_backlog, fifo_once_and_remove)
 {
@@ -833,7 +1062,11 @@ KTEST_SUITE(cm_xmit_rc, KTEST_CASE(cm_xmit_rc, backlogged_peer_drains_while_anot
 KTEST_SUITE(cm_backlog, KTEST_CASE(cm_backlog, fifo_once_and_remove));
 KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_leave_a_ring_to_a_healthy_peer),
 	    KTEST_CASE(cm_send_reserve, refused_only_the_reserve_and_only_while_stalled),
-	    KTEST_CASE(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve));
+	    KTEST_CASE(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve),
+	    KTEST_CASE(cm_send_reserve, trickling_peers_do_not_hold_the_reserve),
+	    KTEST_CASE(cm_send_reserve, flipping_peers_do_not_take_the_reserve),
+	    KTEST_CASE(cm_send_reserve, steady_completions_keep_the_reserve),
+	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),
 	    KTEST_CASE(cm_conn_bound, backlog_round_passes_a_peer_at_its_own_bound));

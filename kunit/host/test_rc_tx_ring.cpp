@@ -174,6 +174,31 @@ KTEST(rc_tx_ring, watchdog_judges_progress)
 }
 
 
+// The reserve's inputs over the ring's own indices (cm::reserve_eligible): each slot's post
+// time makes the head-of-line age, and the head the last completion saw tells sends
+// completed since the 0 -> 1 post from none.
+KTEST(rc_tx_ring, reserve_eligibility)
+{
+	constexpr u32 T = cm::kReserveHolMs, K = cm::kReserveUnacked;
+	TxOn t(32);
+	EXPECT_TRUE(t.r.reserve_eligible(0));	// nothing outstanding
+	for (u32 i = 0; i <= K; i++)
+		EXPECT_EQ(int(t.r.post(t.skb(64), 1000 + i, false)), int(RcPost::Posted));
+	EXPECT_FALSE(t.r.reserve_eligible(1000 + K));	// K + 1 and no completion since 0 -> 1
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1005)), int(RcWc::Done));
+	for (u32 i = 0; i < 8; i++)	// credit earned: a burst may follow
+		EXPECT_EQ(int(t.r.post(t.skb(64), 1006, false)), int(RcPost::Posted));
+	EXPECT_TRUE(t.r.reserve_eligible(1000 + T));	// the head of line is the second send (1001)
+	EXPECT_FALSE(t.r.reserve_eligible(1001 + T));
+	for (u32 i = 1; i <= K; i++)
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
+	EXPECT_TRUE(t.r.reserve_eligible(1006 + T - 1));	// now one posted at 1006
+	EXPECT_FALSE(t.r.reserve_eligible(1006 + T));
+	for (u32 i = K + 1; i < K + 9; i++)
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
+	EXPECT_TRUE(t.r.reserve_eligible(900000));	// empty again
+}
+
 // The head and each fragment are one SGE each; every mapping is undone at the
 // completion; an skb with more fragments than the QP's SGEs is linearized (counted).
 KTEST(rc_tx_ring, gathers_head_and_fragments)
@@ -508,6 +533,7 @@ KTEST(rc_tx_ring, refused_reaches_the_owners_counter)
 KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_order),
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock), KTEST_CASE(rc_tx_ring, watchdog_judges_progress),
+	    KTEST_CASE(rc_tx_ring, reserve_eligibility),
 	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
