@@ -133,7 +133,7 @@ check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
 # one 60000-byte ping, then 32 at once to each of D, E and F (their whole send rings: 96 of
 # the bound's 128, its shared part, taken while their send clocks still look young), and,
 # once debugfs shows G's connection stalled (from 1 s) and D, E, F holding the shared part,
-# 31 more to G, whose clock shows no progress for over cm::kReserveStallMs: the
+# 31 more to G, whose oldest outstanding send is older than cm::kReserveHolMs: the
 # reserve (the bound's last ring) is refused to it (cm_tx_reserve_held) and its packets wait
 # on its own queue. Meanwhile the netdev queue must run on: A's ARP for B resolves, 10 RC
 # pings and 10 broadcast (UD) pings to B are all answered, the netdev queue never times out
@@ -184,8 +184,8 @@ rc_send=$(cm_file icm0 rc_send)
 big -c 1 10.0.9.7 &	# G: one send outstanding, its clock runs
 for ip in 10.0.9.4 10.0.9.5 10.0.9.6; do big -l 32 -c 32 $ip & done
 # G's burst only once its clock shows no progress (debugfs stalled= is shown from 1000 ms)
-# and D, E, F hold the shared part: sent in G's first 500 ms, it may take the reserve (a
-# stall is seen only once it lasted cm::kReserveStallMs; docs/connected.md §3 "The reserve")
+# and D, E, F hold the shared part: G's burst then meets the reserve rule with a head of
+# line over cm::kReserveHolMs old (docs/connected.md §3 "The reserve")
 bp_ready() {
     bp_conn G:6 | grep -Eq ' tx_inflight=[1-9][0-9]* stalled=[1-9][0-9]{3,}( |$)' &&
         [ "$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' $rc_send)" -ge 97 ]
