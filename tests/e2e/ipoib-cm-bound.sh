@@ -85,13 +85,13 @@ max=0 t0=$(cs)
 while [ $(($(cs) - t0)) -lt 700 ]; do
     n=$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' "$rcs")
     [ "${n:-0}" -gt "$max" ] && max=$n
-    [ "$max" -ge 32 ] && grep -q '^conn_limit=32 .*conn_waiting=1$' "$rcs" && break
+    [ "$max" -ge 32 ] && grep -Eq '^conn_limit=32 .*conn_waiting=1( |$)' "$rcs" && break
     sleep 0.1
 done
 cp "$rcs" /tmp/rcs.at
 diag "sampled $(($(cs) - t0))0 ms; max inflight $max; $(tr '\n' ' ' < /tmp/rcs.at)"
 check "B's connection at its own bound: $max of 32 in flight" test "$max" -ge 32
-check "B's packets wait on B's own queue (rc_send conn_waiting=1)" grep -q '^conn_limit=32 .*conn_waiting=1$' /tmp/rcs.at
+check "B's packets wait on B's own queue (rc_send conn_waiting=1)" grep -Eq '^conn_limit=32 .*conn_waiting=1( |$)' /tmp/rcs.at
 check_delta "... counted for B's connection (rc_tx_conn_held)" m A:icm0 rc_tx_conn_held -ge 1
 wait $pc
 prc=$?
@@ -105,7 +105,7 @@ check "rnr $qb 0 (the stall lifted)" sh -c "echo 'rnr $qb 0' > /sys/kernel/debug
 wait $pb
 diag "B: $(tail -n 2 /tmp/pb.out | tr '\n' ' ')"
 check "B's queue drained by its own completions: nothing in flight, no peer waiting" \
-    wait_for 20 sh -c "grep -q '^inflight=0 ' '$rcs' && grep -q 'backlog=0 conn_waiting=0$' '$rcs'"
+    wait_for 20 sh -c "grep -q '^inflight=0 ' '$rcs' && grep -Eq 'backlog=0 conn_waiting=0( |$)' '$rcs'"
 check_delta "no send watchdog teardown" m A:icm0 cm_watchdog_teardowns -eq 0
 cm_ctrs A icm0
 cm_ctrs C icm2
