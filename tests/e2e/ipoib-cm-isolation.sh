@@ -195,6 +195,16 @@ check "G's clock shows no progress and D, E, F hold the bound's shared part" wai
 big -l 31 -c 31 10.0.9.7 &	# G: refused the reserve
 sleep 0.5
 cat $rc_send > /tmp/rcsend.bound
+# A refused peer's packets go out once a shared slot frees: D recovers (its fault lifted
+# right after G's refusal, seconds before the send watchdog's 10 s), its 32 sends complete,
+# and G's 31 waiting packets take the shared slots D left. G is still stalled, so they are
+# posted, not answered: its connection, still established, shows its whole ring in flight.
+# E, F and G then hold the shared part again (96), so what follows still needs the reserve.
+check "lift D's fault (before the send watchdog)" sh -c "echo clear > $(bp_fault D:3)"
+bp_g_sent() { bp_conn G:6 | grep -q ' tx_inflight=32 '; }
+check "G's waiting packets went out on the freed shared slots (G tx_inflight=32, established)" wait_for 5 bp_g_sent ||
+    diag "$(cat $rc_send; bp_conn G:6)"
+bp_no_waiters() { grep -Eq '(^| )backlog=0 conn_waiting=0( |$)' $rc_send; }
 ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.bound 2>&1 &
 bcp=$!
 ns_exec A /sbin/ip neigh del 10.0.9.2 dev icm0
@@ -202,7 +212,7 @@ ns_exec A /usr/bin/ping -c 10 -i 0.2 -W 2 10.0.9.2 > /tmp/b.bound 2>&1
 ns_exec A /sbin/ip neigh show 10.0.9.2 dev icm0 > /tmp/neigh.bound
 wait $bcp
 cat $rc_send >> /tmp/rcsend.bound
-diag "rc_send while D, E, F, G stall: $(tr '\n' ' ' < /tmp/rcsend.bound)"
+diag "rc_send while the peers stall (before and after D recovers): $(tr '\n' ' ' < /tmp/rcsend.bound)"
 # the stalled ones hold the bound's shared part but not its reserve: limit - conn_limit <=
 # inflight < limit (97 expected), read at the end of the stall (the file's last lines win)
 bp_held() {
@@ -210,7 +220,7 @@ bp_held() {
         END { exit !(v["limit"] > 0 && v["inflight"] >= v["limit"] - v["conn_limit"] &&
                      v["inflight"] < v["limit"]) }' /tmp/rcsend.bound
 }
-check "D, E, F, G hold the RC bound's shared part, the reserve kept (limit - conn_limit <= inflight < limit)" bp_held
+check "the stalled peers hold the RC bound's shared part, the reserve kept (limit - conn_limit <= inflight < limit)" bp_held
 check_delta "G was refused the reserve: its packets waited on its own queue" bound A:icm0 cm_tx_reserve_held -ge 1
 check "A's ARP for B resolved meanwhile (neighbour with B's address)" grep -q "lladdr $addr_b" /tmp/neigh.bound ||
     diag "$(cat /tmp/neigh.bound)"
@@ -221,15 +231,6 @@ check "B answered each of 10 broadcast (UD) pings meanwhile ($nud)" test "$nud" 
 check_delta "the netdev queue never timed out with four peers stalled (tx_timeouts)" bound A:icm0 tx_timeouts -eq 0
 check_delta "the UD ring never filled (tx_queue_stopped)" bound A:icm0 tx_queue_stopped -eq 0
 check "no NETDEV WATCHDOG with four peers stalled" no_netdev_watchdog
-# A refused peer's packets go out once a shared slot frees: D recovers (its fault lifted well
-# before the send watchdog's 10 s), its 32 sends complete, and G's 31 waiting packets take the
-# shared slots D left. G is still stalled, so they are posted, not answered: its connection,
-# still established, shows its whole ring in flight, and nothing waits in rc_send.
-check "lift D's fault (before the send watchdog)" sh -c "echo clear > $(bp_fault D:3)"
-bp_g_sent() { bp_conn G:6 | grep -q ' tx_inflight=32 '; }
-check "G's waiting packets went out on the freed shared slots (G tx_inflight=32, established)" wait_for 5 bp_g_sent ||
-    diag "$(cat $rc_send; bp_conn G:6)"
-bp_no_waiters() { grep -Eq '(^| )backlog=0 conn_waiting=0( |$)' $rc_send; }
 check "G's queue drained: nothing waits for a bound (rc_send backlog=0 conn_waiting=0)" wait_for 5 bp_no_waiters ||
     diag "$(cat $rc_send)"
 check "the send watchdog tore down the three still stalled connections (E, F, G)" wait_for 30 delta_ge bound A:icm0 cm_watchdog_teardowns 3
