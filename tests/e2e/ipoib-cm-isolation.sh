@@ -129,10 +129,10 @@ check "C's carrier back" wait_carrier icm2 C 60
 check "A reaches C again" wait_for 60 ns_reach A 10.0.9.3 1
 
 # ---- As many stalled peers as the RC bound has rings. D, E, F, G (icm3..icm6) answer every
-# SEND of A's connection with an RNR NAK (softib `rnr QPN forever` on their ends). A sends G
-# one 60000-byte ping, then 32 at once to each of D, E and F (their whole send rings: 96 of
-# the bound's 128, its shared part, taken while their send clocks still look young), and,
-# once debugfs shows G's connection stalled (from 1 s) and D, E, F holding the shared part,
+# SEND of A's connection with an RNR NAK (softib `rnr QPN forever` on their ends). A sends 32
+# 60000-byte pings at once to each of D, E and F (their whole send rings: 96 of the bound's
+# 128, its shared part), then one to G (from idle it may take a reserve slot: 97), and,
+# once debugfs shows G's connection stalled (from 1 s),
 # 31 more to G, whose oldest outstanding send is older than cm::kReserveHolMs: the
 # reserve (the bound's last ring) is refused to it (cm_tx_reserve_held) and its packets wait
 # on its own queue. Meanwhile the netdev queue must run on: A's ARP for B resolves, 10 RC
@@ -181,19 +181,25 @@ check "D, E, F, G: their ends of A's connections answer RNR NAK forever" bp_stal
 snap bound A:icm0
 big() { ns_exec A /usr/bin/ping -q -W 1 -s 60000 "$@" >/dev/null 2>&1; }
 rc_send=$(cm_file icm0 rc_send)
-big -c 1 10.0.9.7 &	# G: one send outstanding, its clock runs
 for ip in 10.0.9.4 10.0.9.5 10.0.9.6; do big -l 32 -c 32 $ip & done
-# G's burst only once its clock shows no progress (debugfs stalled= is shown from 1000 ms)
-# and D, E, F hold the shared part: G's burst then meets the reserve rule with a head of
-# line over cm::kReserveHolMs old (docs/connected.md §3 "The reserve")
+# D, E and F's 96 sends (their whole rings) fill the bound's shared part first; then G's one
+# send, posted with nothing outstanding (which may take the reserve), makes 97 in flight.
+bp_inflight() { sed -n 's/^inflight=\([0-9]*\) .*/\1/p' $rc_send; }
+bp_shared_full() { [ "$(bp_inflight)" -ge 96 ]; }
+wait_for 10 bp_shared_full || diag "$(cat $rc_send)"
+big -c 1 10.0.9.7 &	# G: one send outstanding, its clock runs
+# G's burst only once its clock shows no progress (debugfs stalled= is shown from 1000 ms):
+# it then meets the reserve rule with a head of line over cm::kReserveHolMs old
+# (docs/connected.md §3 "The reserve"), and waits on its own queue (rc_send conn_waiting)
 bp_ready() {
     bp_conn G:6 | grep -Eq ' tx_inflight=[1-9][0-9]* stalled=[1-9][0-9]{3,}( |$)' &&
-        [ "$(sed -n 's/^inflight=\([0-9]*\) .*/\1/p' $rc_send)" -ge 97 ]
+        [ "$(bp_inflight)" -ge 97 ]
 }
-check "G's clock shows no progress and D, E, F hold the bound's shared part" wait_for 10 bp_ready ||
+check "D, E, F hold the bound's shared part and G's clock shows no progress" wait_for 10 bp_ready ||
     diag "$(cat $rc_send; bp_conn G:6)"
 big -l 31 -c 31 10.0.9.7 &	# G: refused the reserve
-sleep 0.5
+bp_refused() { grep -Eq '(^| )conn_waiting=[1-9]' $rc_send; }
+wait_for 5 bp_refused || diag "$(cat $rc_send)"
 cat $rc_send > /tmp/rcsend.bound
 # A refused peer's packets go out once a shared slot frees: D recovers (its fault lifted
 # right after G's refusal, seconds before the send watchdog's 10 s), its 32 sends complete,
@@ -211,10 +217,10 @@ ns_exec A /sbin/ip neigh del 10.0.9.2 dev icm0
 ns_exec A /usr/bin/ping -c 10 -i 0.2 -W 2 10.0.9.2 > /tmp/b.bound 2>&1
 ns_exec A /sbin/ip neigh show 10.0.9.2 dev icm0 > /tmp/neigh.bound
 wait $bcp
-cat $rc_send >> /tmp/rcsend.bound
-diag "rc_send while the peers stall (before and after D recovers): $(tr '\n' ' ' < /tmp/rcsend.bound)"
+cat $rc_send > /tmp/rcsend.after
+diag "rc_send with G refused: $(tr '\n' ' ' < /tmp/rcsend.bound); after D recovered and the pings to B: $(tr '\n' ' ' < /tmp/rcsend.after)"
 # the stalled ones hold the bound's shared part but not its reserve: limit - conn_limit <=
-# inflight < limit (97 expected), read at the end of the stall (the file's last lines win)
+# inflight < limit (97 expected), read while G waits refused
 bp_held() {
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
         END { exit !(v["limit"] > 0 && v["inflight"] >= v["limit"] - v["conn_limit"] &&
