@@ -124,6 +124,16 @@ Outcome run(u32 size, u32 before, u32 n, u32 order, bool recheck)
 
 // How many interleavings of all (ring size, outstanding before the post, completed n) leave
 // the queue stranded.
+// Set bits of x (not __builtin_popcount: without -mpopcnt it is a libgcc call, which the
+// kernel does not link).
+u32 bits_set(u32 x)
+{
+	u32 n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
 u32 stranded(bool recheck, u32 &runs)
 {
 	u32 bad = 0;
@@ -132,7 +142,7 @@ u32 stranded(bool recheck, u32 &runs)
 		for (u32 before = 0; before < size; before++)
 			for (u32 n = 1; n <= before + 1; n++)
 				for (u32 order = 0; order < 64; order++) {
-					if (__builtin_popcount(order) != 3)
+					if (bits_set(order) != 3)
 						continue;	// three steps each
 					const Outcome o = run(size, before, n, order, recheck);
 					runs++;
