@@ -24,8 +24,9 @@ enum class CmSlot { Ok, ConnFull, IfFull, Reserve };
 // One more RC send for a connection (docs/connected.md §3 "Peer isolation"): conn_room, its
 // own send ring has a slot; inflight of limit, the interface bound; reserve, the last part of
 // that bound, kept for connections whose peers complete what we send (progressing:
-// cm::reserve_eligible over the connection's ring: a young head of line, few sends since its
-// last completion). Connections that are not fill at most limit - reserve together, so a
+// cm::reserve_eligible over the connection's ring: a young head of line, no more sends since
+// its last completion than that batch completed plus cm::kReserveUnacked, no late completion
+// within cm::kSendWatchdogMs). Connections that are not fill at most limit - reserve together, so a
 // healthy peer still finds a slot while stalled ones wait for their watchdog.
 inline CmSlot rc_slot(bool conn_room, u32 inflight, u32 limit, u32 reserve, bool progressing)
 {
@@ -114,9 +115,10 @@ private:
 
 // Connections' worth of send rings the interface bound holds (the CQ is sized for it). The
 // last ring's worth is the reserve (rc_iface_reserve): however many connections stall, they
-// hold at most the first kRcBoundConns - 1 rings' worth together, plus cm::kReserveUnacked + 1
-// each of the reserve before their head of line is cm::kReserveHolMs old, and the connections
-// whose peers complete keep the rest of a ring.
+// hold at most the first kRcBoundConns - 1 rings' worth together, plus what each took of the
+// reserve before its head of line was cm::kReserveHolMs old (cm::kReserveUnacked + 1 per
+// prompt completion batch, and nothing for cm::kSendWatchdogMs after a late completion), and
+// the connections whose peers complete keep the rest of a ring.
 inline constexpr u32 kRcBoundConns = 4;
 inline constexpr u32 rc_iface_bound(u32 send_ring) { return send_ring * kRcBoundConns; }
 inline constexpr u32 rc_iface_reserve(u32 send_ring) { return send_ring; }

@@ -159,7 +159,9 @@ public:
 	void count_conn_drop() { count_local(st_.rc_tx_drop_conn_queue); }
 	u64 tx_no_progress_ms(u64 now) const { return tx_.no_progress_ms(now); }
 	// xmit (netif tx lock held): may take the RC bound's reserve (RcTxRing::reserve_eligible)
-	bool tx_reserve_eligible(u64 now) const { return tx_.reserve_eligible(now); }	// a send completed: the peer took traffic
+	bool tx_reserve_eligible(u64 now) const { return tx_.reserve_eligible(now); }
+	// barred from the reserve by a late completion (RcTxRing::reserve_barred); any context
+	bool tx_reserve_barred(u64 now) const { return tx_.reserve_barred(now); }
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work

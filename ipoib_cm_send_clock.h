@@ -42,7 +42,7 @@ inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; 
 // slots is judged by what the peer has done with the sends we posted, not by how recently
 // something completed (a peer that completes a few sends per interval and RNR NAKs the rest
 // would always look alive, and a ring that filled in one burst after a 0 -> 1 post would look
-// young). Two conditions, both over the connection's outstanding sends:
+// young). Three conditions, over the connection's outstanding sends and its completions:
 //  - head of line: the oldest outstanding send was posted less than kReserveHolMs ago. RC
 //    completes in order (IBA 10.8.3), so a peer that holds one send (RNR NAK with its own
 //    longer delay, no ACK) ages the whole ring, whatever it completes behind it. Why 50 ms:
@@ -51,57 +51,117 @@ inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; 
 //    few ms (its round trips beside a TCP stream stayed under 300 ms end to end, §3, with
 //    the send completion a small part of that); a peer that answers with IBA's longest RNR
 //    delay (655.36 ms, table 45 code 0) is over it at its first NAK: that is the point.
-//  - no credit before a first completion: a connection that went from idle to sending
-//    (the 0 -> 1 post) and has had no completion since may hold at most kReserveUnacked + 1
-//    sends when it takes a reserve slot. A peer that took nothing yet has earned nothing: a
-//    ring that fills within a millisecond of the 0 -> 1 post has a young head of line.
-//    posted_since_completion == outstanding says so (the last completion emptied the ring,
-//    or there was none).
-// Nothing outstanding is always eligible (hol_age_ms is 0 then). What this still grants: a
-// connection whose peer completed promptly up to a moment ago, with its ring never empty,
-// takes reserve slots for kReserveHolMs after its peer stops (docs/security.md). Refusing
-// every send beyond kReserveUnacked since the last completion would close that too, but it
-// paces a healthy connection at the reserve to kReserveUnacked + 1 sends per completion
-// batch (a third of a 2-a-millisecond stream whose sends complete in 5 ms).
+//  - credit per completion batch: the sends posted since the last completion may number at
+//    most what the last completion batch completed (completions with no post between them)
+//    plus kReserveUnacked when one more takes a reserve slot. A completion grants room for
+//    what it completed, not for the rest of the ring: a peer that completes one send
+//    promptly and then holds everything gains kReserveUnacked + 1 slots, not a ring. No
+//    completion since the 0 -> 1 post (or the last one emptied the ring) is a batch of 0:
+//    a ring that fills within a millisecond of the 0 -> 1 post has a young head of line, and
+//    a peer that took nothing yet has earned nothing beyond kReserveUnacked + 1.
+//  - sticky lateness: a send that completes kReserveHolMs or more after its post bars the
+//    connection from the reserve for kSendWatchdogMs from that completion (while such a head
+//    is outstanding, the first condition refuses it already; its completion is late by
+//    definition). A peer that held reserve slots until just before the watchdog and then
+//    completed them cannot take them again at once: it is refused for a watchdog period.
+//    A barred connection is refused even with nothing outstanding.
+// Nothing outstanding and no bar is always eligible (hol_age_ms is 0 then). What this still
+// grants (docs/security.md): kRcBoundConns connections whose peers completed promptly up to a
+// moment ago, each growing kReserveUnacked + 1 per prompt batch, can take the reserve
+// together and hold it until the watchdog, once per bar.
 inline constexpr u32 kReserveHolMs = 50;
 inline constexpr u32 kReserveUnacked = 2;
-inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 posted_since_completion)
+static_assert(kReserveHolMs < kSendWatchdogMs, "the reserve judges a stall before the watchdog ends it");
+// The head-of-line age: now less the oldest outstanding send's post time (u32 ms: the
+// difference is exact across a wrap; a post stamped after now, by another CPU's clock, is 0).
+inline u32 reserve_age_ms(u32 outstanding, u64 now_ms, u32 hol_post_ms)
 {
+	if (!outstanding)
+		return 0;
+	const u32 age = u32(now_ms) - hol_post_ms;
+	return kstd::i32(age) > 0 ? age : 0;
+}
+// Sends posted since the last completion (head - the head that completion saw), clamped to
+// those outstanding: a completion may have seen a head that lagged its own post.
+inline u32 reserve_unacked(u32 head, u32 acked_head, u32 outstanding)
+{
+	const u32 u = head - acked_head;
+	return u < outstanding ? u : outstanding;
+}
+// The credit after one more completion: the size of the batch it belongs to (1 when a post
+// came since the previous completion, one more otherwise), 0 when it emptied the ring (the
+// next post is a 0 -> 1).
+inline u32 reserve_credit(u32 credit, bool posted_since, u32 outstanding_after)
+{
+	if (!outstanding_after)
+		return 0;
+	return posted_since ? 1 : credit + 1;
+}
+// The bar after one more completion, of a send posted at post_ms: until kSendWatchdogMs
+// from now when it is late, else unchanged.
+inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
+{
+	return reserve_age_ms(1, now_ms, post_ms) >= kReserveHolMs ? now_ms + kSendWatchdogMs : bar_until_ms;
+}
+inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
+inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 unacked, u32 credit, bool barred)
+{
+	if (barred)
+		return false;
 	if (outstanding == 0)
 		return true;
-	const bool unproven = posted_since_completion >= outstanding && outstanding > kReserveUnacked;
-	return hol_age_ms < kReserveHolMs && !unproven;
+	return hol_age_ms < kReserveHolMs && unacked <= credit + kReserveUnacked;
 }
-static_assert(kReserveHolMs < kSendWatchdogMs, "the reserve judges a stall before the watchdog ends it");
+// What the completions leave for the producer: the head the last one saw and the credit.
+// RcTxRing publishes both in one word (a reader never pairs one completion's head with
+// another's credit).
+struct ReserveAck {
+	u32 acked_head = 0, credit = 0;
+	u64 word() const { return u64(credit) << 32 | acked_head; }
+	static ReserveAck of(u64 w) { return {u32(w), u32(w >> 32)}; }
+};
+// One more completion (of the send at tail, the oldest), head as it reads it: the new ack.
+inline ReserveAck reserve_acked(ReserveAck a, u32 head, u32 tail)
+{
+	return {head, reserve_credit(a.credit, head != a.acked_head, head - (tail + 1))};
+}
+// The reserve's eligibility from the ring's state (RcTxRing::reserve_eligible and
+// ReserveClock::eligible both read it here).
+inline bool reserve_eligible(u64 now_ms, u32 head, u32 tail, u32 hol_post_ms, ReserveAck a, u64 bar_until_ms)
+{
+	const u32 out = head - tail;
+	return reserve_eligible(out, reserve_age_ms(out, now_ms, hol_post_ms), reserve_unacked(head, a.acked_head, out),
+				a.credit, reserve_barred(now_ms, bar_until_ms));
+}
 // The per-connection input of reserve_eligible, as RcTxRing keeps it over its own indices:
 // each send's post time (ms, u32: differences are exact across a wrap), the free-running
-// head (posts) and tail (completions), and the head as the last completion saw it.
+// head (posts) and tail (completions), what the last completion left (ReserveAck) and the
+// lateness bar.
 template <u32 Cap> struct ReserveClock {
 	static_assert((Cap & (Cap - 1)) == 0, "a power of two, like the ring");
-	u32 head = 0, tail = 0, acked_head = 0;
+	u32 head = 0, tail = 0;
+	ReserveAck ack;
+	u64 bar_until_ms = 0;
 	u32 post_ms[Cap] = {};
 
 	u32 outstanding() const { return head - tail; }
 	void posted(u64 now_ms) { post_ms[head++ & (Cap - 1)] = u32(now_ms); }
-	void completed(u32 n)
+	// n in order, one batch (no post between them)
+	void completed(u32 n, u64 now_ms)
 	{
-		tail += n < outstanding() ? n : outstanding();
-		acked_head = head;
+		for (; n && outstanding(); n--) {
+			bar_until_ms = reserve_bar_after(bar_until_ms, now_ms, post_ms[tail & (Cap - 1)]);
+			ack = reserve_acked(ack, head, tail);
+			tail++;
+		}
 	}
-	u32 hol_age_ms(u64 now_ms) const
+	u32 hol_age_ms(u64 now_ms) const { return reserve_age_ms(outstanding(), now_ms, post_ms[tail & (Cap - 1)]); }
+	u32 unacked() const { return reserve_unacked(head, ack.acked_head, outstanding()); }
+	bool barred(u64 now_ms) const { return reserve_barred(now_ms, bar_until_ms); }
+	bool eligible(u64 now_ms) const
 	{
-		if (!outstanding())
-			return 0;
-		const u32 age = u32(now_ms) - post_ms[tail & (Cap - 1)];
-		return kstd::i32(age) > 0 ? age : 0;
+		return reserve_eligible(now_ms, head, tail, post_ms[tail & (Cap - 1)], ack, bar_until_ms);
 	}
-	// clamped: a completion may have seen a head that lagged its own post
-	u32 unacked() const
-	{
-		const u32 u = head - acked_head;
-		return u < outstanding() ? u : outstanding();
-	}
-	bool eligible(u64 now_ms) const { return reserve_eligible(outstanding(), hol_age_ms(now_ms), unacked()); }
 };
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a

@@ -141,10 +141,13 @@ void CmTable::show_rc_send(kapi_seq *s)
 	// Each connection's own bound; the peers whose queue waits for the interface bound
 	// (backlog) and for their own connection's or the reserve (conn_waiting); the part of the
 	// bound kept for connections making progress (reserve) and the packets refused it
-	// (reserve_held, the ethtool counter cm_tx_reserve_held), so a run shows the reserve held.
-	kapi_seq_printf(s, "conn_limit=%u backlog=%u conn_waiting=%u reserve=%u reserve_held=%llu\n", send_ring_,
-			backlogged_.waiting(), conn_waiters_.waiting(), budget_.reserve_size(),
-			(unsigned long long)read_stat(ifs_.cm_tx_reserve_held));
+	// (reserve_held, the ethtool counter cm_tx_reserve_held), so a run shows the reserve held;
+	// last, those of them refused while a late completion barred their connection
+	// (reserve_held_late, cm_tx_reserve_held_late; cm::reserve_barred).
+	kapi_seq_printf(s, "conn_limit=%u backlog=%u conn_waiting=%u reserve=%u reserve_held=%llu reserve_held_late=%llu\n",
+			send_ring_, backlogged_.waiting(), conn_waiters_.waiting(), budget_.reserve_size(),
+			(unsigned long long)read_stat(ifs_.cm_tx_reserve_held),
+			(unsigned long long)read_stat(ifs_.cm_tx_reserve_held_late));
 }
 
 void CmTable::show_send_accepted(kapi_seq *s)

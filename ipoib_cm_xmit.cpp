@@ -181,9 +181,10 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 // Tx lock held. c's own bound first (its send ring: we are its only producer, so the room
 // seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull). Then the
 // interface's (RcSendBudget): at it (IfFull) the peer waits in the backlog; at its reserve,
-// for a connection not eligible for it (cm::reserve_eligible: its oldest outstanding send is
-// cm::kReserveHolMs old, or more than cm::kReserveUnacked outstanding and no completion since
-// its 0 -> 1 post; Reserve), on the connection waiters. The netdev queue runs on in every
+// for a connection not eligible for it (cm::reserve_eligible: a send of it completed late
+// less than cm::kSendWatchdogMs ago, its oldest outstanding send is cm::kReserveHolMs old,
+// or more sends posted since its last completion than that completion's batch plus
+// cm::kReserveUnacked; Reserve), on the connection waiters. The netdev queue runs on in every
 // case (TxQueueRule): the slot is taken before the post, and what does not get one waits on
 // its own peer's queue.
 CmSlot CmTable::rc_reserve(Connection &c, u64 now)
@@ -219,13 +220,19 @@ void CmTable::rc_sent(u32 n)
 // packets left behind for the first time: counted, and the flush work asked for at the next
 // RC completion (rc_sent), which may free a shared slot or be c's progress. A completion
 // between the refusal and our store saw no waiter: with the fence, we see what it changed
-// (the shared room it left, or c's completion: its ring's tail and acked head move before
-// rc_sent, so c's head of line and unacknowledged count are current) and ask ourselves. Time
-// alone never makes c eligible (its head of line only ages): a completion is what can.
+// (the shared room it left, or c's completion: its ring's tail, credit and bar move before
+// rc_sent, so c's head of line, unacknowledged count and bar are current) and ask ourselves.
+// Time alone makes c eligible only when its lateness bar ends (its head of line only ages);
+// that is not a completion, and the waiter goes on at the next RC completion of the
+// interface (one of its own, another connection's, or the flush of a stalled one that the
+// watchdog tears down).
 void CmTable::reserve_held(Connection &c, u32 fresh)
 {
-	if (fresh)
+	if (fresh) {
 		count(ifs_.cm_tx_reserve_held, fresh);
+		if (c.tx_reserve_barred(kapi_now_ms()))	// a late completion bars it (cm::reserve_barred)
+			count(ifs_.cm_tx_reserve_held_late, fresh);
+	}
 	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if ((budget_.shared_room() || c.tx_reserve_eligible(kapi_now_ms())) &&

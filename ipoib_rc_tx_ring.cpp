@@ -212,9 +212,13 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	done_++;
 	const u32 head = __atomic_load_n(&head_, __ATOMIC_ACQUIRE);
 	const bool progressed = cm::send_progressed(done_, head - (tail_ + 1));
-	// the reserve's "posted since the last completion" (reserve_eligible); published with
-	// tail_ below, before the caller's rc_sent fence (reserve_held pairs with it)
-	__atomic_store_n(&acked_head_, head, __ATOMIC_RELAXED);
+	// the reserve's credit (this completion's batch, the head it saw) and its lateness bar
+	// (reserve_eligible); published with tail_ below, before the caller's rc_sent fence
+	// (reserve_held pairs with it)
+	__atomic_store_n(&ack_, cm::reserve_acked(cm::ReserveAck::of(ack_), head, tail_).word(), __ATOMIC_RELAXED);
+	const u64 bar = cm::reserve_bar_after(bar_until_, now_ms, s.post_ms);
+	if (bar != bar_until_)
+		__atomic_store_n(&bar_until_, bar, __ATOMIC_RELAXED);
 	if (progressed) {
 		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 		done_ = 0;

@@ -40,7 +40,7 @@ struct RcTxSlot {
 	u32 len = 0;
 	u32 head_len = 0;
 	u32 nsge = 0;	// head_dma, then nsge - 1 fragment mappings in the slot's row
-	u32 post_ms = 0;	// producer: when it was posted (cm::ReserveClock's head-of-line age)
+	u32 post_ms = 0;	// producer: when it was posted (the reserve's head-of-line age and lateness)
 };
 
 // One chunk of the gather table: the fragments' mappings of kTxRowsPerChunk slots. 15 rows
@@ -123,24 +123,30 @@ public:
 		const u64 p = __atomic_load_n(&progress_ms_, __ATOMIC_RELAXED);
 		return outstanding() && kstd::i64(now_ms - p) > 0 ? now_ms - p : 0;
 	}
-	// May this connection take the RC bound's reserve (cm::reserve_eligible, docs/connected.md
-	// §3): its oldest outstanding send is younger than cm::kReserveHolMs, and it has had a
-	// completion since its 0 -> 1 post or holds at most cm::kReserveUnacked. Producer context (the
-	// netif tx lock held: post_ms of the slots is ours). The consumer stores acked_head_
-	// before it releases tail_, both before the caller's rc_sent fence: a reader that missed
-	// a completion sees an older head of line and more sends unacknowledged, never fewer
-	// (a stale answer is a refusal, which reserve_held re-checks after its fence).
+	// May this connection take the RC bound's reserve (cm::reserve_eligible over the ring's
+	// state, docs/connected.md §3): no late completion within cm::kSendWatchdogMs, its
+	// oldest outstanding send younger than cm::kReserveHolMs, and at most the last
+	// completion batch plus cm::kReserveUnacked posted since that completion. Producer
+	// context (the netif tx lock held: post_ms of the slots is ours). The consumer stores
+	// ack_ and bar_until_ before it releases tail_, both before the caller's rc_sent fence:
+	// a reader that missed a completion sees an older head of line, more sends
+	// unacknowledged and the older credit and bar (a stale answer is a refusal, which
+	// reserve_held re-checks after its fence; or the grant of the completion before).
 	bool reserve_eligible(u64 now_ms) const
 	{
 		const u32 tail = __atomic_load_n(&tail_, __ATOMIC_ACQUIRE);
-		const u32 out = head_ - tail;
-		if (!out)
-			return true;
-		const u32 age = u32(now_ms) - slots_[tail & (slots_.size() - 1)].post_ms;
-		u32 unacked = head_ - __atomic_load_n(&acked_head_, __ATOMIC_RELAXED);
-		if (unacked > out)	// a completion may have seen a head that lagged its own post
-			unacked = out;
-		return cm::reserve_eligible(out, kstd::i32(age) > 0 ? age : 0, unacked);
+		const u32 hol_post = head_ != tail ? slots_[tail & (slots_.size() - 1)].post_ms : 0;
+		return cm::reserve_eligible(now_ms, head_, tail, hol_post,
+					    cm::ReserveAck::of(__atomic_load_n(&ack_, __ATOMIC_RELAXED)),
+					    __atomic_load_n(&bar_until_, __ATOMIC_RELAXED));
+	}
+	// A send of this ring completed cm::kReserveHolMs or more after its post less than
+	// cm::kSendWatchdogMs ago: the reserve is refused it whatever else holds
+	// (cm::reserve_barred; debugfs rc_send reserve_held_late=, ethtool
+	// cm_tx_reserve_held_late). Any context (a racy read).
+	bool reserve_barred(u64 now_ms) const
+	{
+		return cm::reserve_barred(now_ms, __atomic_load_n(&bar_until_, __ATOMIC_RELAXED));
 	}
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
 	// A successful completion of this ring was progress (cm::send_delivered): the peer took
@@ -180,8 +186,10 @@ private:
 	// minute must not look like a stall).
 	u64 progress_ms_ = 0;
 	u32 done_ = 0;		// consumer: completions since progress_ms_ (0 whenever the ring empties)
-	// consumer: head_ as the last completion read it (reserve_eligible: sends posted since)
-	u32 acked_head_ = 0;
+	// consumer: head_ as the last completion read it and its batch's credit
+	// (cm::ReserveAck::word, reserve_eligible), and the lateness bar (cm::reserve_bar_after)
+	u64 ack_ = 0;
+	u64 bar_until_ = 0;
 	bool delivered_ = false;	// consumer writes (delivered())
 	u32 sge_ = 1;
 	u32 chunks_ = 0;	// producer (gather_chunks(): any context)

@@ -85,18 +85,34 @@ KTEST(cm_send_budget, reserve_kept_for_progress)
 	EXPECT_EQ(under, 0u);
 }
 
-// The reserve's eligibility (cm::reserve_eligible): nothing outstanding always is; a head of
-// line cm::kReserveHolMs old is not; more than cm::kReserveUnacked sends outstanding and no
-// completion since the 0 -> 1 post (all of them unacknowledged) is not.
+// The reserve's eligibility (cm::reserve_eligible): nothing outstanding and no bar always
+// is; a head of line cm::kReserveHolMs old is not; more sends since the last completion than
+// its batch plus cm::kReserveUnacked is not (a batch of 0: none since the 0 -> 1 post); a
+// bar is not, even with nothing outstanding.
 KTEST(cm_send_budget, progress_threshold)
 {
-	EXPECT_TRUE(cm::reserve_eligible(0, 0, 0));
-	EXPECT_TRUE(cm::reserve_eligible(5, cm::kReserveHolMs - 1, cm::kReserveUnacked));
-	EXPECT_FALSE(cm::reserve_eligible(5, cm::kReserveHolMs, 0));
-	EXPECT_FALSE(cm::reserve_eligible(5, 0, 5));	// none completed since the 0 -> 1 post
-	EXPECT_TRUE(cm::reserve_eligible(5, 0, 4));	// one did
-	EXPECT_TRUE(cm::reserve_eligible(cm::kReserveUnacked, 0, cm::kReserveUnacked));
-	// the ring's view: post times per send, the head the last completion saw
+	constexpr u32 K = cm::kReserveUnacked, T = cm::kReserveHolMs;
+	EXPECT_TRUE(cm::reserve_eligible(0, 0, 0, 0, false));
+	EXPECT_FALSE(cm::reserve_eligible(0, 0, 0, 0, true));
+	EXPECT_TRUE(cm::reserve_eligible(5, T - 1, K, 0, false));
+	EXPECT_FALSE(cm::reserve_eligible(5, T, 0, 5, false));
+	EXPECT_FALSE(cm::reserve_eligible(5, 0, K + 1, 0, false));	// none completed since the 0 -> 1 post
+	EXPECT_TRUE(cm::reserve_eligible(5, 0, K + 1, 1, false));	// a batch of one did
+	EXPECT_FALSE(cm::reserve_eligible(9, 0, K + 2, 1, false));	// ... and grants one more, not the ring
+	EXPECT_TRUE(cm::reserve_eligible(9, 0, K + 4, 4, false));
+	EXPECT_FALSE(cm::reserve_eligible(9, 0, 0, 4, true));
+	// the credit: a batch's size; 1 after a post; 0 when the ring emptied
+	EXPECT_EQ(cm::reserve_credit(0, true, 3), 1u);
+	EXPECT_EQ(cm::reserve_credit(1, false, 2), 2u);
+	EXPECT_EQ(cm::reserve_credit(2, true, 2), 1u);
+	EXPECT_EQ(cm::reserve_credit(7, false, 0), 0u);
+	// the bar: from a completion cm::kReserveHolMs or more after its post
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T - 1, 1000), 0u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + T + cm::kSendWatchdogMs);
+	EXPECT_EQ(cm::reserve_bar_after(77, 1000, 1000 + 5), 77u);	// stamped after now: not late
+	EXPECT_TRUE(cm::reserve_barred(99, 100));
+	EXPECT_FALSE(cm::reserve_barred(100, 100));
+	// the ring's view: post times per send, the head the last completion saw and its batch
 	cm::ReserveClock<8> c;
 	for (int i = 0; i < 3; i++)
 		c.posted(1000 + i);
@@ -106,22 +122,37 @@ KTEST(cm_send_budget, progress_threshold)
 	two.posted(1000);
 	two.posted(1000);
 	EXPECT_TRUE(two.eligible(1000));	// the third may go
-	c.completed(1);	// a completion: none unacknowledged, the head of line is the second
+	c.completed(1, 1005);	// a batch of one: none unacknowledged, the head of line is the second
 	EXPECT_EQ(c.unacked(), 0u);
-	for (int i = 0; i < 4; i++)	// credit: a completion came since the 0 -> 1 post
+	EXPECT_EQ(c.ack.credit, 1u);
+	for (u32 i = 0; i <= K + 1; i++) {	// credit: the batch's one plus K, then refused
+		EXPECT_TRUE(c.eligible(1010));
 		c.posted(1010);
-	EXPECT_EQ(c.unacked(), 4u);
+	}
+	EXPECT_FALSE(c.eligible(1010));
+	c.completed(2, 1020);	// a batch of two
+	EXPECT_EQ(c.ack.credit, 2u);
+	for (u32 i = 0; i < K + 2; i++)
+		c.posted(1020);
 	EXPECT_TRUE(c.eligible(1040));
-	EXPECT_EQ(c.hol_age_ms(1040), 39u);
-	EXPECT_TRUE(c.eligible(1050));
-	EXPECT_FALSE(c.eligible(1051));	// 50 ms since the second send's post
-	c.completed(6);
-	EXPECT_TRUE(c.eligible(5000));	// nothing outstanding
+	EXPECT_EQ(c.hol_age_ms(1040), 30u);	// the first posted at 1010
+	EXPECT_TRUE(c.eligible(1059));
+	EXPECT_FALSE(c.eligible(1060));	// 50 ms since its post
+	EXPECT_FALSE(c.barred(1060));	// refused, not barred: nothing completed late yet
+	c.completed(1, 1060);	// late: barred for the watchdog period from here
+	EXPECT_TRUE(c.barred(1060));
+	c.completed(3, 1061);	// the rest posted at 1010: late too, the bar runs from the last
+	c.completed(20, 1061);	// posted at 1020: in time
+	EXPECT_EQ(c.outstanding(), 0u);
+	EXPECT_FALSE(c.eligible(1061 + cm::kSendWatchdogMs - 1));	// nothing outstanding, barred
+	EXPECT_TRUE(c.eligible(1061 + cm::kSendWatchdogMs));
 	EXPECT_EQ(c.hol_age_ms(5000), 0u);
 	// the post times are u32 ms: a wrap keeps the difference
 	cm::ReserveClock<8> w;
 	w.posted(0xffffffffull - 9);
 	EXPECT_EQ(w.hol_age_ms(0x100000000ull + 10), 20u);
+	w.completed(1, 0x100000000ull + 10);
+	EXPECT_FALSE(w.barred(0x100000000ull + 10));
 }
 
 // The completion of a send can be polled on another CPU before the poster returns: with the
@@ -867,7 +898,7 @@ struct ReserveSim {
 		n = n < rc[i].outstanding() ? n : rc[i].outstanding();
 		if (!n)
 			return;
-		rc[i].completed(n);
+		rc[i].completed(n, now);
 		sc[i].completed(n, now);
 		b.complete(n);
 	}
@@ -959,6 +990,64 @@ KTEST(cm_send_reserve, flipping_peers_do_not_take_the_reserve)
 	EXPECT_EQ(h_refused, 0u);
 	EXPECT_EQ(x.torn_down, 0u);	// within 3 s of the flip: before the watchdog
 	EXPECT_TRUE(max_att <= 3 * kSimRing + kSimH * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(x.under, 0u);
+}
+
+// Prompt once, then hold: connections 0..2 hold the shared three rings and complete all of
+// it just before their watchdog (progress: they are never torn down) and take it again; 3
+// posts two sends, its peer completes the first within a millisecond and then holds
+// everything until just before the watchdog, and does it again. By the rule that a
+// completion with sends still outstanding is credit for the whole ring, 3 takes the whole
+// reserve a millisecond after each prompt completion and holds it ~10 s: H is refused for
+// nearly all of the run. With credit per completion batch (the batch's size plus
+// cm::kReserveUnacked) 3 takes at most a few of the reserve, and its late completion bars
+// it for cm::kSendWatchdogMs: within that period after its late completion it takes
+// nothing (the round after it begins inside the bar).
+KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	const u64 kHold = cm::kSendWatchdogMs - 100, kEnd = 3 * cm::kSendWatchdogMs;
+	u32 h_refused = 0, max_att = 0, while_barred = 0;
+	u64 shared_at = 1, round_at = 1, late_at = 0;
+	for (u64 t = 1; t <= kEnd; t++) {
+		x.complete(kSimH, kSimRing, t);
+		if (t == shared_at + kHold) {	// 0..2: everything, late, just before the watchdog
+			for (int i = 0; i < 3; i++)
+				x.complete(i, kSimRing, t);
+			shared_at = t;
+		}
+		if (t == round_at + 1)		// 3: its first send, promptly
+			x.complete(3, 1, t);
+		if (t == round_at + kHold) {	// 3: the rest, late, before the watchdog; again
+			if (x.rc[3].outstanding())
+				late_at = t;
+			x.complete(3, kSimRing, t);
+			round_at = t + 1;
+		}
+		const bool barred = late_at && t < late_at + cm::kSendWatchdogMs;
+		x.watchdog(t);
+		for (int i = 0; i < 3; i++)
+			x.flood(i, t);
+		if (t == round_at) {
+			for (int k = 0; k < 2; k++)
+				if (x.post(3, t) == CmSlot::Ok && barred)
+					while_barred++;
+		} else if (t > round_at) {
+			const u32 before = x.rc[3].outstanding();
+			x.flood(3, t);
+			if (barred)
+				while_barred += x.rc[3].outstanding() - before;
+		}
+		if (x.post(kSimH, t) != CmSlot::Ok)
+			h_refused++;
+		if (x.attacker_inflight() > max_att)
+			max_att = x.attacker_inflight();
+	}
+	EXPECT_EQ(h_refused, 0u);
+	EXPECT_EQ(x.torn_down, 0u);
+	EXPECT_EQ(while_barred, 0u);	// barred by its late completion
+	EXPECT_TRUE(max_att <= 3 * kSimRing + 2 * (cm::kReserveUnacked + 1));
 	EXPECT_EQ(x.under, 0u);
 }
 
@@ -1066,6 +1155,7 @@ KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_lea
 	    KTEST_CASE(cm_send_reserve, trickling_peers_do_not_hold_the_reserve),
 	    KTEST_CASE(cm_send_reserve, flipping_peers_do_not_take_the_reserve),
 	    KTEST_CASE(cm_send_reserve, steady_completions_keep_the_reserve),
+	    KTEST_CASE(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve),
 	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),

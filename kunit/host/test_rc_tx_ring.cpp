@@ -174,9 +174,10 @@ KTEST(rc_tx_ring, watchdog_judges_progress)
 }
 
 
-// The reserve's inputs over the ring's own indices (cm::reserve_eligible): each slot's post
-// time makes the head-of-line age, and the head the last completion saw tells sends
-// completed since the 0 -> 1 post from none.
+// The reserve's inputs over the ring's own indices (cm::reserve_eligible, the helpers
+// cm::ReserveClock runs too): each slot's post time makes the head-of-line age and the
+// lateness of its completion, and what the last completion saw (the head, its batch) is the
+// credit: the batch plus cm::kReserveUnacked, not the rest of the ring.
 KTEST(rc_tx_ring, reserve_eligibility)
 {
 	constexpr u32 T = cm::kReserveHolMs, K = cm::kReserveUnacked;
@@ -186,17 +187,31 @@ KTEST(rc_tx_ring, reserve_eligibility)
 		EXPECT_EQ(int(t.r.post(t.skb(64), 1000 + i, false)), int(RcPost::Posted));
 	EXPECT_FALSE(t.r.reserve_eligible(1000 + K));	// K + 1 and no completion since 0 -> 1
 	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1005)), int(RcWc::Done));
-	for (u32 i = 0; i < 8; i++)	// credit earned: a burst may follow
+	for (u32 i = 0; i <= K + 1; i++) {	// a batch of one: K + 2 may follow, not the ring
+		EXPECT_TRUE(t.r.reserve_eligible(1006));
 		EXPECT_EQ(int(t.r.post(t.skb(64), 1006, false)), int(RcPost::Posted));
-	EXPECT_TRUE(t.r.reserve_eligible(1000 + T));	// the head of line is the second send (1001)
-	EXPECT_FALSE(t.r.reserve_eligible(1001 + T));
-	for (u32 i = 1; i <= K; i++)
-		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
-	EXPECT_TRUE(t.r.reserve_eligible(1006 + T - 1));	// now one posted at 1006
+	}
+	EXPECT_FALSE(t.r.reserve_eligible(1006));
+	EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
+	EXPECT_EQ(int(t.r.complete(t.wc(2, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
+	for (u32 i = 0; i < K + 2; i++)	// a batch of two: K + 2 unacknowledged is in credit
+		EXPECT_EQ(int(t.r.post(t.skb(64), 1011, false)), int(RcPost::Posted));
+	EXPECT_TRUE(t.r.reserve_eligible(1006 + T - 1));	// the head of line is posted at 1006
 	EXPECT_FALSE(t.r.reserve_eligible(1006 + T));
-	for (u32 i = K + 1; i < K + 9; i++)
-		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1010)), int(RcWc::Done));
-	EXPECT_TRUE(t.r.reserve_eligible(900000));	// empty again
+	EXPECT_FALSE(t.r.reserve_barred(1006 + T));
+	for (u32 i = K + 1; i < K + 5; i++)	// posted at 1006, completed in time
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1006 + T - 1)), int(RcWc::Done));
+	EXPECT_FALSE(t.r.reserve_barred(1006 + T));
+	EXPECT_TRUE(t.r.reserve_eligible(1011 + T - 1));
+	// posted at 1011, completed 50 ms later: barred for the watchdog period
+	EXPECT_EQ(int(t.r.complete(t.wc(K + 5, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
+	EXPECT_TRUE(t.r.reserve_barred(1011 + T));
+	for (u32 i = K + 6; i < 2 * K + 7; i++)
+		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
+	EXPECT_EQ(t.r.outstanding(), 0u);
+	EXPECT_FALSE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs - 1));	// empty, barred
+	EXPECT_TRUE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs));
+	EXPECT_TRUE(t.r.reserve_eligible(900000));
 }
 
 // The head and each fragment are one SGE each; every mapping is undone at the
