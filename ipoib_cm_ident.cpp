@@ -310,6 +310,15 @@ void CmTable::ident_run(u64 now)
 				again = true;
 				continue;
 			}
+			u32 staged = 0;	// echoes staged for c in this run (kCmEchoes at most)
+			for (u32 i = 0; i < nout; i++)
+				staged += out[i].c == c;
+			// At most one per connection per run: its ring's room does not shrink until the
+			// posts after the loop (echo_may_stage); the rest wait for the next run.
+			if (!echo_may_stage(c->tx_room(), staged)) {
+				again = true;
+				continue;
+			}
 			constexpr u32 len = u32(kHardLen + cm::kIdentLen);
 			kapi_skb *skb = kapi_skb_alloc(netdev(), len, 0, unsigned(Gfp::Atomic));
 			if (!skb) {

@@ -4,7 +4,8 @@
 // and why (CmTable::on_req, ipoib_cm_admission.cpp), and which of our connections to that
 // peer a proven REQ retires (CmTable::retire_replaced, ipoib_cm_ident.cpp). No kernel header
 // and no lock: the callers pass what they read, KUnit tests every refusal and the retire
-// decision directly (kunit/test_cm_req_rules.cpp).
+// decision directly (kunit/test_cm_req_rules.cpp). And how many echoes a peer's probes may
+// stage for one of our connections at once (CmTable::ident_run).
 #pragma once
 
 #include "ipoib_cm_admission.h"	// ReqAdmit
@@ -102,6 +103,18 @@ inline RestartRetire restart_retire(bool other_passive_live, bool active_establi
 	r.close_passive = other_passive_live;
 	r.close_active = active_established && survivor == cm::Survivor::Remote;
 	return r;
+}
+
+// An echo the probe of a peer asked for (CmTable::ident_run, under the xmit lock), staged to
+// go out over our connection after the table lock is dropped: conn_room, the connection's
+// send ring has a free slot now (Connection::tx_room); staged_on_conn, echoes already staged
+// for that connection in this run. The posts come after the staging loop, so the room seen
+// does not shrink as echoes are staged: at most one per connection per run keeps the posts
+// within the room seen. The rest wait for the next run (their probe is resent, its echo slot
+// kept), never posted into a full ring to fail there.
+inline bool echo_may_stage(bool conn_room, kstd::u32 staged_on_conn)
+{
+	return conn_room && !staged_on_conn;
 }
 
 } // namespace ipoib

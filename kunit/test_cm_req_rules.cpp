@@ -107,6 +107,39 @@ KTEST(cm_restart_retire, nothing_to_retire)
 	EXPECT_FALSE(r.restart());
 }
 
+// A run of CmTable::ident_run over a connection whose send ring has `free` slots: echoes
+// for it are staged while echo_may_stage says so (the ring's room read once per echo, as
+// the posts come after the loop), and the staged ones are posted in the end. Returns how
+// many posts the ring refused.
+kstd::u32 post_failures(kstd::u32 size, kstd::u32 outstanding, kstd::u32 echoes)
+{
+	kstd::u32 staged = 0;
+	for (kstd::u32 i = 0; i < echoes; i++)
+		if (ipoib::echo_may_stage(outstanding < size, staged))
+			staged++;
+	kstd::u32 failed = 0;
+	for (kstd::u32 i = 0; i < staged; i++) {
+		if (outstanding < size)
+			outstanding++;
+		else
+			failed++;
+	}
+	return failed;
+}
+
+KTEST(cm_echo_stage, never_more_than_the_ring_holds)
+{
+	// One free slot, two echoes for the connection in one run: one staged, the other waits.
+	EXPECT_EQ(post_failures(4, 3, 2), 0u);
+	EXPECT_EQ(post_failures(4, 3, 8), 0u);
+	EXPECT_EQ(post_failures(1, 0, 2), 0u);
+	EXPECT_EQ(post_failures(4, 4, 1), 0u);	// full: nothing staged
+	EXPECT_TRUE(ipoib::echo_may_stage(true, 0));
+	EXPECT_FALSE(ipoib::echo_may_stage(true, 1));
+	EXPECT_FALSE(ipoib::echo_may_stage(false, 0));
+}
+
+KTEST_SUITE(cm_echo_stage, KTEST_CASE(cm_echo_stage, never_more_than_the_ring_holds));
 KTEST_SUITE(cm_req_refusal, KTEST_CASE(cm_req_refusal, pkey_of_another_partition),
 	    KTEST_CASE(cm_req_refusal, budgets_in_admission_order), KTEST_CASE(cm_req_refusal, under_the_lock),
 	    KTEST_CASE(cm_req_refusal, rej_reasons));
