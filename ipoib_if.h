@@ -337,7 +337,6 @@ private:
 	u8 gid_[kGidLen] = {};		// the work's copy; other contexts read addrs_
 	u8 bcast_mgid_[kGidLen] = {};	// the work's copy; other contexts read addrs_
 	kstd::SeqWords<5> addrs_;	// gid, broadcast MGID, LID (LocalAddrs)
-	u32 qkey_ = 0;
 	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join

@@ -168,7 +168,7 @@ Status Interface::repair_ud_qp()
 	poll_tx();	// completions that arrived after the last poll
 	Status st = Status::TimedOut;
 	if (!rx_.posted() && !tx_.outstanding())
-		st = qp_.reset_to_rts(qkey_);
+		st = qp_.reset_to_rts();
 	else
 		log_.warn("UD QP 0x%06x: %u receives and %u sends not flushed %u ms after ERROR: not reset yet", qpn_,
 			  rx_.posted(), tx_.outstanding(), kRepairDrainMs);
