@@ -93,7 +93,7 @@ class Interface;
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
 	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures) \
 	X(ring_resizes) X(ring_resize_errors) X(ud_qp_error_recoveries) X(ud_qp_error_recovery_failures) \
-	X(tx_drop_ud_repair)
+	X(tx_drop_ud_repair) X(ud_carrier_held) X(ud_repair_rearms)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;

@@ -303,7 +303,7 @@ void Interface::mcast_work()
 		kapi_rtnl_unlock();
 		mtu_pending_ = false;
 	}
-	if (!carrier_) {
+	if (!carrier_ && !ud_repair_.carrier_held()) {	// held: the UD QP repair gave up
 		carrier_ = true;
 		kapi_netdev_carrier(nd(), 1);
 		log_.info("joined the broadcast group: Q_Key 0x%x, MTU %u, carrier on", qp_.qkey(), mcast_mtu_);
