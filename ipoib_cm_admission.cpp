@@ -5,6 +5,7 @@
 // (ipoib_cm_admission.h), and fed to a new passive Connection,
 // which decides REP or REJ (ipoib_cm_state.h). What is refused before a Connection exists is
 // answered here with our private data (RFC 4755 §3.2), never by the shim.
+#include "ipoib_cm_req_rules.h"
 #include "ipoib_cm_table.h"
 #include "ipoib_if.h"
 
@@ -22,34 +23,43 @@ kapi_ctx *CmTable::refuse(kapi_cm_id *id, u8 reason)
 	return nullptr;
 }
 
+// Each refusal's counter; none for Stopping (the listeners are going).
+static u64 *refusal_stat(CmIfStats &s, ReqRefusal r)
+{
+	switch (r) {
+	case ReqRefusal::BadPkey:
+		return &s.cm_req_bad_pkey;
+	case ReqRefusal::PoolFull:
+		return &s.cm_req_pool_full;
+	case ReqRefusal::UnprovenFull:
+		return &s.cm_req_unproven_full;
+	case ReqRefusal::UnreservedFull:
+		return &s.cm_req_unreserved_full;
+	case ReqRefusal::NoMemory:
+		return &s.cm_req_no_memory;
+	case ReqRefusal::PeersFull:
+		return &s.cm_peers_refused;	// no entry to file it under (cm_max_peers)
+	case ReqRefusal::None:
+	case ReqRefusal::Stopping:
+		break;
+	}
+	return nullptr;
+}
+
 kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 {
 	cm::SidKind kind = cm::SidKind::Linux;
 	u32 sid_qpn = 0;
 	if (!cm::service_id_parse(ev.service_id, kind, sid_qpn) || sid_qpn != ud_qpn())
 		count(ifs_.cm_req_bad_service_id);	// ib_cm matched our listen: cannot happen
-	// The REQ's P_Key (IBA 12.6.5) names the partition the connection would be in: only the
-	// listening interface's (the membership bit aside, IBA 10.9.1) may reach it, never a
-	// child's or the parent's through the other's service ID.
-	if ((ev.req_pkey & 0x7fff) != (ifc_.pkey() & 0x7fff)) {
-		count(ifs_.cm_req_bad_pkey);
-		return refuse(id, cm::rej::kConsumer);
-	}
-	// The pool of unanswered connections, the budget of unproven ones, or the unreserved
-	// budget of passive connections nobody proved, is full: refused
-	// before anything is allocated (re-checked under the lock below, where the slots are
-	// taken), IBA 12.6.7.2 REJ 3, No Resources.
-	if (!pool_.room()) {
-		count(ifs_.cm_req_pool_full);
-		return refuse(id, cm::rej::kNoResources);
-	}
-	if (!unproven_.room()) {
-		count(ifs_.cm_req_unproven_full);
-		return refuse(id, cm::rej::kNoResources);
-	}
-	if (!unreserved_.room()) {	// the rest of the limit is the reserve (unreserved_bound)
-		count(ifs_.cm_req_unreserved_full);
-		return refuse(id, cm::rej::kNoResources);
+	// Refused before anything is allocated (ipoib_cm_req_rules.h): another partition's
+	// P_Key, or a full pool, unproven budget or unreserved budget (re-checked under the lock
+	// below, where the slots are taken).
+	const ReqRefusal early = req_early_refusal(ev.req_pkey, ifc_.pkey(), pool_.room(), unproven_.room(),
+						   unreserved_.room());
+	if (early != ReqRefusal::None) {
+		count(*refusal_stat(ifs_, early));	// every early refusal has one
+		return refuse(id, req_rej_code(early));
 	}
 	cm::PrivData pd;
 	const cm::PrivDataResult res = cm::priv_data_parse(ev.priv, ev.priv_len, pd);
@@ -63,36 +73,33 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	if (!c || !kstd::ok(c->init(Gfp::Kernel))) {
 		delete c;
 		count(ifs_.cm_req_no_memory);
-		return refuse(id, cm::rej::kNoResources);	// ib_cm destroys the id
+		return refuse(id, req_rej_code(ReqRefusal::NoMemory));	// ib_cm destroys the id
 	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);	// the published copy
 	const LidCheck lid = peer_bidir && p_.bidir ? lid_check(ev.dgid, ev.req_lid) : LidCheck::Unknown;
-	u8 refused = 0;
+	ReqRefusal refused = ReqRefusal::None;
 	{
 		FeedNotes notes(log());	// printed after the unlock (ipoib_cm_notes.h)
 		kstd::SpinIrqSaveGuard g(lock_);
-		if (!open_) {	// stopping: the listeners are going
-			refused = cm::rej::kNoResources;
-		} else if (res == cm::PrivDataResult::Ok && !find(peer) &&
-			   peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers)) {
-			count(ifs_.cm_peers_refused);	// no entry to file it under (cm_max_peers)
-			refused = cm::rej::kNoResources;
-		} else if (const ReqAdmit a = req_admit(pool_, unproven_, unreserved_); a != ReqAdmit::Ok) {
-			count(a == ReqAdmit::UnreservedFull ? ifs_.cm_req_unreserved_full
-				: a == ReqAdmit::UnprovenFull ? ifs_.cm_req_unproven_full : ifs_.cm_req_pool_full);
-			refused = cm::rej::kNoResources;
-		} else {
+		const bool named = res == cm::PrivDataResult::Ok;
+		refused = req_locked_refusal(open_, named, named && find(peer),
+					     peers_full(read_stat(ifs_.cm_peers_added), read_stat(ifs_.cm_peers_freed), p_.max_peers));
+		if (refused == ReqRefusal::None)
+			refused = req_admit_refusal(req_admit(pool_, unproven_, unreserved_));	// takes the slots
+		if (refused == ReqRefusal::None) {
 			c->hold_pool_slot();	// given back when it leaves accepting (Connection::feed)
 			// given back when proven (on_ident_rc), at retire, or (the unproven slot
 			// alone) at the first receive of a connection that never carries ours
 			// (ipoib_cm_admission.h)
 			c->hold_unproven(unproven_returns_at_rx(cfg.local_bidir, peer_bidir, cfg.send_accepted));
 			on_req_locked(*c, id, ev, res, pd, caps, peer, me, lid, kind, notes);
+		} else if (u64 *n = refusal_stat(ifs_, refused)) {
+			count(*n);
 		}
 	}
-	if (refused) {
+	if (refused != ReqRefusal::None) {
 		delete c;
-		return refuse(id, refused);
+		return refuse(id, req_rej_code(refused));
 	}
 	return c->ctx();
 }

@@ -8,6 +8,7 @@
 // connection under proof. Until then xmit uses our own connection (or UD), as for a peer
 // that never announced kCapBidir. The prover's side answers probes only for a connection it
 // opened itself (its active one) to the probe's sender.
+#include "ipoib_cm_req_rules.h"
 #include "ipoib_cm_table.h"
 #include "ipoib_if.h"
 
@@ -57,22 +58,18 @@ void CmTable::file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now)
 // A peer of ours keeps one connection per pair (RFC 4755 §3.3) and connects only when it has
 // none to us: a proven REQ from an address we still hold connections to means the peer lost
 // them (it restarted). They are dead: closed now rather than staying the send path until their
-// sends time out. Our active one only when §3.3 would let the peer's REQ survive a crossing:
-// where ours would, the REQ crossed ours and our connection is the one the peer keeps.
+// sends time out (the rule: restart_retire, ipoib_cm_req_rules.h).
 void CmTable::retire_replaced(CmPeer &p, Connection &c, FeedNotes &notes)
 {
-	bool closed = false;
-	if (p.passive && p.passive != &c && may_carry(p.passive)) {
-		p.passive->feed(cm::Event::of(cm::Ev::Close), notes);
-		closed = true;
-	}
 	const HwAddr me = HwAddr::make(0, ud_qpn(), ifc_.local_addrs().gid);
-	if (p.active && p.active->state() == cm::State::Established &&
-	    cm::crossing_req_survivor(me.b, p.addr.b) == cm::Survivor::Remote) {
+	const RestartRetire r =
+		restart_retire(p.passive && p.passive != &c && may_carry(p.passive),
+			       p.active && p.active->state() == cm::State::Established, cm::crossing_req_survivor(me.b, p.addr.b));
+	if (r.close_passive)
+		p.passive->feed(cm::Event::of(cm::Ev::Close), notes);
+	if (r.close_active)
 		p.active->feed(cm::Event::of(cm::Ev::Close), notes);
-		closed = true;
-	}
-	if (closed)
+	if (r.restart())
 		count(ifs_.cm_peer_restarts);
 }
 
@@ -310,6 +307,15 @@ void CmTable::ident_run(u64 now)
 				continue;
 			}
 			if (!c->offered) {	// its StartSending has not run yet: the next run
+				again = true;
+				continue;
+			}
+			u32 staged = 0;	// echoes staged for c in this run (kCmEchoes at most)
+			for (u32 i = 0; i < nout; i++)
+				staged += out[i].c == c;
+			// At most one per connection per run: its ring's room does not shrink until the
+			// posts after the loop (echo_may_stage); the rest wait for the next run.
+			if (!echo_may_stage(c->tx_room(), staged)) {
 				again = true;
 				continue;
 			}

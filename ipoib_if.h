@@ -93,7 +93,7 @@ class Interface;
 	X(tx_drop_icmp_queue_full) X(mode_changes) X(tx_stop_timeouts)                \
 	X(tx_csum_filled) X(tx_drop_csum) X(rx_refused) X(ud_qp_recoveries) X(ud_qp_recovery_failures) \
 	X(ring_resizes) X(ring_resize_errors) X(ud_qp_error_recoveries) X(ud_qp_error_recovery_failures) \
-	X(tx_drop_ud_repair)
+	X(tx_drop_ud_repair) X(ud_carrier_held) X(ud_repair_rearms)
 
 struct Stats {
 #define IPOIB_STAT_FIELD(n) u64 n = 0;
@@ -337,7 +337,6 @@ private:
 	u8 gid_[kGidLen] = {};		// the work's copy; other contexts read addrs_
 	u8 bcast_mgid_[kGidLen] = {};	// the work's copy; other contexts read addrs_
 	kstd::SeqWords<5> addrs_;	// gid, broadcast MGID, LID (LocalAddrs)
-	u32 qkey_ = 0;
 	kapi_mcmember bcast_rec_{};	// the broadcast group's parameters, copied into other joins
 	u32 max_ud_mtu_ = 0;
 	u32 mcast_mtu_ = 0;	// UD MTU of the broadcast group, 0 before the join

@@ -97,23 +97,31 @@ void Interface::repair_ud()
 		return;
 	}
 	u32 wait = 0;
-	switch (ud_repair_.next(kapi_qp_state(qp_.raw()), kapi_now_ms(), wait)) {
+	const UdRepair::Step step = ud_repair_.next(kapi_qp_state(qp_.raw()), kapi_now_ms(), wait);
+	switch (step) {
 	case UdRepair::Step::Later:
 		schedule_work(nd(), wait);
 		break;
+	case UdRepair::Step::Rearm:
 	case UdRepair::Step::Now: {
+		if (step == UdRepair::Step::Rearm)
+			count(stats_.ud_repair_rearms);	// one more attempt after giving up
 		const Status st = repair_ud_qp();
 		const UdRepair::Step after = ud_repair_.done(kstd::ok(st), kapi_now_ms());
 		count(kstd::ok(st) ? stats_.ud_qp_error_recoveries : stats_.ud_qp_error_recovery_failures);
-		if (after == UdRepair::Step::Later)
-			schedule_work(nd(), 0);	// next() says how long the back-off is
+		if (after == UdRepair::Step::Later || after == UdRepair::Step::GaveUp)
+			schedule_work(nd(), 0);	// next() says how long the back-off (or the rearm) is
 		if (after == UdRepair::Step::GaveUp) {
-			// The queue stays stopped (ud_draining_): the carrier goes too, so the stack
-			// routes around the link and the netdev watchdog does not fire on it. ifdown/ifup
-			// brings it back: open() asks for a repair again and the broadcast join turns
-			// the carrier on.
-			carrier_ = false;
-			kapi_netdev_carrier(nd(), 0);
+			// The queue stays stopped (ud_draining_): the carrier goes too and is held off
+			// (UdRepair::carrier_held: the broadcast join does not turn it on), so the stack
+			// routes around the link and the netdev watchdog does not fire on it. A rearmed
+			// attempt that succeeds releases it (the join's work turns it on); ifdown/ifup
+			// starts over at once.
+			count(stats_.ud_carrier_held);
+			if (carrier_) {
+				carrier_ = false;
+				kapi_netdev_carrier(nd(), 0);
+			}
 		}
 		u32 missed = 0;
 		if (!repair_log_.allow(kapi_now_ms(), missed))
@@ -122,8 +130,9 @@ void Interface::repair_ud()
 			log_.warn("UD QP 0x%06x: in ERROR: reset and back to RTS (%u more not logged; counted ud_qp_error_recoveries)",
 				  qpn_, missed);
 		else if (after == UdRepair::Step::GaveUp)
-			log_.err("UD QP 0x%06x: still in ERROR after %u repairs failed (last %d): carrier off until the interface is brought down and up (%u more not logged)",
-				 qpn_, UdRepair::kMaxAttempts, kstd::to_errno(st), missed);
+			log_.err("UD QP 0x%06x: still in ERROR after %u repairs failed (last %d): carrier held off, the repair rearmed in %u ms (%u more not logged; counted ud_carrier_held, ud_repair_rearms)",
+				 qpn_, UdRepair::kMaxAttempts, kstd::to_errno(st),
+				 UdRepair::rearm_delay_ms(ud_repair_.rearms()), missed);
 		else
 			log_.err("UD QP 0x%06x: cannot repair it from ERROR: %d, retried after a back-off (%u more not logged; counted ud_qp_error_recovery_failures)",
 				 qpn_, kstd::to_errno(st), missed);
@@ -149,8 +158,8 @@ void Interface::repair_ud()
 // Q_Key; its multicast attachments survive the reset (ipoib_ud_qp.h), so no group is left
 // or joined again. 3. The same receive buffers posted again (RecvRing::restart), NAPI on,
 // the queue woken. On a failure ud_draining_ stays set and the queue stopped: nothing is
-// posted into a QP that is not in RTS until a retry succeeds (repair_ud turns the carrier
-// off when it gives up; open() clears the flag).
+// posted into a QP that is not in RTS until a retry succeeds (repair_ud holds the carrier
+// off when it gives up, and rearms the repair; open() clears the flag).
 Status Interface::repair_ud_qp()
 {
 	constexpr u32 kRepairDrainMs = 2000;
@@ -168,7 +177,7 @@ Status Interface::repair_ud_qp()
 	poll_tx();	// completions that arrived after the last poll
 	Status st = Status::TimedOut;
 	if (!rx_.posted() && !tx_.outstanding())
-		st = qp_.reset_to_rts(qkey_);
+		st = qp_.reset_to_rts();
 	else
 		log_.warn("UD QP 0x%06x: %u receives and %u sends not flushed %u ms after ERROR: not reset yet", qpn_,
 			  rx_.posted(), tx_.outstanding(), kRepairDrainMs);

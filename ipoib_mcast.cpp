@@ -67,7 +67,7 @@ void Interface::join(McGroup &g)
 	} else {
 		// New groups take the broadcast group's parameters (RFC 4391 §10).
 		req.join_state = g.sendonly ? kJoinSendOnlyFull : kJoinFull;
-		req.qkey = bcast_rec_.qkey;
+		req.qkey = qp_.qkey();	// the link's (the broadcast group's)
 		req.mtu_selector = 2;	// exactly
 		req.mtu = bcast_rec_.mtu;
 		req.traffic_class = bcast_rec_.traffic_class;
@@ -109,8 +109,7 @@ int Interface::join_done(McGroup &g, kapi_mcast *mc, int status)
 		if (g.broadcast) {
 			// RFC 4391 §5/§9.1.2: the link's Q_Key and MTU are the broadcast group's.
 			bcast_rec_ = rec;
-			qkey_ = rec.qkey;
-			if (!kstd::ok(qp_.set_qkey(rec.qkey)))
+			if (!kstd::ok(qp_.set_qkey(rec.qkey)))	// the link's Q_Key's one owner
 				log_.err("cannot set Q_Key 0x%x", rec.qkey);
 			if (!rx_.filled()) {
 				// The buffer: the GRH area + the IB MTU (IBA 11.4.1.2). NAPI, the ring's one
@@ -304,10 +303,10 @@ void Interface::mcast_work()
 		kapi_rtnl_unlock();
 		mtu_pending_ = false;
 	}
-	if (!carrier_) {
+	if (!carrier_ && !ud_repair_.carrier_held()) {	// held: the UD QP repair gave up
 		carrier_ = true;
 		kapi_netdev_carrier(nd(), 1);
-		log_.info("joined the broadcast group: Q_Key 0x%x, MTU %u, carrier on", qkey_, mcast_mtu_);
+		log_.info("joined the broadcast group: Q_Key 0x%x, MTU %u, carrier on", qp_.qkey(), mcast_mtu_);
 	}
 	mcast_sync_list();
 	u64 next_retry = 0;

@@ -33,7 +33,7 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 	kapi_rcu_read_unlock();
 	// No reference: xmit holds the tx lock, so the AH outlives this send (ipoib_ah.h).
 	if (a)
-		return send(skb, *a, dst.qpn(), qkey_);
+		return send(skb, *a, dst.qpn(), qp_.qkey());
 	send_unicast_slow(skb, dst, now);
 }
 
@@ -76,7 +76,7 @@ void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 	if (dropped)
 		return drop(skb, *dropped);
 	if (ah)
-		return send(skb, *ah, dst.qpn(), qkey_);
+		return send(skb, *ah, dst.qpn(), qp_.qkey());
 	if (!query)
 		return;
 	count_local(stats_.path_queries);	// xmit only (tx lock)

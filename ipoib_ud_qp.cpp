@@ -28,13 +28,13 @@ Status UdQp::to_rts(u32 port, u16 pkey_index)
 	return Status::Ok;
 }
 
-Status UdQp::reset_to_rts(u32 qkey)
+Status UdQp::reset_to_rts()
 {
 	if (!qp_)
 		return Status::NoDevice;
 	ready_ = false;
 	KSTD_TRY(kstd::from_errno(kapi_qp_to_reset(qp_)));
-	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, pkey_index_, qkey)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port_, pkey_index_, qkey())));
 	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
 	ready_ = true;
 	return Status::Ok;

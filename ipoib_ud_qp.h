@@ -45,17 +45,27 @@ public:
 	// RESET -> INIT (P_Key index, Q_Key 0 until the broadcast join says, RFC 4391 §5) -> RTS.
 	Status to_rts(u32 port, u16 pkey_index);
 	bool ready() const { return ready_; }
-	Status set_qkey(u32 qkey) { return kstd::from_errno(kapi_qp_set_qkey(qp_, qkey)); }
+	// The link's Q_Key (RFC 4391 §5: the broadcast group's): this object is its one owner.
+	// set_qkey() (the broadcast join, the work) records it and sets it in the QP; qkey() is
+	// what every UD send names (xmit, any context) and what a repair brings the QP back with.
+	// Recorded even when the QP refuses it: sends still name the group's Q_Key. 0 before the
+	// first join.
+	Status set_qkey(u32 qkey)
+	{
+		__atomic_store_n(&qkey_, qkey, __ATOMIC_RELAXED);
+		return kstd::from_errno(kapi_qp_set_qkey(qp_, qkey));
+	}
+	u32 qkey() const { return __atomic_load_n(&qkey_, __ATOMIC_RELAXED); }
 	Status attach(const u8 *mgid, u16 mlid) { return kstd::from_errno(kapi_qp_attach_mcast(qp_, mgid, mlid)); }
 	Status detach(const u8 *mgid, u16 mlid) { return kstd::from_errno(kapi_qp_detach_mcast(qp_, mgid, mlid)); }
 	// The QP in ERROR brought back (Interface::repair_ud_qp, after every flushed WR was
 	// polled): IBA 10.3.1 lets a QP leave ERROR only through RESET, so RESET -> INIT (the
-	// port and P_Key index to_rts() last had, and qkey: the broadcast group's) -> RTR -> RTS.
+	// port and P_Key index to_rts() last had, and qkey()) -> RTR -> RTS.
 	// The QPN stays, and with it the link-layer address (RFC 4391 §9.1.1) peers hold; its
 	// multicast attachments stay too (ib_attach_mcast binds the QP, not a state: rxe, rdmavt
 	// and softib drop them only on detach or destroy). Failure leaves the QP wherever the
 	// refused transition found it (ready() false until a later call succeeds).
-	Status reset_to_rts(u32 qkey);
+	Status reset_to_rts();
 	// Teardown step 2 (quiesce): every posted request completes with a flush error.
 	void to_error();
 	void destroy();
@@ -89,6 +99,7 @@ private:
 	bool ready_ = false;
 	u32 port_ = 0;		// what to_rts() last brought the QP up with (reset_to_rts)
 	u16 pkey_index_ = 0;
+	u32 qkey_ = 0;		// atomic: qkey()
 	QpEventCounts events_;
 	LogLimit recover_log_;
 	LogLimit event_log_;

@@ -20,8 +20,12 @@ namespace ipoib {
 class UdRepair : kstd::NonCopyable {
 public:
 	// A repair that fails is retried kFirstBackoffMs later, doubling (200, 400, 800, 1600 ms),
-	// and given up after kMaxAttempts failures in a row (logged, counted; ifdown/ifup starts
-	// again): a provider that refuses the transitions is not hammered from the work for ever.
+	// and given up after kMaxAttempts failures in a row (logged, counted): a provider that
+	// refuses the transitions is not hammered from the work. Given up, the carrier is held
+	// off (carrier_held: the broadcast join does not turn it on) and the repair is rearmed:
+	// one more attempt rearm_delay_ms() later (30 s, doubling to 5 min; counted
+	// ud_repair_rearms), given up again if it fails, so a provider that recovers brings the
+	// link back without ifdown/ifup. ifdown/ifup still starts over at once (reset).
 	// A repair that succeeds keeps the back-off running too: an ERROR again within kSettleMs
 	// waits for the next doubling (capped at kMaxBackoffMs), so a QP that keeps failing at once
 	// is not reset in a loop either. The failures and the doubling are cleared only once the
@@ -30,8 +34,19 @@ public:
 	static constexpr kstd::u32 kFirstBackoffMs = 200;
 	static constexpr kstd::u32 kSettleMs = 10000;
 	static constexpr kstd::u32 kMaxBackoffMs = 6400;
+	static constexpr kstd::u32 kRearmFirstMs = 30000;
+	static constexpr kstd::u32 kRearmMaxMs = 300000;
 
-	enum class Step : kstd::u8 { None, Now, Later, GaveUp };
+	// How long after giving up for the rearms-th time (0: the first) the repair is tried
+	// again: kRearmFirstMs, doubling, at most kRearmMaxMs.
+	static kstd::u32 rearm_delay_ms(kstd::u32 rearms)
+	{
+		const kstd::u64 d = kstd::u64(kRearmFirstMs) << (rearms < 5 ? rearms : 5);
+		return d < kRearmMaxMs ? kstd::u32(d) : kRearmMaxMs;
+	}
+
+	// Rearm: as Now, the attempt a give-up rearmed (the caller counts it).
+	enum class Step : kstd::u8 { None, Now, Later, GaveUp, Rearm };
 
 	// Any context: the QP was seen in ERROR (its fatal event, or a receive flushed while the
 	// interface did not drain it).
@@ -40,8 +55,9 @@ public:
 
 	// The work, with the QP's state (kapi_qp_state: KAPI_QPS_*, or -errno when the query
 	// failed). Now: repair it (the request is taken; done() says how it went). Later: not
-	// before wait_ms. None: nothing to do, including a stale request (the QP is in RTS
-	// again, or in SQE, which UdQp::recover serves) and a request after giving up.
+	// before wait_ms (a back-off, or the rearm after giving up). Rearm: as Now, the rearmed
+	// attempt. None: nothing to do, including a stale request (the QP is in RTS again, or
+	// in SQE, which UdQp::recover serves).
 	Step next(int qp_state, kstd::u64 now_ms, kstd::u32 &wait_ms)
 	{
 		if (!wanted())
@@ -53,12 +69,28 @@ public:
 			streak_ = 0;
 			due_ms_ = 0;
 			ok_ms_ = 0;
+			rearms_ = 0;
 		}
-		if (gave_up_ || qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE ||
-		    (qp_state == KAPI_QPS_OTHER && !failures_)) {
+		bool rearm = false;
+		if (gave_up_) {
+			if (now_ms < rearm_due_ms_) {
+				wait_ms = kstd::u32(rearm_due_ms_ - now_ms);
+				return Step::Later;
+			}
+			// One more attempt (the failures stay: a QP a failed attempt left half-way
+			// is still repaired); failing, it gives up again with a longer rearm.
+			__atomic_store_n(&gave_up_, false, __ATOMIC_RELAXED);
+			failures_ = kMaxAttempts - 1;
+			due_ms_ = 0;
+			rearms_++;
+			rearm = true;
+		}
+		if (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE || (qp_state == KAPI_QPS_OTHER && !failures_)) {
 			// OTHER (RESET, INIT, RTR) with no failed attempt: a QP never brought up (a
 			// child waiting for its P_Key); after one, the attempt left it half-way.
 			__atomic_store_n(&wanted_, false, __ATOMIC_RELEASE);
+			if (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE)
+				__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);	// working again
 			return Step::None;
 		}
 		if (now_ms < due_ms_) {
@@ -66,11 +98,12 @@ public:
 			return Step::Later;
 		}
 		__atomic_store_n(&wanted_, false, __ATOMIC_RELEASE);
-		return Step::Now;
+		return rearm ? Step::Rearm : Step::Now;
 	}
 
-	// The work, after a Now: None (repaired), Later (retried after the back-off, asked
-	// again here), GaveUp (the last attempt failed).
+	// The work, after a Now or a Rearm: None (repaired: the carrier is no longer held),
+	// Later (retried after the back-off, asked again here), GaveUp (the last attempt failed:
+	// the carrier is held off, and the repair asked again here, next() saying when).
 	Step done(bool ok, kstd::u64 now_ms)
 	{
 		// No attempt before the back-off of this streak's streak_-th attempt, whatever
@@ -80,10 +113,14 @@ public:
 		streak_++;
 		if (ok) {
 			ok_ms_ = now_ms ? now_ms : 1;	// 0: no success to settle
+			__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);
 			return Step::None;
 		}
 		if (++failures_ >= kMaxAttempts) {
+			rearm_due_ms_ = now_ms + rearm_delay_ms(rearms_);
 			__atomic_store_n(&gave_up_, true, __ATOMIC_RELAXED);
+			__atomic_store_n(&carrier_held_, true, __ATOMIC_RELAXED);
+			request();
 			return Step::GaveUp;
 		}
 		request();
@@ -97,18 +134,27 @@ public:
 		streak_ = 0;
 		due_ms_ = 0;
 		ok_ms_ = 0;
+		rearms_ = 0;
+		rearm_due_ms_ = 0;
 		__atomic_store_n(&gave_up_, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);
 	}
 	kstd::u32 failures() const { return failures_; }
 	bool gave_up() const { return __atomic_load_n(&gave_up_, __ATOMIC_RELAXED); }	// any context
+	// Given up and not repaired since: the carrier stays off (the work, any context).
+	bool carrier_held() const { return __atomic_load_n(&carrier_held_, __ATOMIC_RELAXED); }
+	kstd::u32 rearms() const { return rearms_; }
 
 private:
 	bool wanted_ = false;
 	bool gave_up_ = false;	// written by the work, read by NAPI too
+	bool carrier_held_ = false;	// given up, not repaired since
 	kstd::u32 failures_ = 0;	// attempts failed in a row (since the QP last settled)
 	kstd::u32 streak_ = 0;		// attempts since the QP last stayed in RTS kSettleMs
 	kstd::u64 due_ms_ = 0;		// no attempt before
 	kstd::u64 ok_ms_ = 0;		// the last successful repair, 0: none since it settled
+	kstd::u32 rearms_ = 0;		// rearms since the QP last settled (rearm_delay_ms)
+	kstd::u64 rearm_due_ms_ = 0;	// given up: the rearmed attempt not before
 };
 
 } // namespace ipoib

@@ -48,7 +48,7 @@
 	X(mode_features)      \
 	X(oversize_verdict)   \
 	X(cm_send_budget) X(cm_peer_index) X(cm_send_candidate) X(cm_fallback_note) X(cm_xmit_rc) X(cm_backlog) X(cm_conn_bound) X(cm_flush_peer) X(cm_send_reserve) X(tx_queue) \
-	X(cm_ident_msg) X(cm_ident_proof) X(cm_req_pool) X(cm_req_unproven) X(cm_req_unreserved) X(cm_peer_bound) \
+	X(cm_ident_msg) X(cm_ident_proof) X(cm_req_pool) X(cm_req_unproven) X(cm_req_unreserved) X(cm_peer_bound) X(cm_req_refusal) X(cm_restart_retire) X(cm_echo_stage) \
 	X(neigh_buckets)      \
 	X(neigh_hash)         \
 	X(neigh_ageing)       \

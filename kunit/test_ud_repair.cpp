@@ -72,9 +72,12 @@ KTEST(ud_repair, failures_back_off_then_give_up)
 		now += backoff;
 	}
 	EXPECT_TRUE(r.gave_up());
-	r.request();
-	EXPECT_TRUE(r.next(KAPI_QPS_ERR, now + 100000, wait) == UdRepair::Step::None);
-	r.reset();	// ifdown/ifup: a new start
+	EXPECT_TRUE(r.carrier_held());
+	r.request();	// a request while given up changes nothing: the rearm is due at its time
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, now + 1, wait) == UdRepair::Step::Later);
+	EXPECT_EQ(wait, UdRepair::rearm_delay_ms(0) - 1);
+	r.reset();	// ifdown/ifup: a new start, at once
+	EXPECT_FALSE(r.carrier_held());
 	r.request();
 	EXPECT_FALSE(r.gave_up());
 	EXPECT_TRUE(r.next(KAPI_QPS_ERR, now + 100001, wait) == UdRepair::Step::Now);
@@ -132,9 +135,89 @@ KTEST(ud_repair, quick_successes_are_capped_not_given_up)
 	EXPECT_EQ(r.failures(), 0u);
 }
 
+// Every attempt of a streak fails, each made when its back-off allows: r gives up at now.
+bool give_up(UdRepair &r, u64 &now)
+{
+	u32 wait = 0;
+	r.request();
+	for (u32 i = 0; i < UdRepair::kMaxAttempts; i++) {
+		UdRepair::Step s = r.next(KAPI_QPS_ERR, now, wait);
+		if (s == UdRepair::Step::Later) {
+			now += wait;
+			s = r.next(KAPI_QPS_ERR, now, wait);
+		}
+		if (s != UdRepair::Step::Now)
+			return false;
+		r.done(false, now);
+	}
+	return r.gave_up();
+}
+
+// Given up, the repair is not dead for good: without any new request, the work is told to
+// come back later, and at that time it tries again.
+KTEST(ud_repair, giving_up_rearms_later)
+{
+	UdRepair r;
+	u32 wait = 0;
+	u64 now = 1000;
+	ASSERT_TRUE(give_up(r, now));
+	EXPECT_TRUE(r.wanted());	// no new request needed
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, now + 1, wait) == UdRepair::Step::Later);
+	EXPECT_GT(wait, 0u);
+	const u64 due = now + 1 + wait;
+	const UdRepair::Step s = r.next(KAPI_QPS_OTHER, due, wait);	// a failed attempt left it half-way
+	EXPECT_TRUE(s != UdRepair::Step::None && s != UdRepair::Step::Later);
+	EXPECT_TRUE(s == UdRepair::Step::Rearm);
+	EXPECT_EQ(r.rearms(), 1u);
+	EXPECT_TRUE(r.carrier_held());	// until a repair succeeds
+	// The rearmed attempt fails: given up again at once, the next rearm twice as far.
+	EXPECT_TRUE(r.done(false, due) == UdRepair::Step::GaveUp);
+	EXPECT_TRUE(r.wanted());
+	ASSERT_TRUE(r.next(KAPI_QPS_OTHER, due + 1, wait) == UdRepair::Step::Later);
+	EXPECT_EQ(wait, UdRepair::rearm_delay_ms(1) - 1);
+	const u64 due2 = due + UdRepair::rearm_delay_ms(1);
+	ASSERT_TRUE(r.next(KAPI_QPS_OTHER, due2, wait) == UdRepair::Step::Rearm);
+	EXPECT_EQ(r.rearms(), 2u);
+	// This one succeeds: the carrier is no longer held; the QP staying up settles it all.
+	EXPECT_TRUE(r.done(true, due2) == UdRepair::Step::None);
+	EXPECT_FALSE(r.carrier_held());
+	EXPECT_FALSE(r.gave_up());
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_ERR, due2 + UdRepair::kSettleMs, wait) == UdRepair::Step::Now);
+	EXPECT_EQ(r.rearms(), 0u);
+	EXPECT_EQ(r.failures(), 0u);
+}
+
+// The rearm's back-off: 30 s, doubling, capped at 5 min.
+KTEST(ud_repair, rearm_delay_doubles_to_a_cap)
+{
+	EXPECT_EQ(UdRepair::rearm_delay_ms(0), 30000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(1), 60000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(2), 120000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(3), 240000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(4), 300000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(5), 300000u);
+	EXPECT_EQ(UdRepair::rearm_delay_ms(1000), 300000u);
+}
+
+// A QP found in RTS while given up (the provider brought it back itself): the carrier is
+// released when the rearm looks, and nothing is repaired.
+KTEST(ud_repair, a_qp_back_in_rts_releases_the_carrier)
+{
+	UdRepair r;
+	u32 wait = 0;
+	u64 now = 1000;
+	ASSERT_TRUE(give_up(r, now));
+	ASSERT_TRUE(r.carrier_held());
+	EXPECT_TRUE(r.next(KAPI_QPS_RTS, now + UdRepair::rearm_delay_ms(0), wait) == UdRepair::Step::None);
+	EXPECT_FALSE(r.carrier_held());
+	EXPECT_FALSE(r.wanted());
+}
+
 KTEST_SUITE(ud_repair, KTEST_CASE(ud_repair, nothing_without_a_request), KTEST_CASE(ud_repair, a_qp_in_error_is_repaired_once),
 	    KTEST_CASE(ud_repair, a_stale_request_is_dropped), KTEST_CASE(ud_repair, failures_back_off_then_give_up),
 	    KTEST_CASE(ud_repair, a_quick_error_after_a_success_keeps_the_back_off),
-	    KTEST_CASE(ud_repair, quick_successes_are_capped_not_given_up));
+	    KTEST_CASE(ud_repair, quick_successes_are_capped_not_given_up), KTEST_CASE(ud_repair, giving_up_rearms_later),
+	    KTEST_CASE(ud_repair, rearm_delay_doubles_to_a_cap), KTEST_CASE(ud_repair, a_qp_back_in_rts_releases_the_carrier));
 
 } // namespace ktest_ud_repair

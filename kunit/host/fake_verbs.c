@@ -420,7 +420,18 @@ struct kapi_qp *kapi_ud_qp_create(struct kapi_pd *pd, struct kapi_cq *send_cq, s
 }
 void kapi_qp_destroy(struct kapi_qp *qp) { fake_qp_free(qp); }
 kapi_u32 kapi_qp_num(const struct kapi_qp *qp) { return 0x48; }
-int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey) { return 0; }
+/* The Q_Key the UD QP was last given: at INIT or by kapi_qp_set_qkey. */
+kapi_u32 fake_ud_qkey;
+int kapi_ud_qp_to_init(struct kapi_qp *qp, kapi_u32 port, kapi_u16 pkey_index, kapi_u32 qkey)
+{
+	fake_ud_qkey = qkey;
+	return 0;
+}
+int kapi_qp_set_qkey(struct kapi_qp *qp, kapi_u32 qkey)
+{
+	fake_ud_qkey = qkey;
+	return 0;
+}
 int kapi_ud_qp_to_rts(struct kapi_qp *qp)
 {
 	fake_ud_state = KAPI_QPS_RTS;

@@ -24,6 +24,7 @@ struct kapi_cq *fake_cq_new(void) KAPI_NOEXCEPT;
 extern int fake_ud_state;
 extern int fake_sqe_to_rts_err;
 extern int fake_reset_err;
+extern kapi_u32 fake_ud_qkey;
 void fake_cq_free(struct kapi_cq *cq) KAPI_NOEXCEPT;
 void fake_cq_push(struct kapi_cq *cq, const struct kapi_wc *wc) KAPI_NOEXCEPT;
 int fake_cq_pending(struct kapi_cq *cq) KAPI_NOEXCEPT;

@@ -493,12 +493,31 @@ KTEST(qp_events, error_reset_to_rts)
 	ASSERT_OK(qp.to_rts(1, 3));
 	fake_ud_state = KAPI_QPS_ERR;
 	fake_reset_err = -KAPI_EINVAL;
-	EXPECT_FALSE(kstd::ok(qp.reset_to_rts(0x1b)));
+	EXPECT_FALSE(kstd::ok(qp.reset_to_rts()));
 	EXPECT_EQ(fake_ud_state, int(KAPI_QPS_ERR));
 	fake_reset_err = 0;
-	EXPECT_OK(qp.reset_to_rts(0x1b));
+	EXPECT_OK(qp.reset_to_rts());
 	EXPECT_EQ(fake_ud_state, int(KAPI_QPS_RTS));
 	EXPECT_TRUE(qp.ready());
+}
+
+// The link's Q_Key has one owner, the UD QP: what the broadcast join sets is what every send
+// names (qkey()) and what a repair brings the QP back with, without the caller passing it.
+KTEST(qp_events, qkey_owned_by_the_qp)
+{
+	UdQp qp(g_log);
+	ASSERT_OK(qp.create(nullptr, nullptr, nullptr, 16, 16));
+	ASSERT_OK(qp.to_rts(1, 3));
+	EXPECT_EQ(qp.qkey(), 0u);	// before the join
+	EXPECT_EQ(fake_ud_qkey, 0u);
+	EXPECT_OK(qp.set_qkey(0x1b));
+	EXPECT_EQ(qp.qkey(), 0x1bu);
+	EXPECT_EQ(fake_ud_qkey, 0x1bu);
+	fake_ud_qkey = 0;
+	fake_ud_state = KAPI_QPS_ERR;
+	EXPECT_OK(qp.reset_to_rts());
+	EXPECT_EQ(fake_ud_qkey, 0x1bu);	// INIT again with the group's Q_Key
+	EXPECT_EQ(qp.qkey(), 0x1bu);
 }
 
 KTEST(qp_events, srq_events_reach_the_srq)
@@ -594,7 +613,7 @@ KTEST_SUITE(recv_ring, KTEST_CASE(recv_ring, fill_posts_every_slot),
 	    KTEST_CASE(recv_ring, failed_first_fill_resumes), KTEST_CASE(recv_ring, bytes_and_refused_counter));
 KTEST_SUITE(dispatch, KTEST_CASE(dispatch, completions_go_to_the_tagged_qp), KTEST_CASE(dispatch, budget_bounds_the_poll),
 	    KTEST_CASE(dispatch, batch_counts_only_what_was_dispatched));
-KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, error_reset_to_rts), KTEST_CASE(qp_events, fatal_event_reaches_the_owner), KTEST_CASE(qp_events, srq_events_reach_the_srq));
+KTEST_SUITE(qp_events, KTEST_CASE(qp_events, counted_per_kind), KTEST_CASE(qp_events, sqe_recovered_to_rts), KTEST_CASE(qp_events, error_reset_to_rts), KTEST_CASE(qp_events, qkey_owned_by_the_qp), KTEST_CASE(qp_events, fatal_event_reaches_the_owner), KTEST_CASE(qp_events, srq_events_reach_the_srq));
 KTEST_SUITE(work_rule, KTEST_CASE(work_rule, requests_only_bring_the_work_forward));
 KTEST_SUITE(frag_skb, KTEST_CASE(frag_skb, layout), KTEST_CASE(frag_skb, a_64k_receive_from_order0_pages));
 
