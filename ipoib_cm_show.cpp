@@ -360,6 +360,37 @@ void CmTable::housekeeping()
 		if (peer_log_.allow(now, missed))
 			log().warn("connection QPN 0x%06x: no send completion for %u ms, tearing down (counted: cm_watchdog_teardowns; %u more not logged)",
 				   stalled[i], (unsigned)cm::kSendWatchdogMs, missed);
+	// The first probe of an identity proof (docs/security.md) for an established connection
+	// under proof that has not had one. It normally goes at the connection's StartSending
+	// (start_sending), but a bidirectional passive connection established while the
+	// interface is in datagram mode gets no StartSending until the switch back, and its
+	// proof's deadline (kCmProofMs from the REQ) runs all the same: a proof that expired
+	// unprobed left the connection receive-only for good, we then connected ourselves, and
+	// each end kept two connections, one per direction. The probe goes over UD and the echo
+	// comes over the connection under proof: neither needs connected mode, and a connection
+	// proven in datagram mode becomes the send path at the switch back (its StartSending).
+	struct Probe {
+		HwAddr to;
+		u32 qpn;
+		u64 nonce;
+	};
+	Probe probes[kLogMax];	// more wait for the next run, a second later
+	u32 nprobes = 0;
+	{
+		kstd::SpinIrqSaveGuard g(lock_);
+		for (CmPeer &p : peers_) {
+			Connection *c = p.proving;
+			if (!open_ || !proofs_open_ || nprobes == kLogMax)
+				break;
+			if (!c || !p.proof.open() || p.proof.nonce || p.proof.expired(now) ||
+			    c->state() != cm::State::Established)
+				continue;
+			p.proof.probe(now, kapi_cm_random_u64());
+			probes[nprobes++] = {p.addr, c->qpn(), p.proof.nonce};
+		}
+	}
+	for (u32 i = 0; i < nprobes; i++)
+		send_probe(probes[i].to, probes[i].qpn, probes[i].nonce);	// dev_queue_xmit: no lock held
 	flush_backlogs(now);	// a backlog whose kick was lost or refused
 	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
