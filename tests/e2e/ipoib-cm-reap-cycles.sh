@@ -151,7 +151,8 @@ rm -f /tmp/tping /tmp/treap /tmp/tx.*
 save a
 for i in $(seq 1 $P); do conn_of $i > /tmp/conn.$i; done
 t0=$(cut -d. -f1 /proc/uptime)
-check "$ROUNDS rounds of $P connect/reap cycles: every ping answered, $P up, all reaped" rounds 1 $ROUNDS
+# reachability, not loss: a reply > 1 s late meets idle reaping (1 s), so ping -w resends by design (counted below)
+check "$ROUNDS rounds of $P connect/reap cycles: every peer's ping got a reply (any echo), $P up, all reaped" rounds 1 $ROUNDS
 t1=$(cut -d. -f1 /proc/uptime)
 [ -s /tmp/bad ] && diag "$(head -n 5 /tmp/bad)"
 diag "$CYCLES cycles took $((t1 - t0)) s ($(( (t1 - t0) * 1000 / ROUNDS )) ms per round: pings $(sum /tmp/tping) s, reaping $(sum /tmp/treap) s in all)"

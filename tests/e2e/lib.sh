@@ -181,6 +181,14 @@ ns_ping_errs() {
     printf '%s\n' "$_pa_out" | grep -E '^From |transmitted|rtt' | tail -n 4
     printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $((_c - _e)) received, +$_e errors,"
 }
+# ping_seqs_all FILE COUNT: the output of a `ping -c COUNT -w D` (without -q) in FILE holds
+# a reply to each of echoes 1..COUNT. -w keeps sending until COUNT replies came, so its exit
+# status and "COUNT received" pass with echoes lost; a lost echo leaves its icmp_seq out here,
+# while a late reply (ping sent more meanwhile) still counts and keeps -w's wall-time bound.
+ping_seqs_all() {
+    [ "$(sed -n 's/^[0-9]* bytes from .* icmp_seq=\([0-9]*\) .*/\1/p' "$1" |
+        awk -v n="$2" '$1 >= 1 && $1 <= n && !s[$1]++' | wc -l)" -eq "$2" ]
+}
 # file_lacks FILE MIN PATTERN [SELECT]: FILE is readable, holds at least MIN lines (of those
 # matching SELECT, if given; both grep -E) and none of those lines matches PATTERN. A negative
 # grep alone passes on a missing or empty file; this one fails there.

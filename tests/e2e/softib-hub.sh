@@ -5,7 +5,7 @@
 # last host first (8000-byte pings both ways: more than the 2044-byte UD MTU, so RC only; the
 # REQ counted on the side that opened, the RC messages on the side that received them, and no
 # RC message on an uninvolved host), then every host pings host 0 at once and host 0 pings
-# every host at once (a hub): every ping gets all its replies, host 0 accepted a connection
+# every host at once (a hub): every ping gets 3 replies (resends allowed), host 0 accepted a connection
 # from each peer and opened one to each, and the RC byte counters on host 0 and on every peer
 # account for the pings.
 # load: ib_core
@@ -54,7 +54,7 @@ all_carrier() { # within 300 s of wall time (one poll costs N ip calls under TCG
     done; }
 check "carrier on all $N" all_carrier
 
-hping() { # FROM TO COUNT: COUNT replies of S-byte pings within 90 s
+hping() { # FROM TO COUNT: COUNT replies of S-byte pings within 90 s (ping -w resends a lost echo)
     /sbin/ip netns exec h$1 /usr/bin/ping -q -c "$3" -i 0.5 -w 90 -s $S "$(addr $2)" > /tmp/pout.$1.$2 2>&1
 }
 
@@ -74,7 +74,7 @@ for i in $(seq 0 $L); do
     for k in cm_tx_req cm_rx_req rc_rx_bytes rc_tx_bytes; do echo "$(cat $(F $i $k))" > /tmp/c0.$i.$k; done
 done
 d0() { echo $(( $(cat $(F $1 $2)) - $(cat /tmp/c0.$1.$2) )); }
-fanin() { # every host pings host 0 at the same time; the number of pings that got all replies
+fanin() { # every host pings host 0 at the same time; the number of pings that got 3 replies
     for i in $(seq 1 $L); do (hping $i 0 3 && touch /tmp/in.$i) & done
     wait; ls /tmp/in.* 2>/dev/null | wc -l; }
 fanout() { # host 0 pings every host at the same time
@@ -89,8 +89,9 @@ diag "fan-in: $nin of $L pings complete in $((t1 - t0)) s; fan-out: $nout of $L 
 sumc() { _s=0; for i in $(seq 1 $L); do _s=$((_s + $(cat $(F $i $1)))); done; echo $_s; }
 diag "peers: rnr_nak $(sumc rnr_nak) rnr_retry_exceeded $(sumc rnr_retry_exceeded) retry_exceeded $(sumc retry_exceeded) flushed $(sumc flushed_wqes) drop_no_qp $(sumc drop_no_qp) drop_no_rwqe $(sumc drop_no_rwqe)"
 for i in $(seq 1 $L); do [ -e /tmp/in.$i ] || diag "h$i: $(tail -n 3 /tmp/pout.$i.0)"; done
-check "every host -> host 0: all $L pings got 3 replies" test "$nin" -eq $L
-check "host 0 -> every host: all $L pings got 3 replies" test "$nout" -eq $L
+# reachability, not loss: in-tree ipoib's RC QPs take no RNR retry, so a dry SRQ drops (rnr_retry_exceeded)
+check "every host -> host 0: all $L reached it (3 replies each, resent echoes allowed)" test "$nin" -eq $L
+check "host 0 -> every host: all $L reached (3 replies each, resent echoes allowed)" test "$nout" -eq $L
 # in-tree connected mode: one RC connection per direction, opened by the sender; host 0
 # already had one to/from host L (above), so at least L-1 new ones each way
 check "host 0 accepted a connection from each new peer (cm_rx_req +$(d0 0 cm_rx_req))" test "$(d0 0 cm_rx_req)" -ge $((L - 1))
