@@ -104,6 +104,17 @@ inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
 	return reserve_age_ms(1, now_ms, post_ms) >= kReserveHolMs ? now_ms + kSendWatchdogMs : bar_until_ms;
 }
 inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
+// The bar a ring leaves when it ends (teardown: the peer's DREQ, an error, the watchdog, a
+// flush): an outstanding head of line cm::kReserveHolMs old or more is a late completion
+// at that moment. The bar belongs to the peer, not to one connection (CmPeer's
+// reserve_bar_until): a peer that held the reserve and then disconnected is refused it on
+// its next connection as it would have been on this one (reserve_bar_fold, the new ring
+// starts from the peer's bar).
+inline u64 reserve_bar_end(u64 bar_until_ms, u64 now_ms, u32 outstanding, u32 hol_post_ms)
+{
+	return outstanding ? reserve_bar_after(bar_until_ms, now_ms, hol_post_ms) : bar_until_ms;
+}
+inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
 inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 unacked, u32 credit, bool barred)
 {
 	if (barred)
@@ -162,6 +173,13 @@ template <u32 Cap> struct ReserveClock {
 	{
 		return reserve_eligible(now_ms, head, tail, post_ms[tail & (Cap - 1)], ack, bar_until_ms);
 	}
+	// The ring ends (teardown): the bar it leaves its peer (reserve_bar_end).
+	u64 ended(u64 now_ms) const
+	{
+		return reserve_bar_end(bar_until_ms, now_ms, outstanding(), post_ms[tail & (Cap - 1)]);
+	}
+	// A new ring of the peer: it starts from the peer's bar.
+	void inherit(u64 peer_bar_ms) { bar_until_ms = reserve_bar_fold(bar_until_ms, peer_bar_ms); }
 };
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a

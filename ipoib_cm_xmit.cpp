@@ -240,6 +240,20 @@ void CmTable::reserve_held(Connection &c, u32 fresh)
 		kick_flush();
 }
 
+void CmTable::reserve_bar_fold(CmPeer &p, Connection &c)
+{
+	p.reserve_bar_until = cm::reserve_bar_fold(p.reserve_bar_until, c.tx_reserve_bar());
+	Connection *const others[] = {p.active, p.passive, p.proving};
+	for (Connection *o : others)
+		if (o && o != &c)
+			o->tx_reserve_bar_at_least(p.reserve_bar_until);
+}
+
+void CmTable::reserve_bar_inherit(CmPeer &p, Connection &c)
+{
+	c.tx_reserve_bar_at_least(p.reserve_bar_until);
+}
+
 void CmTable::rc_destroyed(u32 n)
 {
 	count(ifs_.cm_tx_drop_teardown, n);

@@ -861,6 +861,7 @@ struct ReserveSim {
 	RcSendBudget b;
 	cm::ReserveClock<kSimRing> rc[kSimConns] = {};
 	cm::SendClock sc[kSimConns] = {};
+	u64 peer_bar[kSimConns] = {};	// CmPeer::reserve_bar_until of each connection's peer
 	u32 torn_down = 0;
 	void reset()
 	{
@@ -870,6 +871,7 @@ struct ReserveSim {
 		for (int i = 0; i < kSimConns; i++) {
 			rc[i] = {};
 			sc[i] = {};
+			peer_bar[i] = 0;
 		}
 		torn_down = 0;
 	}
@@ -910,6 +912,27 @@ struct ReserveSim {
 				torn_down++;
 				complete(i, rc[i].outstanding(), now);
 			}
+	}
+	// the peer's DREQ: the connection goes (its sends flushed, their slots back), the ring's
+	// bar stays with the peer (retire's reserve_bar_fold) and xmit connects again at once
+	// (no FallBack): a fresh ring, which starts from the peer's bar
+	void dreq(int i, u64 now)
+	{
+		peer_bar[i] = cm::reserve_bar_fold(peer_bar[i], rc[i].ended(now));
+		b.complete(rc[i].outstanding());
+		rc[i] = {};
+		sc[i] = {};
+		rc[i].inherit(peer_bar[i]);
+	}
+	// 0..2 hold the shared rings: everything completed, late, `hold` after they took it
+	// (just before their watchdog: progress, never torn down), then taken again
+	void hold_shared(u64 now, u64 &since, u64 hold)
+	{
+		if (now != since + hold)
+			return;
+		for (int i = 0; i < 3; i++)
+			complete(i, kSimRing, now);
+		since = now;
 	}
 	u32 attacker_inflight() const
 	{
@@ -1012,11 +1035,7 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 	u64 shared_at = 1, round_at = 1, late_at = 0;
 	for (u64 t = 1; t <= kEnd; t++) {
 		x.complete(kSimH, kSimRing, t);
-		if (t == shared_at + kHold) {	// 0..2: everything, late, just before the watchdog
-			for (int i = 0; i < 3; i++)
-				x.complete(i, kSimRing, t);
-			shared_at = t;
-		}
+		x.hold_shared(t, shared_at, kHold);
 		if (t == round_at + 1)		// 3: its first send, promptly
 			x.complete(3, 1, t);
 		if (t == round_at + kHold) {	// 3: the rest, late, before the watchdog; again
@@ -1048,6 +1067,54 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(while_barred, 0u);	// barred by its late completion
 	EXPECT_TRUE(max_att <= 3 * kSimRing + 2 * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(x.under, 0u);
+}
+
+// DREQ and reconnect: connections 0..2 hold the shared three rings (as above); 3's peer
+// completes promptly all but the newest send each millisecond for 20 ms from its first post
+// (a batch's credit grows the ring to all of it, the reserve), then holds everything
+// ~9.9 s and sends a DREQ instead of completing: the established connection goes without
+// FallBack and xmit connects again at once. A bar kept in the ring alone starts the new
+// ring unbarred: it takes the reserve again within milliseconds and H is refused nearly all
+// of the run. With the bar kept on the peer (the teardown's head of line, ~9.9 s old, is a
+// late completion at that moment) the new ring is barred for cm::kSendWatchdogMs from the
+// DREQ: it takes nothing of the reserve in that period (what stays open: the round after
+// the bar, once per bar).
+KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	const u64 kHold = cm::kSendWatchdogMs - 100, kEnd = 4 * cm::kSendWatchdogMs;
+	u32 h_refused = 0, while_barred = 0, dreqs = 0;
+	u64 shared_at = 1, grow_from = 0, dreq_at = 0;
+	for (u64 t = 1; t <= kEnd; t++) {
+		x.complete(kSimH, kSimRing, t);
+		x.hold_shared(t, shared_at, kHold);
+		if (grow_from && t < grow_from + 20 && x.rc[3].outstanding() > 1)
+			x.complete(3, x.rc[3].outstanding() - 1, t);
+		if (grow_from && t == grow_from + kHold) {
+			x.dreq(3, t);
+			dreq_at = t;
+			dreqs++;
+			grow_from = 0;
+		}
+		const bool barred = dreq_at && t < dreq_at + cm::kSendWatchdogMs;
+		x.watchdog(t);
+		for (int i = 0; i < 3; i++)
+			x.flood(i, t);
+		const u32 before = x.rc[3].outstanding();
+		x.flood(3, t);
+		if (barred)
+			while_barred += x.rc[3].outstanding() - before;
+		if (!grow_from && x.rc[3].outstanding())
+			grow_from = t;
+		if (x.post(kSimH, t) != CmSlot::Ok)
+			h_refused++;
+	}
+	EXPECT_GE(dreqs, 2u);
+	EXPECT_EQ(while_barred, 0u);
+	EXPECT_LT(h_refused, u32(kEnd * 6 / 10));	// the reserve held one bar period in two at most
+	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(x.under, 0u);
 }
 
@@ -1156,6 +1223,7 @@ KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_lea
 	    KTEST_CASE(cm_send_reserve, flipping_peers_do_not_take_the_reserve),
 	    KTEST_CASE(cm_send_reserve, steady_completions_keep_the_reserve),
 	    KTEST_CASE(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve),
+	    KTEST_CASE(cm_send_reserve, dreq_and_reconnect_keep_the_bar),
 	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),
