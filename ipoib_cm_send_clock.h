@@ -60,11 +60,14 @@ inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; 
 //    a ring that fills within a millisecond of the 0 -> 1 post has a young head of line, and
 //    a peer that took nothing yet has earned nothing beyond kReserveUnacked + 1.
 //  - sticky lateness: a send that completes kReserveHolMs or more after its post bars the
-//    connection from the reserve for kSendWatchdogMs from that completion (while such a head
-//    is outstanding, the first condition refuses it already; its completion is late by
-//    definition). A peer that held reserve slots until just before the watchdog and then
-//    completed them cannot take them again at once: it is refused for a watchdog period.
-//    A barred connection is refused even with nothing outstanding.
+//    peer from the reserve for twice its age, at most kSendWatchdogMs, from that completion
+//    (reserve_bar_after; while such a head is outstanding, the first condition refuses it
+//    already; its completion is late by definition). A peer that held reserve slots until
+//    just before the watchdog and then completed them cannot take them again at once: it
+//    is refused for a watchdog period. A barred connection is refused even with nothing
+//    outstanding. The bar is the peer's: a ring that ends leaves it to the peer (with an
+//    outstanding head of line that old counted late at that moment, reserve_bar_end) and a
+//    new connection's ring starts from it (a DREQ and a reconnect do not clear it).
 // Nothing outstanding and no bar is always eligible (hol_age_ms is 0 then). What this still
 // grants (docs/security.md): kRcBoundConns connections whose peers completed promptly up to a
 // moment ago, each growing kReserveUnacked + 1 per prompt batch, can take the reserve
@@ -97,11 +100,18 @@ inline u32 reserve_credit(u32 credit, bool posted_since, u32 outstanding_after)
 		return 0;
 	return posted_since ? 1 : credit + 1;
 }
-// The bar after one more completion, of a send posted at post_ms: until kSendWatchdogMs
-// from now when it is late, else unchanged.
+// The bar after one more completion, of a send posted at post_ms: when it is late (age
+// kReserveHolMs or more), until now + min(kSendWatchdogMs, 2 * age), else unchanged; never
+// lowered. Proportional: a hold just short of the watchdog bars a watchdog period, while
+// lateness that may be our own (NAPI latency, one transport retry) or a peer's longest
+// RNR NAK delay (655 ms: ~1.3 s) shuts a healthy peer out only briefly.
 inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
 {
-	return reserve_age_ms(1, now_ms, post_ms) >= kReserveHolMs ? now_ms + kSendWatchdogMs : bar_until_ms;
+	const u64 age = reserve_age_ms(1, now_ms, post_ms);
+	if (age < kReserveHolMs)
+		return bar_until_ms;
+	const u64 until = now_ms + (2 * age < kSendWatchdogMs ? 2 * age : kSendWatchdogMs);
+	return until > bar_until_ms ? until : bar_until_ms;
 }
 inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
 // The bar a ring leaves when it ends (teardown: the peer's DREQ, an error, the watchdog, a

@@ -108,7 +108,7 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_EQ(cm::reserve_credit(7, false, 0), 0u);
 	// the bar: from a completion cm::kReserveHolMs or more after its post
 	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T - 1, 1000), 0u);
-	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + T + cm::kSendWatchdogMs);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + 3 * T);	// twice its age
 	EXPECT_EQ(cm::reserve_bar_after(77, 1000, 1000 + 5), 77u);	// stamped after now: not late
 	EXPECT_TRUE(cm::reserve_barred(99, 100));
 	EXPECT_FALSE(cm::reserve_barred(100, 100));
@@ -139,13 +139,13 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_TRUE(c.eligible(1059));
 	EXPECT_FALSE(c.eligible(1060));	// 50 ms since its post
 	EXPECT_FALSE(c.barred(1060));	// refused, not barred: nothing completed late yet
-	c.completed(1, 1060);	// late: barred for the watchdog period from here
+	c.completed(1, 1060);	// late: barred for twice its age (50 ms) from here
 	EXPECT_TRUE(c.barred(1060));
 	c.completed(3, 1061);	// the rest posted at 1010: late too, the bar runs from the last
 	c.completed(20, 1061);	// posted at 1020: in time
 	EXPECT_EQ(c.outstanding(), 0u);
-	EXPECT_FALSE(c.eligible(1061 + cm::kSendWatchdogMs - 1));	// nothing outstanding, barred
-	EXPECT_TRUE(c.eligible(1061 + cm::kSendWatchdogMs));
+	EXPECT_FALSE(c.eligible(1061 + 2 * 51 - 1));	// nothing outstanding, barred
+	EXPECT_TRUE(c.eligible(1061 + 2 * 51));
 	EXPECT_EQ(c.hol_age_ms(5000), 0u);
 	// the post times are u32 ms: a wrap keeps the difference
 	cm::ReserveClock<8> w;
@@ -153,6 +153,35 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_EQ(w.hol_age_ms(0x100000000ull + 10), 20u);
 	w.completed(1, 0x100000000ull + 10);
 	EXPECT_FALSE(w.barred(0x100000000ull + 10));
+}
+
+// The bar is proportional to the lateness: until now + min(cm::kSendWatchdogMs, 2 * age).
+// A hold just short of the watchdog bars ~10 s; an in-tree peer's 655 ms RNR NAK timer (or
+// one transport retry, or our own NAPI latency) ~1.3 s, not 10 s; a bar already longer
+// stays.
+KTEST(cm_send_budget, bar_proportional_to_lateness)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	constexpr u64 W = cm::kSendWatchdogMs;
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T - 1, 1000), 0u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + 3 * T);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1655, 1000), 1655 + 1310u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W / 2 - 1, 1000), 1000 + 3 * (W / 2 - 1));
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W / 2, 1000), 1000 + W / 2 + W);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W - 100, 1000), 1000 + W - 100 + W);
+	EXPECT_EQ(cm::reserve_bar_after(99999, 1100, 1000), 99999u);	// longer: kept
+	// a healthy peer's one 655 ms hiccup: back in the reserve 1.31 s after it
+	cm::ReserveClock<8> c;
+	c.posted(1000);
+	c.posted(1000);
+	c.completed(2, 1655);
+	EXPECT_TRUE(c.barred(1655 + 1309));
+	EXPECT_FALSE(c.barred(1655 + 1310));
+	EXPECT_TRUE(c.eligible(1655 + 1310));
+	// the teardown's head of line counts the same way
+	cm::ReserveClock<8> d;
+	d.posted(1000);
+	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
 }
 
 // The completion of a send can be polled on another CPU before the poster returns: with the
@@ -1207,6 +1236,7 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
+	    KTEST_CASE(cm_send_budget, bar_proportional_to_lateness),
 	    KTEST_CASE(cm_send_budget, completion_before_poster_returns),
 	    KTEST_CASE(cm_send_budget, failed_post_returns_its_slot),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));

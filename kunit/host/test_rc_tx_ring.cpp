@@ -203,14 +203,14 @@ KTEST(rc_tx_ring, reserve_eligibility)
 		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1006 + T - 1)), int(RcWc::Done));
 	EXPECT_FALSE(t.r.reserve_barred(1006 + T));
 	EXPECT_TRUE(t.r.reserve_eligible(1011 + T - 1));
-	// posted at 1011, completed 50 ms later: barred for the watchdog period
+	// posted at 1011, completed 50 ms later: barred for twice its age
 	EXPECT_EQ(int(t.r.complete(t.wc(K + 5, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
 	EXPECT_TRUE(t.r.reserve_barred(1011 + T));
 	for (u32 i = K + 6; i < 2 * K + 7; i++)
 		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
 	EXPECT_EQ(t.r.outstanding(), 0u);
-	EXPECT_FALSE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs - 1));	// empty, barred
-	EXPECT_TRUE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs));
+	EXPECT_FALSE(t.r.reserve_eligible(1011 + 3 * T - 1));	// empty, barred twice the age
+	EXPECT_TRUE(t.r.reserve_eligible(1011 + 3 * T));
 	EXPECT_TRUE(t.r.reserve_eligible(900000));
 }
 
