@@ -33,6 +33,14 @@ inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
 {
 	return outstanding_after == 0 || done_since_progress >= kSendProgressQuota;
 }
+// Sends left outstanding by the completion of the one at tail, head as the consumer read
+// it. The HCA may complete a send before xmit has stored head past it (RcTxRing::complete):
+// a head equal to tail is stale and the completion empties the ring (0, not a wrap to
+// 0xffffffff that would keep the credit and hide the progress of an emptied ring).
+inline u32 send_outstanding_after(u32 head, u32 tail)
+{
+	return kstd::i32(head - tail) > 0 ? head - tail - 1 : 0;
+}
 // A completion is delivery (the peer's back-off may reset, docs/connected.md §3) when it
 // succeeded and is progress (send_progressed): a connection that completes single sends of
 // a trickle and is torn down by the watchdog for it, or whose ring its teardown flushes,
@@ -144,7 +152,7 @@ struct ReserveAck {
 // One more completion (of the send at tail, the oldest), head as it reads it: the new ack.
 inline ReserveAck reserve_acked(ReserveAck a, u32 head, u32 tail)
 {
-	return {head, reserve_credit(a.credit, head != a.acked_head, head - (tail + 1))};
+	return {head, reserve_credit(a.credit, head != a.acked_head, send_outstanding_after(head, tail))};
 }
 // The reserve's eligibility from the ring's state (RcTxRing::reserve_eligible and
 // ReserveClock::eligible both read it here).

@@ -211,7 +211,7 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	// only a successful one of those is delivery (cm::send_delivered)
 	done_++;
 	const u32 head = __atomic_load_n(&head_, __ATOMIC_ACQUIRE);
-	const bool progressed = cm::send_progressed(done_, head - (tail_ + 1));
+	const bool progressed = cm::send_progressed(done_, cm::send_outstanding_after(head, tail_));
 	// the reserve's credit (this completion's batch, the head it saw) and its lateness bar
 	// (reserve_eligible); published with tail_ below, before the caller's rc_sent fence
 	// (reserve_held pairs with it)

@@ -184,6 +184,25 @@ KTEST(cm_send_budget, bar_proportional_to_lateness)
 	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
 }
 
+// The HCA may complete a send before xmit has stored head_ past it (RcTxRing::complete):
+// NAPI then reads a head equal to the tail it completes. The completion empties the ring
+// (credit 0, the next post is a 0 -> 1), not 0xffffffff sends left with credit kept.
+KTEST(cm_send_budget, stale_head_empties_the_ring)
+{
+	const cm::ReserveAck a = cm::reserve_acked({5, 3}, 7, 7);	// head 7 read, completing 7
+	EXPECT_EQ(a.credit, 0u);
+	EXPECT_EQ(a.acked_head, 7u);
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 8, 7).credit, 0u);	// the last one: emptied
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 10, 7).credit, 1u);	// two left, a post since
+	EXPECT_EQ(cm::reserve_acked({10, 3}, 10, 7).credit, 4u);	// no post since: the batch grows
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 0xffffffffu, 0xffffffffu).credit, 0u);	// stale, at the wrap
+	EXPECT_EQ(cm::reserve_acked({1, 3}, 1, 0xffffffffu).credit, 4u);	// across it: one left
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 2, 0xffffffffu).credit, 1u);
+	EXPECT_EQ(cm::send_outstanding_after(7, 7), 0u);	// and the watchdog's progress input
+	EXPECT_EQ(cm::send_outstanding_after(8, 7), 0u);
+	EXPECT_EQ(cm::send_outstanding_after(1, 0xffffffffu), 1u);
+}
+
 // The completion of a send can be polled on another CPU before the poster returns: with the
 // slot taken before the post the count is exact whatever the order (counted after the post,
 // that completion found 0, was clamped away, and the later increment leaked for good).
@@ -1237,6 +1256,7 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
 	    KTEST_CASE(cm_send_budget, bar_proportional_to_lateness),
+	    KTEST_CASE(cm_send_budget, stale_head_empties_the_ring),
 	    KTEST_CASE(cm_send_budget, completion_before_poster_returns),
 	    KTEST_CASE(cm_send_budget, failed_post_returns_its_slot),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));
