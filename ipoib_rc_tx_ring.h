@@ -125,7 +125,8 @@ public:
 		return outstanding() && kstd::i64(now_ms - p) > 0 ? now_ms - p : 0;
 	}
 	// May this connection take the RC bound's reserve (cm::reserve_eligible over the ring's
-	// state, docs/connected.md §3): no late completion within cm::kSendWatchdogMs, its
+	// state, docs/connected.md §3): no lateness bar (cm::reserve_bar_after: its own late
+	// completions, and the peer's bar it started from or was raised to), its
 	// oldest outstanding send younger than cm::kReserveHolMs, and at most the last
 	// completion batch plus cm::kReserveUnacked posted since that completion. Producer
 	// context (the netif tx lock held: post_ms of the slots is ours). The consumer stores
@@ -141,8 +142,8 @@ public:
 					    cm::ReserveAck::of(__atomic_load_n(&ack_, __ATOMIC_RELAXED)),
 					    __atomic_load_n(&bar_until_, __ATOMIC_RELAXED));
 	}
-	// A send of this ring completed cm::kReserveHolMs or more after its post less than
-	// cm::kSendWatchdogMs ago: the reserve is refused it whatever else holds
+	// The lateness bar holds (a late completion of this ring, proportional to its lateness,
+	// or the peer's bar from its earlier connections): the reserve is refused it whatever else holds
 	// (cm::reserve_barred; debugfs rc_send reserve_held_late=, ethtool
 	// cm_tx_reserve_held_late). Any context (a racy read).
 	bool reserve_barred(u64 now_ms) const
