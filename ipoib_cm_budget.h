@@ -25,8 +25,8 @@ enum class CmSlot { Ok, ConnFull, IfFull, Reserve };
 // own send ring has a slot; inflight of limit, the interface bound; reserve, the last part of
 // that bound, kept for connections whose peers complete what we send (progressing:
 // cm::reserve_eligible over the connection's ring: a young head of line, no more sends since
-// its last completion than that batch completed plus cm::kReserveUnacked, no late completion
-// within cm::kSendWatchdogMs). Connections that are not fill at most limit - reserve together, so a
+// its last completion than that batch completed plus cm::kReserveUnacked, its peer not barred
+// by a late completion, cm::reserve_bar_after). Connections that are not fill at most limit - reserve together, so a
 // healthy peer still finds a slot while stalled ones wait for their watchdog.
 inline CmSlot rc_slot(bool conn_room, u32 inflight, u32 limit, u32 reserve, bool progressing)
 {
@@ -117,7 +117,8 @@ private:
 // last ring's worth is the reserve (rc_iface_reserve): however many connections stall, they
 // hold at most the first kRcBoundConns - 1 rings' worth together, plus what each took of the
 // reserve before its head of line was cm::kReserveHolMs old (cm::kReserveUnacked + 1 per
-// prompt completion batch, and nothing for cm::kSendWatchdogMs after a late completion), and
+// prompt completion batch, and nothing while its peer's lateness bar holds, up to
+// cm::kSendWatchdogMs after a late completion or a teardown with a late head of line), and
 // the connections whose peers complete keep the rest of a ring.
 inline constexpr u32 kRcBoundConns = 4;
 inline constexpr u32 rc_iface_bound(u32 send_ring) { return send_ring * kRcBoundConns; }

@@ -162,6 +162,8 @@ public:
 	bool tx_reserve_eligible(u64 now) const { return tx_.reserve_eligible(now); }
 	// barred from the reserve by a late completion (RcTxRing::reserve_barred); any context
 	bool tx_reserve_barred(u64 now) const { return tx_.reserve_barred(now); }
+	u64 tx_reserve_bar() const { return tx_.reserve_bar(); }	// the peer's, CmTable::reserve_bar_fold
+	void tx_reserve_bar_at_least(u64 until) { tx_.reserve_bar_at_least(until); }
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work

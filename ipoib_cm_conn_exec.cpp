@@ -450,7 +450,7 @@ void Connection::destroy()
 	if (qp_)
 		kapi_qp_destroy(kstd::exchange(qp_, static_cast<kapi_qp *>(nullptr)));
 	rx_.release();
-	if (const u32 n = tx_.drain())	// ForceDestroy: sends NAPI will never complete
+	if (const u32 n = tx_.drain(kapi_now_ms()))	// ForceDestroy: sends NAPI will never complete
 		t_.rc_destroyed(n);	// dropped: counted (cm_tx_drop_teardown)
 	destroyed_ = true;
 	t_.retire(*this);

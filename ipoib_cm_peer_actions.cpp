@@ -263,6 +263,7 @@ void CmTable::retire(Connection &c)
 	{
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (CmPeer *p = c.owner) {
+			reserve_bar_fold(*p, c);	// before c leaves p: the bar stays with the peer
 			if (p->active == &c)
 				p->active = nullptr;
 			if (p->passive == &c)

@@ -33,6 +33,14 @@ inline bool send_progressed(u32 done_since_progress, u32 outstanding_after)
 {
 	return outstanding_after == 0 || done_since_progress >= kSendProgressQuota;
 }
+// Sends left outstanding by the completion of the one at tail, head as the consumer read
+// it. The HCA may complete a send before xmit has stored head past it (RcTxRing::complete):
+// a head equal to tail is stale and the completion empties the ring (0, not a wrap to
+// 0xffffffff that would keep the credit and hide the progress of an emptied ring).
+inline u32 send_outstanding_after(u32 head, u32 tail)
+{
+	return kstd::i32(head - tail) > 0 ? head - tail - 1 : 0;
+}
 // A completion is delivery (the peer's back-off may reset, docs/connected.md §3) when it
 // succeeded and is progress (send_progressed): a connection that completes single sends of
 // a trickle and is torn down by the watchdog for it, or whose ring its teardown flushes,
@@ -60,11 +68,14 @@ inline bool send_delivered(bool ok, bool progressed) { return ok && progressed; 
 //    a ring that fills within a millisecond of the 0 -> 1 post has a young head of line, and
 //    a peer that took nothing yet has earned nothing beyond kReserveUnacked + 1.
 //  - sticky lateness: a send that completes kReserveHolMs or more after its post bars the
-//    connection from the reserve for kSendWatchdogMs from that completion (while such a head
-//    is outstanding, the first condition refuses it already; its completion is late by
-//    definition). A peer that held reserve slots until just before the watchdog and then
-//    completed them cannot take them again at once: it is refused for a watchdog period.
-//    A barred connection is refused even with nothing outstanding.
+//    peer from the reserve for twice its age, at most kSendWatchdogMs, from that completion
+//    (reserve_bar_after; while such a head is outstanding, the first condition refuses it
+//    already; its completion is late by definition). A peer that held reserve slots until
+//    just before the watchdog and then completed them cannot take them again at once: it
+//    is refused for a watchdog period. A barred connection is refused even with nothing
+//    outstanding. The bar is the peer's: a ring that ends leaves it to the peer (with an
+//    outstanding head of line that old counted late at that moment, reserve_bar_end) and a
+//    new connection's ring starts from it (a DREQ and a reconnect do not clear it).
 // Nothing outstanding and no bar is always eligible (hol_age_ms is 0 then). What this still
 // grants (docs/security.md): kRcBoundConns connections whose peers completed promptly up to a
 // moment ago, each growing kReserveUnacked + 1 per prompt batch, can take the reserve
@@ -97,13 +108,31 @@ inline u32 reserve_credit(u32 credit, bool posted_since, u32 outstanding_after)
 		return 0;
 	return posted_since ? 1 : credit + 1;
 }
-// The bar after one more completion, of a send posted at post_ms: until kSendWatchdogMs
-// from now when it is late, else unchanged.
+// The bar after one more completion, of a send posted at post_ms: when it is late (age
+// kReserveHolMs or more), until now + min(kSendWatchdogMs, 2 * age), else unchanged; never
+// lowered. Proportional: a hold just short of the watchdog bars a watchdog period, while
+// lateness that may be our own (NAPI latency, one transport retry) or a peer's longest
+// RNR NAK delay (655 ms: ~1.3 s) shuts a healthy peer out only briefly.
 inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
 {
-	return reserve_age_ms(1, now_ms, post_ms) >= kReserveHolMs ? now_ms + kSendWatchdogMs : bar_until_ms;
+	const u64 age = reserve_age_ms(1, now_ms, post_ms);
+	if (age < kReserveHolMs)
+		return bar_until_ms;
+	const u64 until = now_ms + (2 * age < kSendWatchdogMs ? 2 * age : kSendWatchdogMs);
+	return until > bar_until_ms ? until : bar_until_ms;
 }
 inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
+// The bar a ring leaves when it ends (teardown: the peer's DREQ, an error, the watchdog, a
+// flush): an outstanding head of line cm::kReserveHolMs old or more is a late completion
+// at that moment. The bar belongs to the peer, not to one connection (CmPeer's
+// reserve_bar_until): a peer that held the reserve and then disconnected is refused it on
+// its next connection as it would have been on this one (reserve_bar_fold, the new ring
+// starts from the peer's bar).
+inline u64 reserve_bar_end(u64 bar_until_ms, u64 now_ms, u32 outstanding, u32 hol_post_ms)
+{
+	return outstanding ? reserve_bar_after(bar_until_ms, now_ms, hol_post_ms) : bar_until_ms;
+}
+inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
 inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 unacked, u32 credit, bool barred)
 {
 	if (barred)
@@ -123,7 +152,7 @@ struct ReserveAck {
 // One more completion (of the send at tail, the oldest), head as it reads it: the new ack.
 inline ReserveAck reserve_acked(ReserveAck a, u32 head, u32 tail)
 {
-	return {head, reserve_credit(a.credit, head != a.acked_head, head - (tail + 1))};
+	return {head, reserve_credit(a.credit, head != a.acked_head, send_outstanding_after(head, tail))};
 }
 // The reserve's eligibility from the ring's state (RcTxRing::reserve_eligible and
 // ReserveClock::eligible both read it here).
@@ -162,6 +191,13 @@ template <u32 Cap> struct ReserveClock {
 	{
 		return reserve_eligible(now_ms, head, tail, post_ms[tail & (Cap - 1)], ack, bar_until_ms);
 	}
+	// The ring ends (teardown): the bar it leaves its peer (reserve_bar_end).
+	u64 ended(u64 now_ms) const
+	{
+		return reserve_bar_end(bar_until_ms, now_ms, outstanding(), post_ms[tail & (Cap - 1)]);
+	}
+	// A new ring of the peer: it starts from the peer's bar.
+	void inherit(u64 peer_bar_ms) { bar_until_ms = reserve_bar_fold(bar_until_ms, peer_bar_ms); }
 };
 // The per-connection input of send_stalled. last_progress is reset when the outstanding count
 // goes 0 -> 1: otherwise the first send after an idle minute would look stalled at once; a

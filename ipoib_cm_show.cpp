@@ -392,7 +392,8 @@ void CmTable::housekeeping()
 	for (u32 i = 0; i < nprobes; i++)
 		send_probe(probes[i].to, probes[i].qpn, probes[i].nonce);	// dev_queue_xmit: no lock held
 	flush_backlogs(now);	// a backlog whose kick was lost or refused
-	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off. Unlinked
+	// Peers nobody uses: no connection, nothing queued, idle, not in a back-off nor barred
+	// from the reserve (CmPeer::reserve_bar_until). Unlinked
 	// under the tx queue's xmit lock too: xmit finds peers without the table lock
 	// (CmPeerIndex), holding that lock whatever the qdisc (noqueue too). Freed after it.
 	// Under the same lock, every send ring is its producer: the gather chunks of those
@@ -405,7 +406,8 @@ void CmTable::housekeeping()
 		kstd::List<CmPeer> keep;
 		while (CmPeer *p = peers_.pop_front()) {
 			const bool idle = !p->conns && !p->pending.size() &&
-					  kstd::ms_since(now, p->used_ms) >= idle_ms && now >= p->fallback_until;
+					  kstd::ms_since(now, p->used_ms) >= idle_ms && now >= p->fallback_until &&
+					  now >= p->reserve_bar_until;
 			if (idle) {
 				index_.remove(*p);
 				backlogged_.remove(*p);	// its queue was taken (FallBack, retire)

@@ -298,6 +298,7 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 	p.await_until = 0;
 	p.used_ms = now;
 	c->owner = &p;
+	reserve_bar_inherit(p, *c);
 	p.conns++;
 	c->feed(cm::Event::connect(over), notes);
 	return c;

@@ -78,6 +78,9 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	CmPeer *cnext = nullptr;	// the connection waiters' chain (the table lock)
 	bool conn_waiting = false;	// pending waits for its own connection's bound (or the reserve)
 	u64 fallback_until = 0;		// UD only until then (FallBack)
+	// The reserve's lateness bar (ms; cm::reserve_bar_end): what the peer's ended rings left
+	// (CmTable::reserve_bar_fold), where a new connection's ring starts (table lock)
+	u64 reserve_bar_until = 0;
 	u32 backoff_ms = 0;
 	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
 	bool fallback_logged = false;	// the info line was printed (cm_fallback_note)
@@ -213,6 +216,11 @@ public:
 	// released when the post fails. Never stops the netdev queue.
 	CmSlot rc_reserve(Connection &c, u64 now);
 	CmSlot rc_reserve(Connection &c) { return rc_reserve(c, kapi_now_ms()); }
+	// The reserve's lateness bar is the peer's (docs/connected.md §3), table lock held: c's
+	// ring ended (retire: its bar kept on p, and raised on p's other connections, which may
+	// have been set up meanwhile); c is p's new connection (its ring starts from p's bar).
+	void reserve_bar_fold(CmPeer &p, Connection &c);
+	void reserve_bar_inherit(CmPeer &p, Connection &c);
 	void rc_unreserve() { budget_.unreserve(); }
 	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line

@@ -181,8 +181,8 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 // Tx lock held. c's own bound first (its send ring: we are its only producer, so the room
 // seen is there at the post): at it, only c's peer waits (CmSlot::ConnFull). Then the
 // interface's (RcSendBudget): at it (IfFull) the peer waits in the backlog; at its reserve,
-// for a connection not eligible for it (cm::reserve_eligible: a send of it completed late
-// less than cm::kSendWatchdogMs ago, its oldest outstanding send is cm::kReserveHolMs old,
+// for a connection not eligible for it (cm::reserve_eligible: its peer's lateness bar holds
+// (cm::reserve_bar_after, kept on the peer across connections), its oldest outstanding send is cm::kReserveHolMs old,
 // or more sends posted since its last completion than that completion's batch plus
 // cm::kReserveUnacked; Reserve), on the connection waiters. The netdev queue runs on in every
 // case (TxQueueRule): the slot is taken before the post, and what does not get one waits on
@@ -225,12 +225,13 @@ void CmTable::rc_sent(u32 n)
 // Time alone makes c eligible only when its lateness bar ends (its head of line only ages);
 // that is not a completion, and the waiter goes on at the next RC completion of the
 // interface (one of its own, another connection's, or the flush of a stalled one that the
-// watchdog tears down).
+// watchdog tears down) or at the next housekeeping run (kCmHousekeepMs: flush_backlogs ->
+// backlog_round -> cm_flush_conn_waiters), whichever comes first.
 void CmTable::reserve_held(Connection &c, u32 fresh)
 {
 	if (fresh) {
 		count(ifs_.cm_tx_reserve_held, fresh);
-		if (c.tx_reserve_barred(kapi_now_ms()))	// a late completion bars it (cm::reserve_barred)
+		if (c.tx_reserve_barred(kapi_now_ms()))	// its peer's lateness bar (cm::reserve_barred)
 			count(ifs_.cm_tx_reserve_held_late, fresh);
 	}
 	__atomic_store_n(&conn_wait_, true, __ATOMIC_RELEASE);
@@ -238,6 +239,20 @@ void CmTable::reserve_held(Connection &c, u32 fresh)
 	if ((budget_.shared_room() || c.tx_reserve_eligible(kapi_now_ms())) &&
 	    __atomic_exchange_n(&conn_wait_, false, __ATOMIC_ACQ_REL))
 		kick_flush();
+}
+
+void CmTable::reserve_bar_fold(CmPeer &p, Connection &c)
+{
+	p.reserve_bar_until = cm::reserve_bar_fold(p.reserve_bar_until, c.tx_reserve_bar());
+	Connection *const others[] = {p.active, p.passive, p.proving};
+	for (Connection *o : others)
+		if (o && o != &c)
+			o->tx_reserve_bar_at_least(p.reserve_bar_until);
+}
+
+void CmTable::reserve_bar_inherit(CmPeer &p, Connection &c)
+{
+	c.tx_reserve_bar_at_least(p.reserve_bar_until);
 }
 
 void CmTable::rc_destroyed(u32 n)

@@ -211,14 +211,12 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	// only a successful one of those is delivery (cm::send_delivered)
 	done_++;
 	const u32 head = __atomic_load_n(&head_, __ATOMIC_ACQUIRE);
-	const bool progressed = cm::send_progressed(done_, head - (tail_ + 1));
+	const bool progressed = cm::send_progressed(done_, cm::send_outstanding_after(head, tail_));
 	// the reserve's credit (this completion's batch, the head it saw) and its lateness bar
 	// (reserve_eligible); published with tail_ below, before the caller's rc_sent fence
 	// (reserve_held pairs with it)
 	__atomic_store_n(&ack_, cm::reserve_acked(cm::ReserveAck::of(ack_), head, tail_).word(), __ATOMIC_RELAXED);
-	const u64 bar = cm::reserve_bar_after(bar_until_, now_ms, s.post_ms);
-	if (bar != bar_until_)
-		__atomic_store_n(&bar_until_, bar, __ATOMIC_RELAXED);
+	reserve_bar_at_least(cm::reserve_bar_after(0, now_ms, s.post_ms));
 	if (progressed) {
 		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 		done_ = 0;
@@ -229,9 +227,11 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	return ok || wc.status == KAPI_WC_WR_FLUSH_ERR ? RcWc::Done : RcWc::Error;
 }
 
-u32 RcTxRing::drain()
+u32 RcTxRing::drain(u64 now_ms)
 {
 	const u32 n = head_ - tail_;
+	if (n)
+		reserve_bar_at_least(cm::reserve_bar_end(0, now_ms, n, slots_[tail_ & (slots_.size() - 1)].post_ms));
 	for (; tail_ != head_; tail_++) {
 		const u32 idx = tail_ & (slots_.size() - 1);
 		RcTxSlot &s = slots_[idx];

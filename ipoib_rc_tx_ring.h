@@ -108,8 +108,9 @@ public:
 	// count it as a completed send.
 	RcWc complete(const kapi_wc &wc, u64 now_ms);
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed;
-	// returns how many there were.
-	u32 drain();
+	// returns how many there were. A head of line cm::kReserveHolMs old or more at now_ms
+	// bars the reserve as a late completion would (cm::reserve_bar_end).
+	u32 drain(u64 now_ms);
 	// The send watchdog (docs/connected.md §3): sends outstanding and no progress (fewer than
 	// cm::kSendProgressQuota completions, the ring never empty) for cm::kSendWatchdogMs. Any context (a racy read is fine for a 10 s backstop).
 	bool stalled(u64 now_ms) const
@@ -124,7 +125,8 @@ public:
 		return outstanding() && kstd::i64(now_ms - p) > 0 ? now_ms - p : 0;
 	}
 	// May this connection take the RC bound's reserve (cm::reserve_eligible over the ring's
-	// state, docs/connected.md §3): no late completion within cm::kSendWatchdogMs, its
+	// state, docs/connected.md §3): no lateness bar (cm::reserve_bar_after: its own late
+	// completions, and the peer's bar it started from or was raised to), its
 	// oldest outstanding send younger than cm::kReserveHolMs, and at most the last
 	// completion batch plus cm::kReserveUnacked posted since that completion. Producer
 	// context (the netif tx lock held: post_ms of the slots is ours). The consumer stores
@@ -140,13 +142,24 @@ public:
 					    cm::ReserveAck::of(__atomic_load_n(&ack_, __ATOMIC_RELAXED)),
 					    __atomic_load_n(&bar_until_, __ATOMIC_RELAXED));
 	}
-	// A send of this ring completed cm::kReserveHolMs or more after its post less than
-	// cm::kSendWatchdogMs ago: the reserve is refused it whatever else holds
+	// The lateness bar holds (a late completion of this ring, proportional to its lateness,
+	// or the peer's bar from its earlier connections): the reserve is refused it whatever else holds
 	// (cm::reserve_barred; debugfs rc_send reserve_held_late=, ethtool
 	// cm_tx_reserve_held_late). Any context (a racy read).
 	bool reserve_barred(u64 now_ms) const
 	{
 		return cm::reserve_barred(now_ms, __atomic_load_n(&bar_until_, __ATOMIC_RELAXED));
+	}
+	// The lateness bar (ms; 0: none) and raising it: the peer's bar, which a new ring of
+	// the peer starts from and an ending one leaves behind (CmTable::reserve_bar_fold).
+	// Any context: the consumer raises it too, both by compare-and-swap, never lowering it.
+	u64 reserve_bar() const { return __atomic_load_n(&bar_until_, __ATOMIC_RELAXED); }
+	void reserve_bar_at_least(u64 until_ms)
+	{
+		u64 b = reserve_bar();
+		while (b < until_ms &&
+		       !__atomic_compare_exchange_n(&bar_until_, &b, until_ms, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 	}
 	u64 refused() const { return __atomic_load_n(&refused_, __ATOMIC_RELAXED); }
 	// A successful completion of this ring was progress (cm::send_delivered): the peer took

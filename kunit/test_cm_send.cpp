@@ -108,7 +108,7 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_EQ(cm::reserve_credit(7, false, 0), 0u);
 	// the bar: from a completion cm::kReserveHolMs or more after its post
 	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T - 1, 1000), 0u);
-	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + T + cm::kSendWatchdogMs);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + 3 * T);	// twice its age
 	EXPECT_EQ(cm::reserve_bar_after(77, 1000, 1000 + 5), 77u);	// stamped after now: not late
 	EXPECT_TRUE(cm::reserve_barred(99, 100));
 	EXPECT_FALSE(cm::reserve_barred(100, 100));
@@ -139,13 +139,13 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_TRUE(c.eligible(1059));
 	EXPECT_FALSE(c.eligible(1060));	// 50 ms since its post
 	EXPECT_FALSE(c.barred(1060));	// refused, not barred: nothing completed late yet
-	c.completed(1, 1060);	// late: barred for the watchdog period from here
+	c.completed(1, 1060);	// late: barred for twice its age (50 ms) from here
 	EXPECT_TRUE(c.barred(1060));
 	c.completed(3, 1061);	// the rest posted at 1010: late too, the bar runs from the last
 	c.completed(20, 1061);	// posted at 1020: in time
 	EXPECT_EQ(c.outstanding(), 0u);
-	EXPECT_FALSE(c.eligible(1061 + cm::kSendWatchdogMs - 1));	// nothing outstanding, barred
-	EXPECT_TRUE(c.eligible(1061 + cm::kSendWatchdogMs));
+	EXPECT_FALSE(c.eligible(1061 + 2 * 51 - 1));	// nothing outstanding, barred
+	EXPECT_TRUE(c.eligible(1061 + 2 * 51));
 	EXPECT_EQ(c.hol_age_ms(5000), 0u);
 	// the post times are u32 ms: a wrap keeps the difference
 	cm::ReserveClock<8> w;
@@ -153,6 +153,54 @@ KTEST(cm_send_budget, progress_threshold)
 	EXPECT_EQ(w.hol_age_ms(0x100000000ull + 10), 20u);
 	w.completed(1, 0x100000000ull + 10);
 	EXPECT_FALSE(w.barred(0x100000000ull + 10));
+}
+
+// The bar is proportional to the lateness: until now + min(cm::kSendWatchdogMs, 2 * age).
+// A hold just short of the watchdog bars ~10 s; an in-tree peer's 655 ms RNR NAK timer (or
+// one transport retry, or our own NAPI latency) ~1.3 s, not 10 s; a bar already longer
+// stays.
+KTEST(cm_send_budget, bar_proportional_to_lateness)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	constexpr u64 W = cm::kSendWatchdogMs;
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T - 1, 1000), 0u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + T, 1000), 1000 + 3 * T);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1655, 1000), 1655 + 1310u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W / 2 - 1, 1000), 1000 + 3 * (W / 2 - 1));
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W / 2, 1000), 1000 + W / 2 + W);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1000 + W - 100, 1000), 1000 + W - 100 + W);
+	EXPECT_EQ(cm::reserve_bar_after(99999, 1100, 1000), 99999u);	// longer: kept
+	// a healthy peer's one 655 ms hiccup: back in the reserve 1.31 s after it
+	cm::ReserveClock<8> c;
+	c.posted(1000);
+	c.posted(1000);
+	c.completed(2, 1655);
+	EXPECT_TRUE(c.barred(1655 + 1309));
+	EXPECT_FALSE(c.barred(1655 + 1310));
+	EXPECT_TRUE(c.eligible(1655 + 1310));
+	// the teardown's head of line counts the same way
+	cm::ReserveClock<8> d;
+	d.posted(1000);
+	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
+}
+
+// The HCA may complete a send before xmit has stored head_ past it (RcTxRing::complete):
+// NAPI then reads a head equal to the tail it completes. The completion empties the ring
+// (credit 0, the next post is a 0 -> 1), not 0xffffffff sends left with credit kept.
+KTEST(cm_send_budget, stale_head_empties_the_ring)
+{
+	const cm::ReserveAck a = cm::reserve_acked({5, 3}, 7, 7);	// head 7 read, completing 7
+	EXPECT_EQ(a.credit, 0u);
+	EXPECT_EQ(a.acked_head, 7u);
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 8, 7).credit, 0u);	// the last one: emptied
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 10, 7).credit, 1u);	// two left, a post since
+	EXPECT_EQ(cm::reserve_acked({10, 3}, 10, 7).credit, 4u);	// no post since: the batch grows
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 0xffffffffu, 0xffffffffu).credit, 0u);	// stale, at the wrap
+	EXPECT_EQ(cm::reserve_acked({1, 3}, 1, 0xffffffffu).credit, 4u);	// across it: one left
+	EXPECT_EQ(cm::reserve_acked({5, 3}, 2, 0xffffffffu).credit, 1u);
+	EXPECT_EQ(cm::send_outstanding_after(7, 7), 0u);	// and the watchdog's progress input
+	EXPECT_EQ(cm::send_outstanding_after(8, 7), 0u);
+	EXPECT_EQ(cm::send_outstanding_after(1, 0xffffffffu), 1u);
 }
 
 // The completion of a send can be polled on another CPU before the poster returns: with the
@@ -861,6 +909,7 @@ struct ReserveSim {
 	RcSendBudget b;
 	cm::ReserveClock<kSimRing> rc[kSimConns] = {};
 	cm::SendClock sc[kSimConns] = {};
+	u64 peer_bar[kSimConns] = {};	// CmPeer::reserve_bar_until of each connection's peer
 	u32 torn_down = 0;
 	void reset()
 	{
@@ -870,6 +919,7 @@ struct ReserveSim {
 		for (int i = 0; i < kSimConns; i++) {
 			rc[i] = {};
 			sc[i] = {};
+			peer_bar[i] = 0;
 		}
 		torn_down = 0;
 	}
@@ -910,6 +960,27 @@ struct ReserveSim {
 				torn_down++;
 				complete(i, rc[i].outstanding(), now);
 			}
+	}
+	// the peer's DREQ: the connection goes (its sends flushed, their slots back), the ring's
+	// bar stays with the peer (retire's reserve_bar_fold) and xmit connects again at once
+	// (no FallBack): a fresh ring, which starts from the peer's bar
+	void dreq(int i, u64 now)
+	{
+		peer_bar[i] = cm::reserve_bar_fold(peer_bar[i], rc[i].ended(now));
+		b.complete(rc[i].outstanding());
+		rc[i] = {};
+		sc[i] = {};
+		rc[i].inherit(peer_bar[i]);
+	}
+	// 0..2 hold the shared rings: everything completed, late, `hold` after they took it
+	// (just before their watchdog: progress, never torn down), then taken again
+	void hold_shared(u64 now, u64 &since, u64 hold)
+	{
+		if (now != since + hold)
+			return;
+		for (int i = 0; i < 3; i++)
+			complete(i, kSimRing, now);
+		since = now;
 	}
 	u32 attacker_inflight() const
 	{
@@ -1012,11 +1083,7 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 	u64 shared_at = 1, round_at = 1, late_at = 0;
 	for (u64 t = 1; t <= kEnd; t++) {
 		x.complete(kSimH, kSimRing, t);
-		if (t == shared_at + kHold) {	// 0..2: everything, late, just before the watchdog
-			for (int i = 0; i < 3; i++)
-				x.complete(i, kSimRing, t);
-			shared_at = t;
-		}
+		x.hold_shared(t, shared_at, kHold);
 		if (t == round_at + 1)		// 3: its first send, promptly
 			x.complete(3, 1, t);
 		if (t == round_at + kHold) {	// 3: the rest, late, before the watchdog; again
@@ -1048,6 +1115,54 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(while_barred, 0u);	// barred by its late completion
 	EXPECT_TRUE(max_att <= 3 * kSimRing + 2 * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(x.under, 0u);
+}
+
+// DREQ and reconnect: connections 0..2 hold the shared three rings (as above); 3's peer
+// completes promptly all but the newest send each millisecond for 20 ms from its first post
+// (a batch's credit grows the ring to all of it, the reserve), then holds everything
+// ~9.9 s and sends a DREQ instead of completing: the established connection goes without
+// FallBack and xmit connects again at once. A bar kept in the ring alone starts the new
+// ring unbarred: it takes the reserve again within milliseconds and H is refused nearly all
+// of the run. With the bar kept on the peer (the teardown's head of line, ~9.9 s old, is a
+// late completion at that moment) the new ring is barred for cm::kSendWatchdogMs from the
+// DREQ: it takes nothing of the reserve in that period (what stays open: the round after
+// the bar, once per bar).
+KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	const u64 kHold = cm::kSendWatchdogMs - 100, kEnd = 4 * cm::kSendWatchdogMs;
+	u32 h_refused = 0, while_barred = 0, dreqs = 0;
+	u64 shared_at = 1, grow_from = 0, dreq_at = 0;
+	for (u64 t = 1; t <= kEnd; t++) {
+		x.complete(kSimH, kSimRing, t);
+		x.hold_shared(t, shared_at, kHold);
+		if (grow_from && t < grow_from + 20 && x.rc[3].outstanding() > 1)
+			x.complete(3, x.rc[3].outstanding() - 1, t);
+		if (grow_from && t == grow_from + kHold) {
+			x.dreq(3, t);
+			dreq_at = t;
+			dreqs++;
+			grow_from = 0;
+		}
+		const bool barred = dreq_at && t < dreq_at + cm::kSendWatchdogMs;
+		x.watchdog(t);
+		for (int i = 0; i < 3; i++)
+			x.flood(i, t);
+		const u32 before = x.rc[3].outstanding();
+		x.flood(3, t);
+		if (barred)
+			while_barred += x.rc[3].outstanding() - before;
+		if (!grow_from && x.rc[3].outstanding())
+			grow_from = t;
+		if (x.post(kSimH, t) != CmSlot::Ok)
+			h_refused++;
+	}
+	EXPECT_GE(dreqs, 2u);
+	EXPECT_EQ(while_barred, 0u);
+	EXPECT_LT(h_refused, u32(kEnd * 6 / 10));	// the reserve held one bar period in two at most
+	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(x.under, 0u);
 }
 
@@ -1140,6 +1255,8 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
+	    KTEST_CASE(cm_send_budget, bar_proportional_to_lateness),
+	    KTEST_CASE(cm_send_budget, stale_head_empties_the_ring),
 	    KTEST_CASE(cm_send_budget, completion_before_poster_returns),
 	    KTEST_CASE(cm_send_budget, failed_post_returns_its_slot),
 	    KTEST_CASE(cm_send_budget, underflow_clamped_and_counted));
@@ -1156,6 +1273,7 @@ KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_lea
 	    KTEST_CASE(cm_send_reserve, flipping_peers_do_not_take_the_reserve),
 	    KTEST_CASE(cm_send_reserve, steady_completions_keep_the_reserve),
 	    KTEST_CASE(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve),
+	    KTEST_CASE(cm_send_reserve, dreq_and_reconnect_keep_the_bar),
 	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),

@@ -39,7 +39,7 @@ struct TxOn {
 	}
 	~TxOn()
 	{
-		r.drain();
+		r.drain(0);
 		kapi_qp_destroy(qp);
 		fake_cq_free(cq);
 	}
@@ -127,9 +127,9 @@ KTEST(rc_tx_ring, errors_flushes_and_drain)
 	EXPECT_EQ(t.c.wc_errors, 2u);
 	EXPECT_EQ(t.c.packets, 0u);
 	// ForceDestroy: what NAPI will never complete is freed and reported.
-	EXPECT_EQ(t.r.drain(), 2u);
+	EXPECT_EQ(t.r.drain(0), 2u);
 	EXPECT_EQ(t.r.outstanding(), 0u);
-	EXPECT_EQ(t.r.drain(), 0u);
+	EXPECT_EQ(t.r.drain(0), 0u);
 	EXPECT_EQ(fake_skbs_live(), skbs);
 }
 
@@ -203,15 +203,38 @@ KTEST(rc_tx_ring, reserve_eligibility)
 		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1006 + T - 1)), int(RcWc::Done));
 	EXPECT_FALSE(t.r.reserve_barred(1006 + T));
 	EXPECT_TRUE(t.r.reserve_eligible(1011 + T - 1));
-	// posted at 1011, completed 50 ms later: barred for the watchdog period
+	// posted at 1011, completed 50 ms later: barred for twice its age
 	EXPECT_EQ(int(t.r.complete(t.wc(K + 5, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
 	EXPECT_TRUE(t.r.reserve_barred(1011 + T));
 	for (u32 i = K + 6; i < 2 * K + 7; i++)
 		EXPECT_EQ(int(t.r.complete(t.wc(i, KAPI_WC_SUCCESS), 1011 + T)), int(RcWc::Done));
 	EXPECT_EQ(t.r.outstanding(), 0u);
-	EXPECT_FALSE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs - 1));	// empty, barred
-	EXPECT_TRUE(t.r.reserve_eligible(1011 + T + cm::kSendWatchdogMs));
+	EXPECT_FALSE(t.r.reserve_eligible(1011 + 3 * T - 1));	// empty, barred twice the age
+	EXPECT_TRUE(t.r.reserve_eligible(1011 + 3 * T));
 	EXPECT_TRUE(t.r.reserve_eligible(900000));
+}
+
+// The bar is the peer's: a ring drained at teardown with a head of line cm::kReserveHolMs
+// old leaves a bar (a late completion at that moment), one drained younger does not; a new
+// ring raised to the peer's bar (CmTable::reserve_bar_inherit) is refused with nothing
+// outstanding, and raising never lowers it.
+KTEST(rc_tx_ring, reserve_bar_kept_across_teardown)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	TxOn old(8), young(8), fresh(8);
+	EXPECT_EQ(int(old.r.post(old.skb(64), 1000, false)), int(RcPost::Posted));
+	EXPECT_EQ(int(young.r.post(young.skb(64), 1000, false)), int(RcPost::Posted));
+	EXPECT_EQ(young.r.drain(1000 + T - 1), 1u);
+	EXPECT_EQ(young.r.reserve_bar(), 0u);
+	EXPECT_EQ(old.r.drain(1000 + T), 1u);
+	const u64 bar = old.r.reserve_bar();
+	EXPECT_EQ(bar, cm::reserve_bar_after(0, 1000 + T, 1000));
+	EXPECT_TRUE(old.r.reserve_barred(1000 + T));
+	fresh.r.reserve_bar_at_least(bar);
+	fresh.r.reserve_bar_at_least(bar - 1);
+	EXPECT_EQ(fresh.r.reserve_bar(), bar);
+	EXPECT_FALSE(fresh.r.reserve_eligible(bar - 1));
+	EXPECT_TRUE(fresh.r.reserve_eligible(bar));
 }
 
 // The head and each fragment are one SGE each; every mapping is undone at the
@@ -257,7 +280,7 @@ KTEST(rc_tx_ring, linearizes_only_above_the_sge_limit)
 	}
 	EXPECT_EQ(t.c.drop_linearize, 1u);
 	kapi_skb_free(big);
-	EXPECT_EQ(t.r.drain(), 2u);
+	EXPECT_EQ(t.r.drain(0), 2u);
 	EXPECT_EQ(fake_dma_live(), dma);
 }
 
@@ -322,7 +345,7 @@ KTEST(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped)
 	EXPECT_EQ(fake_dma_live(), dma);
 	EXPECT_EQ(t.r.outstanding(), 0u);
 	EXPECT_EQ(int(t.r.post(s, 0, false)), int(RcPost::Posted));	// the slot is free again
-	EXPECT_EQ(t.r.drain(), 1u);
+	EXPECT_EQ(t.r.drain(0), 1u);
 	EXPECT_EQ(fake_dma_live(), dma);
 }
 
@@ -391,7 +414,7 @@ KTEST(rc_tx_ring, checksum_marked_or_filled)
 	EXPECT_EQ(t.c.drop_csum, 1u);
 	EXPECT_EQ(t.r.outstanding(), 4u);
 	kapi_skb_free(bad);
-	EXPECT_EQ(t.r.drain(), 4u);
+	EXPECT_EQ(t.r.drain(0), 4u);
 }
 
 // Octets 2-3 are written only when they differ from what the send needs,
@@ -431,7 +454,7 @@ KTEST(rc_tx_ring, cloned_head_copied_only_to_change_octets_2_3)
 	EXPECT_FALSE(cm::encap_csum_marked(fake_skb_shared_data(nomem)));
 	kapi_skb_free(nomem);
 	EXPECT_EQ(t.r.outstanding(), 3u);
-	EXPECT_EQ(t.r.drain(), 3u);
+	EXPECT_EQ(t.r.drain(0), 3u);
 }
 
 // A completion for a slot that holds no send (a duplicate CQE, a stale wr_id,
@@ -549,6 +572,7 @@ KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_ord
 	    KTEST_CASE(rc_tx_ring, full_ring_refuses_and_counts), KTEST_CASE(rc_tx_ring, errors_flushes_and_drain),
 	    KTEST_CASE(rc_tx_ring, watchdog_clock), KTEST_CASE(rc_tx_ring, watchdog_judges_progress),
 	    KTEST_CASE(rc_tx_ring, reserve_eligibility),
+	    KTEST_CASE(rc_tx_ring, reserve_bar_kept_across_teardown),
 	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
