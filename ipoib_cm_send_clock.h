@@ -122,6 +122,12 @@ inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
 	return until > bar_until_ms ? until : bar_until_ms;
 }
 inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
+// What a post may take of the interface's bound (rc_slot's progressing): the reserve when
+// eligible (reserve_eligible), and always for an identity echo (36 octets, at most one per
+// connection per ident run). A reconnect after a peer's legitimate restart inherits the
+// peer's bar; an echo refused by it waited out the proof's deadline, and each end kept two
+// connections, one per direction.
+inline bool reserve_may_take(bool echo, bool eligible) { return echo || eligible; }
 // The bar a ring leaves when it ends (teardown: the peer's DREQ, an error, the watchdog, a
 // flush): an outstanding head of line cm::kReserveHolMs old or more is a late completion
 // at that moment. The bar belongs to the peer, not to one connection (CmPeer's

@@ -214,8 +214,9 @@ public:
 	// The RC send bounds (RcSendBudget, rc_slot): a slot of c's ring and of the interface
 	// reserved before each post (xmit, the queue flushes, the identity echoes: tx lock held),
 	// released when the post fails. Never stops the netdev queue.
-	CmSlot rc_reserve(Connection &c, u64 now);
-	CmSlot rc_reserve(Connection &c) { return rc_reserve(c, kapi_now_ms()); }
+	CmSlot rc_reserve(Connection &c, u64 now, bool echo = false);
+	// An identity echo's: not refused the reserve by lateness (cm::reserve_may_take).
+	CmSlot rc_reserve_echo(Connection &c) { return rc_reserve(c, kapi_now_ms(), true); }
 	// The reserve's lateness bar is the peer's (docs/connected.md §3), table lock held: c's
 	// ring ended (retire: its bar kept on p, and raised on p's other connections, which may
 	// have been set up meanwhile); c is p's new connection (its ring starts from p's bar).

@@ -184,6 +184,28 @@ KTEST(cm_send_budget, bar_proportional_to_lateness)
 	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
 }
 
+// An identity echo takes the reserve through its peer's lateness bar (cm::reserve_may_take,
+// CmTable::rc_reserve_echo): a reconnect that inherited the bar still proves its peer. The
+// interface bound holds for it as for anything else; a barred data send is refused.
+KTEST(cm_send_budget, echo_takes_the_reserve_through_a_bar)
+{
+	cm::ReserveClock<8> c;
+	c.inherit(5000);	// the peer's bar, from its previous connection
+	ASSERT_TRUE(c.barred(1000));
+	ASSERT_FALSE(c.eligible(1000));
+	u64 under = 0;
+	RcSendBudget b(under);
+	b.set_limit(8, 2);
+	for (int i = 0; i < 6; i++)
+		ASSERT_TRUE(b.take(false) == CmSlot::Ok);	// the shared part used up
+	EXPECT_TRUE(b.take(cm::reserve_may_take(false, c.eligible(1000))) == CmSlot::Reserve);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::IfFull);
+	EXPECT_TRUE(cm::reserve_may_take(false, true));
+	EXPECT_EQ(under, 0u);
+}
+
 // The HCA may complete a send before xmit has stored head_ past it (RcTxRing::complete):
 // NAPI then reads a head equal to the tail it completes. The completion empties the ring
 // (credit 0, the next post is a 0 -> 1), not 0xffffffff sends left with credit kept.
@@ -1252,6 +1274,7 @@ KTEST(cm_backlog, fifo_once_and_remove)
 }
 
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
+	    KTEST_CASE(cm_send_budget, echo_takes_the_reserve_through_a_bar),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
