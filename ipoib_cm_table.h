@@ -175,7 +175,7 @@ public:
 	// xmit, tx lock held, connected admin mode, unicast to a peer with the RC flag: sent on
 	// RC, queued for a connection, dropped (counted) -> Done; UseUd: send it over UD.
 	Verdict xmit(kapi_skb *skb, const HwAddr &dst, u64 now);
-	void on_wc(RcQp &qp, const kapi_wc &wc, u64 now);	// NAPI
+	void on_wc(RcQp &qp, const kapi_wc &wc, u64 now, u64 lag);	// NAPI; lag: cm::poll_backlog_lag
 	void after_poll();					// NAPI, after each poll
 	void srq_event(kapi_qp_event_kind kind);		// provider, atomic
 	kapi_ctx *on_req(kapi_cm_id *id, const kapi_cm_event &ev);	// ib_cm

@@ -184,6 +184,32 @@ KTEST(cm_send_budget, bar_proportional_to_lateness)
 	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
 }
 
+// A completion that waited behind our own receive backlog on the shared CQ
+// (cm::poll_backlog_lag): the backlog's age is not the peer's lateness. A poll that used its
+// whole budget begins a backlog, the polls that continue it keep its start, one that empties
+// the CQ ends it. A send already kReserveHolMs late when the backlog began still bars.
+KTEST(cm_send_budget, receive_backlog_is_not_lateness)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	EXPECT_EQ(cm::poll_backlog_next(0, 1100, 64, 64), 1100u);	// a full poll: backlog begins
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1300, 64, 64), 1100u);	// continued: its start kept
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1400, 10, 64), 0u);	// the CQ emptied: none
+	EXPECT_EQ(cm::poll_backlog_next(0, 1400, 10, 64), 0u);
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1400, 0, 0), 1100u);	// netpoll's no-budget poll
+	EXPECT_EQ(cm::poll_backlog_lag(1400, 0), 0u);
+	EXPECT_EQ(cm::poll_backlog_lag(1400, 1100), 300u);
+	// posted at 1000 just before a flood (backlog from 1010), processed at 1000 + 10 * T:
+	// delayed by the flood alone, no bar
+	const u64 at = 1000 + 10 * T;
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000, cm::poll_backlog_lag(at, 1010)), 0u);
+	// the same completion without the backlog is late (the bar as before)
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000), at + 2 * 10 * T);
+	// posted at 1000, already T + 100 old when the backlog began: late, barred for twice
+	// its lateness before the backlog
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000, cm::poll_backlog_lag(at, 1000 + T + 100)),
+		  at + 2 * (T + 100));
+}
+
 // An identity echo takes the reserve through its peer's lateness bar (cm::reserve_may_take,
 // CmTable::rc_reserve_echo): a reconnect that inherited the bar still proves its peer. The
 // interface bound holds for it as for anything else; a barred data send is refused.
@@ -1275,6 +1301,7 @@ KTEST(cm_backlog, fifo_once_and_remove)
 
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, echo_takes_the_reserve_through_a_bar),
+	    KTEST_CASE(cm_send_budget, receive_backlog_is_not_lateness),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
