@@ -1209,7 +1209,10 @@ KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
 	}
 	EXPECT_GE(dreqs, 2u);
 	EXPECT_EQ(while_barred, 0u);
-	EXPECT_LT(h_refused, u32(kEnd * 6 / 10));	// the reserve held one bar period in two at most
+	// By design the reserve is held for the hold (kSendWatchdogMs - 100 ms, after ~20 ms of
+	// growth) of each cycle of hold, DREQ and bar (kSendWatchdogMs): just under one half
+	// (49.7% measured); 52% leaves two points of margin.
+	EXPECT_LT(h_refused, u32(kEnd * 52 / 100));
 	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(x.under, 0u);
 }
