@@ -58,7 +58,8 @@ kapi_ctx *CmTable::on_req(kapi_cm_id *id, const kapi_cm_event &ev)
 	const ReqRefusal early = req_early_refusal(ev.req_pkey, ifc_.pkey(), pool_.room(), unproven_.room(),
 						   unreserved_.room());
 	if (early != ReqRefusal::None) {
-		count(*refusal_stat(ifs_, early));	// every early refusal has one
+		if (u64 *n = refusal_stat(ifs_, early))	// every early refusal has one today
+			count(*n);
 		return refuse(id, req_rej_code(early));
 	}
 	cm::PrivData pd;

@@ -283,14 +283,14 @@ void Connection::qp_event(kapi_qp_event_kind kind)
 
 // ---- NAPI
 
-void Connection::on_wc(const kapi_wc &wc, u64 now)
+void Connection::on_wc(const kapi_wc &wc, u64 now, u64 lag)
 {
 	switch (wrid_kind(wc.wr_id)) {
 	case WrKind::RcRecv:
 		receive(wc, now);
 		return;
 	case WrKind::RcSend: {
-		const RcWc done = tx_.complete(wc, now);
+		const RcWc done = tx_.complete(wc, now, lag);
 		if (done == RcWc::Refused)
 			return;	// not a send of ours (counted, warned once): no slot to give back
 		t_.rc_sent(1);

@@ -107,7 +107,7 @@ public:
 	void run();					// the work item
 	void cm_event(const kapi_cm_event &ev);		// ib_cm's context
 	void qp_event(kapi_qp_event_kind kind);		// the provider's (atomic)
-	void on_wc(const kapi_wc &wc, u64 now_ms);	// NAPI
+	void on_wc(const kapi_wc &wc, u64 now_ms, u64 lag_ms);	// NAPI; lag_ms: RcTxRing::complete
 	// NAPI, once per poll for a connection whose own ring completed receives in it: growth
 	// and reposts are per batch (ipoib_recv_ring.h). True when a refused post left
 	// nothing posted (needs_retry): the caller brings NAPI back later.

@@ -327,7 +327,7 @@ void CmTable::ident_run(u64 now)
 				e.until = 0;
 				continue;
 			}
-			if (rc_reserve(*c) != CmSlot::Ok) {	// a bound is full: the next run
+			if (rc_reserve_echo(*c) != CmSlot::Ok) {	// a bound is full: the next run
 				kapi_skb_free(skb);
 				again = true;
 				continue;

@@ -113,15 +113,45 @@ inline u32 reserve_credit(u32 credit, bool posted_since, u32 outstanding_after)
 // lowered. Proportional: a hold just short of the watchdog bars a watchdog period, while
 // lateness that may be our own (NAPI latency, one transport retry) or a peer's longest
 // RNR NAK delay (655 ms: ~1.3 s) shuts a healthy peer out only briefly.
-inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms)
+// lag_ms: the part of the age that was our own receive backlog (poll_backlog_lag), not the
+// peer's.
+inline u64 reserve_bar_after(u64 bar_until_ms, u64 now_ms, u32 post_ms, u64 lag_ms = 0)
 {
-	const u64 age = reserve_age_ms(1, now_ms, post_ms);
+	const u64 seen = reserve_age_ms(1, now_ms, post_ms);
+	const u64 age = seen > lag_ms ? seen - lag_ms : 0;
 	if (age < kReserveHolMs)
 		return bar_until_ms;
 	const u64 until = now_ms + (2 * age < kSendWatchdogMs ? 2 * age : kSendWatchdogMs);
 	return until > bar_until_ms ? until : bar_until_ms;
 }
 inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_until_ms; }
+// RC send completions share the CQ with every receive, polled under the NAPI budget: a
+// receive flood from any node delays every peer's completions behind it. A poll that
+// continues one that used its whole budget (our backlog, since the start of the first such
+// poll, backlog_since_ms; 0: none) judges a completion's lateness less that backlog's age,
+// the time it waited behind our own receives (the CQ was empty before the backlog began).
+// A send kReserveHolMs late when the backlog began is late still.
+inline u64 poll_backlog_lag(u64 now_ms, u64 backlog_since_ms)
+{
+	return backlog_since_ms && now_ms > backlog_since_ms ? now_ms - backlog_since_ms : 0;
+}
+// The backlog's start after a poll that began at now_ms and processed done of budget: kept
+// (or begun now) when it used the whole budget, none when it emptied the CQ; a poll of no
+// budget (netpoll's) changes nothing.
+inline u64 poll_backlog_next(u64 backlog_since_ms, u64 now_ms, int done, int budget)
+{
+	if (budget <= 0)
+		return backlog_since_ms;
+	if (done < budget)
+		return 0;
+	return backlog_since_ms ? backlog_since_ms : (now_ms ? now_ms : 1);
+}
+// What a post may take of the interface's bound (rc_slot's progressing): the reserve when
+// eligible (reserve_eligible), and always for an identity echo (36 octets, at most one per
+// connection per ident run). A reconnect after a peer's legitimate restart inherits the
+// peer's bar; an echo refused by it waited out the proof's deadline, and each end kept two
+// connections, one per direction.
+inline bool reserve_may_take(bool echo, bool eligible) { return echo || eligible; }
 // The bar a ring leaves when it ends (teardown: the peer's DREQ, an error, the watchdog, a
 // flush): an outstanding head of line cm::kReserveHolMs old or more is a late completion
 // at that moment. The bar belongs to the peer, not to one connection (CmPeer's

@@ -383,8 +383,8 @@ void CmTable::housekeeping()
 			if (!open_ || !proofs_open_ || nprobes == kLogMax)
 				break;
 			if (!c || !p.proof.open() || p.proof.nonce || p.proof.expired(now) ||
-			    c->state() != cm::State::Established)
-				continue;
+			    c->state() != cm::State::Established || !may_send(c))
+				continue;	// not one whose teardown began, as start_sending
 			p.proof.probe(now, kapi_cm_random_u64());
 			probes[nprobes++] = {p.addr, c->qpn(), p.proof.nonce};
 		}

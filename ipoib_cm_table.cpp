@@ -306,10 +306,10 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 
 // ---- NAPI
 
-void CmTable::on_wc(RcQp &qp, const kapi_wc &wc, u64 now)
+void CmTable::on_wc(RcQp &qp, const kapi_wc &wc, u64 now, u64 lag)
 {
 	// Every RC QP on this interface's CQ is one of its Connections (the CQ is private).
-	static_cast<Connection &>(qp).on_wc(wc, now);
+	static_cast<Connection &>(qp).on_wc(wc, now, lag);
 }
 
 void CmTable::rx_touched(Connection &c)

@@ -175,7 +175,7 @@ public:
 	// xmit, tx lock held, connected admin mode, unicast to a peer with the RC flag: sent on
 	// RC, queued for a connection, dropped (counted) -> Done; UseUd: send it over UD.
 	Verdict xmit(kapi_skb *skb, const HwAddr &dst, u64 now);
-	void on_wc(RcQp &qp, const kapi_wc &wc, u64 now);	// NAPI
+	void on_wc(RcQp &qp, const kapi_wc &wc, u64 now, u64 lag);	// NAPI; lag: cm::poll_backlog_lag
 	void after_poll();					// NAPI, after each poll
 	void srq_event(kapi_qp_event_kind kind);		// provider, atomic
 	kapi_ctx *on_req(kapi_cm_id *id, const kapi_cm_event &ev);	// ib_cm
@@ -214,8 +214,9 @@ public:
 	// The RC send bounds (RcSendBudget, rc_slot): a slot of c's ring and of the interface
 	// reserved before each post (xmit, the queue flushes, the identity echoes: tx lock held),
 	// released when the post fails. Never stops the netdev queue.
-	CmSlot rc_reserve(Connection &c, u64 now);
-	CmSlot rc_reserve(Connection &c) { return rc_reserve(c, kapi_now_ms()); }
+	CmSlot rc_reserve(Connection &c, u64 now, bool echo = false);
+	// An identity echo's: not refused the reserve by lateness (cm::reserve_may_take).
+	CmSlot rc_reserve_echo(Connection &c) { return rc_reserve(c, kapi_now_ms(), true); }
 	// The reserve's lateness bar is the peer's (docs/connected.md §3), table lock held: c's
 	// ring ended (retire: its bar kept on p, and raised on p's other connections, which may
 	// have been set up meanwhile); c is p's new connection (its ring starts from p's bar).

@@ -186,12 +186,13 @@ void CmTable::post_rc(Connection &c, kapi_skb *skb, u64 now)
 // or more sends posted since its last completion than that completion's batch plus
 // cm::kReserveUnacked; Reserve), on the connection waiters. The netdev queue runs on in every
 // case (TxQueueRule): the slot is taken before the post, and what does not get one waits on
-// its own peer's queue.
-CmSlot CmTable::rc_reserve(Connection &c, u64 now)
+// its own peer's queue. An identity echo (echo) may take the reserve regardless
+// (cm::reserve_may_take); both bounds hold for it too.
+CmSlot CmTable::rc_reserve(Connection &c, u64 now, bool echo)
 {
 	if (!c.tx_room())
 		return CmSlot::ConnFull;
-	return budget_.take(c.tx_reserve_eligible(now));
+	return budget_.take(cm::reserve_may_take(echo, c.tx_reserve_eligible(now)));
 }
 
 // NAPI: n RC sends completed. Their slots go back; a peer that waits for them is continued

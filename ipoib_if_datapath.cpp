@@ -183,6 +183,9 @@ int Interface::poll_rx(int budget)
 {
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
 	const u64 now = kapi_now_ms();
+	// RC send completions wait behind our own receive backlog in this CQ: not the peer's
+	// lateness (cm::poll_backlog_lag)
+	const u64 lag = cm::poll_backlog_lag(now, rx_backlog_since_);
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
@@ -193,8 +196,8 @@ int Interface::poll_rx(int budget)
 				receive(skb, wc, me);
 			return true;
 		},
-		[this, now](RcQp &qp, const kapi_wc &wc) {
-			cm_.on_wc(qp, wc, now);	// every RC QP shares this CQ (docs/connected.md §4)
+		[this, now, lag](RcQp &qp, const kapi_wc &wc) {
+			cm_.on_wc(qp, wc, now, lag);	// every RC QP shares this CQ (docs/connected.md §4)
 			return true;
 		},
 		[this](u32) {
@@ -207,6 +210,7 @@ int Interface::poll_rx(int budget)
 		rx_.repost();
 	cm_.after_poll();	// the SRQ's buffers, likewise
 	warn_foreign(foreign);
+	rx_backlog_since_ = cm::poll_backlog_next(rx_backlog_since_, now, done, budget);
 	return done;
 }
 

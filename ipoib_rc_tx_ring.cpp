@@ -173,7 +173,7 @@ RcPost RcTxRing::post(kapi_skb *skb, u64 now_ms, bool csum_free)
 	return RcPost::Posted;
 }
 
-RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
+RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms, u64 lag_ms)
 {
 	// In order on one QP: the completion is the tail's, and its wr_id names that slot. One
 	// that names another slot, or whose slot holds no skb, is not a send of ours (a duplicate
@@ -216,7 +216,7 @@ RcWc RcTxRing::complete(const kapi_wc &wc, u64 now_ms)
 	// (reserve_eligible); published with tail_ below, before the caller's rc_sent fence
 	// (reserve_held pairs with it)
 	__atomic_store_n(&ack_, cm::reserve_acked(cm::ReserveAck::of(ack_), head, tail_).word(), __ATOMIC_RELAXED);
-	reserve_bar_at_least(cm::reserve_bar_after(0, now_ms, s.post_ms));
+	reserve_bar_at_least(cm::reserve_bar_after(0, now_ms, s.post_ms, lag_ms));
 	if (progressed) {
 		__atomic_store_n(&progress_ms_, now_ms, __ATOMIC_RELAXED);
 		done_ = 0;

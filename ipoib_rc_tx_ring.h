@@ -105,8 +105,9 @@ public:
 	// other than a flush (the caller feeds the connection a WcError). Refused: the wr_id
 	// does not name the oldest outstanding send (a duplicate or stale CQE, or nothing is
 	// outstanding): counted in refused(), warned once, nothing touched; the caller must not
-	// count it as a completed send.
-	RcWc complete(const kapi_wc &wc, u64 now_ms);
+	// count it as a completed send. lag_ms: the poll's receive backlog (cm::poll_backlog_lag),
+	// not counted against the send's lateness.
+	RcWc complete(const kapi_wc &wc, u64 now_ms, u64 lag_ms = 0);
 	// Teardown, with the QP destroyed: every send still in the ring unmapped and freed;
 	// returns how many there were. A head of line cm::kReserveHolMs old or more at now_ms
 	// bars the reserve as a late completion would (cm::reserve_bar_end).

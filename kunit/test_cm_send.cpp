@@ -184,6 +184,54 @@ KTEST(cm_send_budget, bar_proportional_to_lateness)
 	EXPECT_EQ(d.ended(1000 + 700), 1000 + 700 + 1400u);
 }
 
+// A completion that waited behind our own receive backlog on the shared CQ
+// (cm::poll_backlog_lag): the backlog's age is not the peer's lateness. A poll that used its
+// whole budget begins a backlog, the polls that continue it keep its start, one that empties
+// the CQ ends it. A send already kReserveHolMs late when the backlog began still bars.
+KTEST(cm_send_budget, receive_backlog_is_not_lateness)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	EXPECT_EQ(cm::poll_backlog_next(0, 1100, 64, 64), 1100u);	// a full poll: backlog begins
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1300, 64, 64), 1100u);	// continued: its start kept
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1400, 10, 64), 0u);	// the CQ emptied: none
+	EXPECT_EQ(cm::poll_backlog_next(0, 1400, 10, 64), 0u);
+	EXPECT_EQ(cm::poll_backlog_next(1100, 1400, 0, 0), 1100u);	// netpoll's no-budget poll
+	EXPECT_EQ(cm::poll_backlog_lag(1400, 0), 0u);
+	EXPECT_EQ(cm::poll_backlog_lag(1400, 1100), 300u);
+	// posted at 1000 just before a flood (backlog from 1010), processed at 1000 + 10 * T:
+	// delayed by the flood alone, no bar
+	const u64 at = 1000 + 10 * T;
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000, cm::poll_backlog_lag(at, 1010)), 0u);
+	// the same completion without the backlog is late (the bar as before)
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000), at + 2 * 10 * T);
+	// posted at 1000, already T + 100 old when the backlog began: late, barred for twice
+	// its lateness before the backlog
+	EXPECT_EQ(cm::reserve_bar_after(0, at, 1000, cm::poll_backlog_lag(at, 1000 + T + 100)),
+		  at + 2 * (T + 100));
+}
+
+// An identity echo takes the reserve through its peer's lateness bar (cm::reserve_may_take,
+// CmTable::rc_reserve_echo): a reconnect that inherited the bar still proves its peer. The
+// interface bound holds for it as for anything else; a barred data send is refused.
+KTEST(cm_send_budget, echo_takes_the_reserve_through_a_bar)
+{
+	cm::ReserveClock<8> c;
+	c.inherit(5000);	// the peer's bar, from its previous connection
+	ASSERT_TRUE(c.barred(1000));
+	ASSERT_FALSE(c.eligible(1000));
+	u64 under = 0;
+	RcSendBudget b(under);
+	b.set_limit(8, 2);
+	for (int i = 0; i < 6; i++)
+		ASSERT_TRUE(b.take(false) == CmSlot::Ok);	// the shared part used up
+	EXPECT_TRUE(b.take(cm::reserve_may_take(false, c.eligible(1000))) == CmSlot::Reserve);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::Ok);
+	EXPECT_TRUE(b.take(cm::reserve_may_take(true, c.eligible(1000))) == CmSlot::IfFull);
+	EXPECT_TRUE(cm::reserve_may_take(false, true));
+	EXPECT_EQ(under, 0u);
+}
+
 // The HCA may complete a send before xmit has stored head_ past it (RcTxRing::complete):
 // NAPI then reads a head equal to the tail it completes. The completion empties the ring
 // (credit 0, the next post is a 0 -> 1), not 0xffffffff sends left with credit kept.
@@ -1161,7 +1209,10 @@ KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
 	}
 	EXPECT_GE(dreqs, 2u);
 	EXPECT_EQ(while_barred, 0u);
-	EXPECT_LT(h_refused, u32(kEnd * 6 / 10));	// the reserve held one bar period in two at most
+	// By design the reserve is held for the hold (kSendWatchdogMs - 100 ms, after ~20 ms of
+	// growth) of each cycle of hold, DREQ and bar (kSendWatchdogMs): just under one half
+	// (49.7% measured); 52% leaves two points of margin.
+	EXPECT_LT(h_refused, u32(kEnd * 52 / 100));
 	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(x.under, 0u);
 }
@@ -1252,6 +1303,8 @@ KTEST(cm_backlog, fifo_once_and_remove)
 }
 
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
+	    KTEST_CASE(cm_send_budget, echo_takes_the_reserve_through_a_bar),
+	    KTEST_CASE(cm_send_budget, receive_backlog_is_not_lateness),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),

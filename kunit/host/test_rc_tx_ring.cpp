@@ -237,6 +237,22 @@ KTEST(rc_tx_ring, reserve_bar_kept_across_teardown)
 	EXPECT_TRUE(fresh.r.reserve_eligible(bar));
 }
 
+// A completion processed behind our own receive backlog (lag_ms, cm::poll_backlog_lag) is
+// judged less that backlog's age: one posted 20 ms before the backlog began, processed 10 T
+// later, bars nothing; one posted T before it began bars as before.
+KTEST(rc_tx_ring, receive_backlog_lag_does_not_bar)
+{
+	constexpr u32 T = cm::kReserveHolMs;
+	TxOn t(8);
+	EXPECT_EQ(int(t.r.post(t.skb(64), 1000, false)), int(RcPost::Posted));
+	EXPECT_EQ(int(t.r.post(t.skb(64), 1000, false)), int(RcPost::Posted));
+	EXPECT_EQ(int(t.r.complete(t.wc(0, KAPI_WC_SUCCESS), 1000 + 10 * T, 10 * T - 20)), int(RcWc::Done));
+	EXPECT_EQ(t.r.reserve_bar(), 0u);
+	EXPECT_EQ(int(t.r.complete(t.wc(1, KAPI_WC_SUCCESS), 1000 + 10 * T, 9 * T)), int(RcWc::Done));
+	EXPECT_EQ(t.r.reserve_bar(), 1000 + 10 * T + 2 * T);
+	EXPECT_TRUE(t.r.reserve_barred(1000 + 10 * T));
+}
+
 // The head and each fragment are one SGE each; every mapping is undone at the
 // completion; an skb with more fragments than the QP's SGEs is linearized (counted).
 KTEST(rc_tx_ring, gathers_head_and_fragments)
@@ -573,6 +589,7 @@ KTEST_SUITE(rc_tx_ring, KTEST_CASE(rc_tx_ring, posts_tagged_and_completes_in_ord
 	    KTEST_CASE(rc_tx_ring, watchdog_clock), KTEST_CASE(rc_tx_ring, watchdog_judges_progress),
 	    KTEST_CASE(rc_tx_ring, reserve_eligibility),
 	    KTEST_CASE(rc_tx_ring, reserve_bar_kept_across_teardown),
+	    KTEST_CASE(rc_tx_ring, receive_backlog_lag_does_not_bar),
 	    KTEST_CASE(rc_tx_ring, gathers_head_and_fragments),
 	    KTEST_CASE(rc_tx_ring, linearizes_only_above_the_sge_limit),
 	    KTEST_CASE(rc_tx_ring, dma_failure_mid_skb_unmaps_what_was_mapped),
