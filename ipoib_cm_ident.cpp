@@ -30,6 +30,7 @@ CmTable::LidCheck CmTable::lid_check(const u8 *gid, u32 req_lid)
 void CmTable::file_passive(CmPeer &p, Connection &c, LidCheck lid, u64 now)
 {
 	c.owner = &p;
+	gid_bar_inherit(p, now);
 	reserve_bar_inherit(p, c);
 	p.conns++;
 	p.used_ms = now;

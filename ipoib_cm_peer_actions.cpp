@@ -264,6 +264,7 @@ void CmTable::retire(Connection &c)
 		kstd::SpinIrqSaveGuard g(lock_);
 		if (CmPeer *p = c.owner) {
 			reserve_bar_fold(*p, c);	// before c leaves p: the bar stays with the peer
+			gid_bar_keep(*p, kapi_now_ms());	// ... and with its port, whatever its QPN
 			if (p->active == &c)
 				p->active = nullptr;
 			if (p->passive == &c)

@@ -8,6 +8,7 @@
 
 namespace ipoib::cm {
 
+using kstd::u8;
 using kstd::u32;
 using kstd::u64;
 
@@ -163,6 +164,63 @@ inline u64 reserve_bar_end(u64 bar_until_ms, u64 now_ms, u32 outstanding, u32 ho
 	return outstanding ? reserve_bar_after(bar_until_ms, now_ms, hol_post_ms) : bar_until_ms;
 }
 inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
+// The reserve's bars by GID alone (CmTable's, under the table lock): CmPeer is keyed by
+// the peer's whole address (UD QPN + GID), and a peer that recreates its UD QP and
+// announces the new QPN (a gratuitous ARP) gets a new entry. Its bar is kept here when a
+// ring's bar is folded into its peer (retire) and read when an entry for that GID is
+// created or a connection is filed (connect, file_passive), so a new QPN starts barred.
+// A fixed array: nothing allocated, one bar per GID (the later end kept). When it is full
+// the bar that ends first goes, the new one included (note() says when a bar in force was
+// lost so: the caller counts it).
+// 32 bars: the one that ends first goes, so pushing out a bar that ends at T takes 32 other
+// ports barred past T (each held late for at least half of that time).
+inline constexpr u32 kGidBars = 32;
+template <u32 N> struct GidBars {
+	struct Entry {
+		u8 gid[16];
+		u64 until_ms;	// 0 or <= now: free
+	};
+	Entry e[N] = {};
+
+	static bool same(const u8 *a, const u8 *b)
+	{
+		for (u32 i = 0; i < 16; i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+	// gid's bar in force at now_ms (0: none)
+	u64 bar(const u8 *gid, u64 now_ms) const
+	{
+		for (const Entry &x : e)
+			if (x.until_ms > now_ms && same(x.gid, gid))
+				return x.until_ms;
+		return 0;
+	}
+	// gid barred until until_ms (never lowered); false when a bar in force was lost for
+	// want of room (another GID's, or this one when it ends first)
+	bool note(const u8 *gid, u64 until_ms, u64 now_ms)
+	{
+		if (until_ms <= now_ms)
+			return true;
+		Entry *victim = nullptr;
+		for (Entry &x : e) {
+			if (x.until_ms > now_ms && same(x.gid, gid)) {
+				x.until_ms = until_ms > x.until_ms ? until_ms : x.until_ms;
+				return true;
+			}
+			if (!victim || x.until_ms < victim->until_ms)
+				victim = &x;
+		}
+		const bool lost = victim->until_ms > now_ms;
+		if (lost && victim->until_ms >= until_ms)
+			return false;	// the new bar ends first: it is the one dropped
+		for (u32 i = 0; i < 16; i++)
+			victim->gid[i] = gid[i];
+		victim->until_ms = until_ms;
+		return !lost;
+	}
+};
 inline bool reserve_eligible(u32 outstanding, u32 hol_age_ms, u32 unacked, u32 credit, bool barred)
 {
 	if (barred)

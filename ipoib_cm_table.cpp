@@ -261,9 +261,23 @@ CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 	count(ifs_.cm_peers_added);
 	p->addr = a;
 	p->used_ms = kapi_now_ms();
+	gid_bar_inherit(*p, p->used_ms);	// the port's bar under an earlier UD QPN
 	peers_.push_back(*p);
 	index_.insert(*p);
 	return p;
+}
+
+void CmTable::gid_bar_keep(const CmPeer &p, u64 now)
+{
+	if (!gid_bars_.note(p.addr.gid(), p.reserve_bar_until, now))
+		count(ifs_.cm_reserve_bar_evicted);
+}
+
+void CmTable::gid_bar_inherit(CmPeer &p, u64 now)
+{
+	const u64 bar = gid_bars_.bar(p.addr.gid(), now);
+	if (bar > p.reserve_bar_until)
+		p.reserve_bar_until = bar;
 }
 
 bool CmTable::over_limit() const
@@ -298,6 +312,7 @@ Connection *CmTable::connect(CmPeer &p, u64 now, Gfp gfp, FeedNotes &notes)
 	p.await_until = 0;
 	p.used_ms = now;
 	c->owner = &p;
+	gid_bar_inherit(p, now);
 	reserve_bar_inherit(p, *c);
 	p.conns++;
 	c->feed(cm::Event::connect(over), notes);

@@ -79,7 +79,9 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	bool conn_waiting = false;	// pending waits for its own connection's bound (or the reserve)
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	// The reserve's lateness bar (ms; cm::reserve_bar_end): what the peer's ended rings left
-	// (CmTable::reserve_bar_fold), where a new connection's ring starts (table lock)
+	// (CmTable::reserve_bar_fold), where a new connection's ring starts; raised from the
+	// table's bar for the GID (cm::GidBars) when the entry is created and a connection is
+	// filed (table lock)
 	u64 reserve_bar_until = 0;
 	u32 backoff_ms = 0;
 	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
@@ -107,6 +109,8 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
 	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full) \
+	/* a reserve bar still in force lost from the bars by GID for want of room (GidBars) */  \
+	X(cm_reserve_bar_evicted)                                                               \
 	/* teardown ran a connection's Destroy itself, its work item not having run it */       \
 	X(cm_teardown_reaped)                                                                   \
 	/* packets refused the RC reserve while a late completion bars their connection */      \
@@ -222,6 +226,12 @@ public:
 	// have been set up meanwhile); c is p's new connection (its ring starts from p's bar).
 	void reserve_bar_fold(CmPeer &p, Connection &c);
 	void reserve_bar_inherit(CmPeer &p, Connection &c);
+	// Table lock held: p's bar kept by its GID alone (gid_bars_), written when a ring's bar
+	// was folded into p (retire; a bar in force lost for room is counted
+	// cm_reserve_bar_evicted), and read into p when a connection is filed under it, so an
+	// entry for the same port under a new UD QPN starts barred.
+	void gid_bar_keep(const CmPeer &p, u64 now);
+	void gid_bar_inherit(CmPeer &p, u64 now);
 	void rc_unreserve() { budget_.unreserve(); }
 	u32 rc_inflight() const { return budget_.inflight(); }	// debugfs
 	u32 rc_limit() const { return budget_.limit(); }	// the tx timeout's log line
@@ -366,6 +376,7 @@ private:
 	kstd::SpinLock lock_;
 	kstd::List<CmPeer> peers_;
 	CmPeerIndex<CmPeer> index_;	// peers_ by address (lock_)
+	cm::GidBars<cm::kGidBars> gid_bars_;	// lock_: the reserve's bars by GID (gid_bar_keep)
 	kstd::List<Connection> conns_;
 	kstd::List<Connection> dead_;	// destroyed, waiting to be freed
 	u32 nconns_ = 0;		// connections with a QP slot (limit)

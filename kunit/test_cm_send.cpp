@@ -958,6 +958,7 @@ struct ReserveSim {
 	cm::ReserveClock<kSimRing> rc[kSimConns] = {};
 	cm::SendClock sc[kSimConns] = {};
 	u64 peer_bar[kSimConns] = {};	// CmPeer::reserve_bar_until of each connection's peer
+	cm::GidBars<cm::kGidBars> gid_bars = {};	// CmTable's bars by GID
 	u32 torn_down = 0;
 	void reset()
 	{
@@ -969,6 +970,7 @@ struct ReserveSim {
 			sc[i] = {};
 			peer_bar[i] = 0;
 		}
+		gid_bars = {};
 		torn_down = 0;
 	}
 	bool eligible(int i, u64 now) const { return rc[i].eligible(now); }
@@ -1010,15 +1012,28 @@ struct ReserveSim {
 			}
 	}
 	// the peer's DREQ: the connection goes (its sends flushed, their slots back), the ring's
-	// bar stays with the peer (retire's reserve_bar_fold) and xmit connects again at once
-	// (no FallBack): a fresh ring, which starts from the peer's bar
-	void dreq(int i, u64 now)
+	// bar stays with the peer (retire's reserve_bar_fold) and with its GID (CmTable's
+	// GidBars), and xmit connects again at once (no FallBack): a fresh ring, which starts
+	// from the peer's bar. new_qpn: the peer recreated its UD QP and announced the new QPN
+	// first, so the new connection's peer is a new entry (CmPeer is keyed by QPN + GID),
+	// created with its GID's bar (CmTable::find_or_add).
+	void dreq(int i, u64 now, bool new_qpn = false)
 	{
 		peer_bar[i] = cm::reserve_bar_fold(peer_bar[i], rc[i].ended(now));
+		gid_bars.note(gid(i), peer_bar[i], now);
 		b.complete(rc[i].outstanding());
 		rc[i] = {};
 		sc[i] = {};
+		if (new_qpn)
+			peer_bar[i] = gid_bars.bar(gid(i), now);
 		rc[i].inherit(peer_bar[i]);
+	}
+	// connection i's peer's GID (each connection's peer a port of its own)
+	static const u8 *gid(int i)
+	{
+		static u8 g[kSimConns][kGidLen];
+		g[i][15] = u8(i + 1);
+		return g[i];
 	}
 	// 0..2 hold the shared rings: everything completed, late, `hold` after they took it
 	// (just before their watchdog: progress, never torn down), then taken again
@@ -1112,6 +1127,37 @@ KTEST(cm_send_reserve, flipping_peers_do_not_take_the_reserve)
 	EXPECT_EQ(x.under, 0u);
 }
 
+// The reserve attack models' run, one millisecond a step: H's peer completes what was posted
+// before, 0..2 hold the shared rings (hold_shared), the model's peer of connection 3 acts
+// (acts(t): its completions, its DREQ; true while the model says its peer is barred), the
+// watchdog, 0..2 take what they can, 3 posts (posts(t)), then H posts one. Counted: H's
+// refusals, the attacker's largest total in flight, and what 3 took while barred.
+struct HoldRun {
+	u32 h_refused = 0, max_att = 0, while_barred = 0;
+};
+template <typename Acts, typename Posts> HoldRun hold_run(ReserveSim &x, u64 end, u64 hold, Acts acts, Posts posts)
+{
+	HoldRun r;
+	u64 shared_at = 1;
+	for (u64 t = 1; t <= end; t++) {
+		x.complete(kSimH, kSimRing, t);
+		x.hold_shared(t, shared_at, hold);
+		const bool barred = acts(t);
+		x.watchdog(t);
+		for (int i = 0; i < 3; i++)
+			x.flood(i, t);
+		const u32 before = x.rc[3].outstanding();
+		posts(t);
+		if (barred)
+			r.while_barred += x.rc[3].outstanding() - before;
+		if (x.post(kSimH, t) != CmSlot::Ok)
+			r.h_refused++;
+		if (x.attacker_inflight() > r.max_att)
+			r.max_att = x.attacker_inflight();
+	}
+	return r;
+}
+
 // Prompt once, then hold: connections 0..2 hold the shared three rings and complete all of
 // it just before their watchdog (progress: they are never torn down) and take it again; 3
 // posts two sends, its peer completes the first within a millisecond and then holds
@@ -1127,42 +1173,31 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 	ReserveSim &x = g_sim;
 	x.reset();
 	const u64 kHold = cm::kSendWatchdogMs - 100, kEnd = 3 * cm::kSendWatchdogMs;
-	u32 h_refused = 0, max_att = 0, while_barred = 0;
-	u64 shared_at = 1, round_at = 1, late_at = 0;
-	for (u64 t = 1; t <= kEnd; t++) {
-		x.complete(kSimH, kSimRing, t);
-		x.hold_shared(t, shared_at, kHold);
-		if (t == round_at + 1)		// 3: its first send, promptly
-			x.complete(3, 1, t);
-		if (t == round_at + kHold) {	// 3: the rest, late, before the watchdog; again
-			if (x.rc[3].outstanding())
-				late_at = t;
-			x.complete(3, kSimRing, t);
-			round_at = t + 1;
-		}
-		const bool barred = late_at && t < late_at + cm::kSendWatchdogMs;
-		x.watchdog(t);
-		for (int i = 0; i < 3; i++)
-			x.flood(i, t);
-		if (t == round_at) {
-			for (int k = 0; k < 2; k++)
-				if (x.post(3, t) == CmSlot::Ok && barred)
-					while_barred++;
-		} else if (t > round_at) {
-			const u32 before = x.rc[3].outstanding();
-			x.flood(3, t);
-			if (barred)
-				while_barred += x.rc[3].outstanding() - before;
-		}
-		if (x.post(kSimH, t) != CmSlot::Ok)
-			h_refused++;
-		if (x.attacker_inflight() > max_att)
-			max_att = x.attacker_inflight();
-	}
-	EXPECT_EQ(h_refused, 0u);
+	u64 round_at = 1, late_at = 0;
+	const HoldRun r = hold_run(
+		x, kEnd, kHold,
+		[&](u64 t) {
+			if (t == round_at + 1)		// 3: its first send, promptly
+				x.complete(3, 1, t);
+			if (t == round_at + kHold) {	// 3: the rest, late, before the watchdog; again
+				if (x.rc[3].outstanding())
+					late_at = t;
+				x.complete(3, kSimRing, t);
+				round_at = t + 1;
+			}
+			return late_at && t < late_at + cm::kSendWatchdogMs;
+		},
+		[&](u64 t) {
+			if (t == round_at)
+				for (int k = 0; k < 2; k++)
+					(void)x.post(3, t);
+			else if (t > round_at)
+				x.flood(3, t);
+		});
+	EXPECT_EQ(r.h_refused, 0u);
 	EXPECT_EQ(x.torn_down, 0u);
-	EXPECT_EQ(while_barred, 0u);	// barred by its late completion
-	EXPECT_TRUE(max_att <= 3 * kSimRing + 2 * (cm::kReserveUnacked + 1));
+	EXPECT_EQ(r.while_barred, 0u);	// barred by its late completion
+	EXPECT_TRUE(r.max_att <= 3 * kSimRing + 2 * (cm::kReserveUnacked + 1));
 	EXPECT_EQ(x.under, 0u);
 }
 
@@ -1175,46 +1210,87 @@ KTEST(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve)
 // of the run. With the bar kept on the peer (the teardown's head of line, ~9.9 s old, is a
 // late completion at that moment) the new ring is barred for cm::kSendWatchdogMs from the
 // DREQ: it takes nothing of the reserve in that period (what stays open: the round after
-// the bar, once per bar).
-KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
+// the bar, once per bar). new_qpn: before each DREQ the peer recreates its UD QP and
+// announces the new QPN, so each reconnect is to a new peer entry: the bar must reach it
+// by the GID (a bar kept on the entry alone starts it unbarred: 3 took 1864 slots while
+// barred and H was refused 39950 of 40000 ms).
+static void dreq_and_reconnect(ktest_ctx *kt, bool new_qpn)
 {
 	ReserveSim &x = g_sim;
 	x.reset();
 	const u64 kHold = cm::kSendWatchdogMs - 100, kEnd = 4 * cm::kSendWatchdogMs;
-	u32 h_refused = 0, while_barred = 0, dreqs = 0;
-	u64 shared_at = 1, grow_from = 0, dreq_at = 0;
-	for (u64 t = 1; t <= kEnd; t++) {
-		x.complete(kSimH, kSimRing, t);
-		x.hold_shared(t, shared_at, kHold);
-		if (grow_from && t < grow_from + 20 && x.rc[3].outstanding() > 1)
-			x.complete(3, x.rc[3].outstanding() - 1, t);
-		if (grow_from && t == grow_from + kHold) {
-			x.dreq(3, t);
-			dreq_at = t;
-			dreqs++;
-			grow_from = 0;
-		}
-		const bool barred = dreq_at && t < dreq_at + cm::kSendWatchdogMs;
-		x.watchdog(t);
-		for (int i = 0; i < 3; i++)
-			x.flood(i, t);
-		const u32 before = x.rc[3].outstanding();
-		x.flood(3, t);
-		if (barred)
-			while_barred += x.rc[3].outstanding() - before;
-		if (!grow_from && x.rc[3].outstanding())
-			grow_from = t;
-		if (x.post(kSimH, t) != CmSlot::Ok)
-			h_refused++;
-	}
+	u32 dreqs = 0;
+	u64 grow_from = 0, dreq_at = 0;
+	const HoldRun r = hold_run(
+		x, kEnd, kHold,
+		[&](u64 t) {
+			if (grow_from && t < grow_from + 20 && x.rc[3].outstanding() > 1)
+				x.complete(3, x.rc[3].outstanding() - 1, t);
+			if (grow_from && t == grow_from + kHold) {
+				x.dreq(3, t, new_qpn);
+				dreq_at = t;
+				dreqs++;
+				grow_from = 0;
+			}
+			return dreq_at && t < dreq_at + cm::kSendWatchdogMs;
+		},
+		[&](u64 t) {
+			x.flood(3, t);
+			if (!grow_from && x.rc[3].outstanding())
+				grow_from = t;
+		});
 	EXPECT_GE(dreqs, 2u);
-	EXPECT_EQ(while_barred, 0u);
+	EXPECT_EQ(r.while_barred, 0u);
 	// By design the reserve is held for the hold (kSendWatchdogMs - 100 ms, after ~20 ms of
 	// growth) of each cycle of hold, DREQ and bar (kSendWatchdogMs): just under one half
 	// (49.7% measured); 52% leaves two points of margin.
-	EXPECT_LT(h_refused, u32(kEnd * 52 / 100));
+	EXPECT_LT(r.h_refused, u32(kEnd * 52 / 100));
 	EXPECT_EQ(x.torn_down, 0u);
 	EXPECT_EQ(x.under, 0u);
+}
+
+KTEST(cm_send_reserve, dreq_and_reconnect_keep_the_bar)
+{
+	dreq_and_reconnect(kt, false);
+}
+
+KTEST(cm_send_reserve, new_qpn_keeps_the_gid_bar)
+{
+	dreq_and_reconnect(kt, true);
+}
+
+// The bars by GID (cm::GidBars): one per GID, never lowered, an ended one is free; when all
+// are in force the one that ends first goes (the new one when it ends first), said by
+// note()'s false.
+KTEST(cm_send_reserve, gid_bars_keep_the_longest)
+{
+	static cm::GidBars<4> g;
+	g = {};
+	u8 a[kGidLen] = {}, b[kGidLen] = {};
+	a[15] = 1;
+	b[15] = 2;
+	EXPECT_EQ(g.bar(a, 100), 0u);
+	EXPECT_TRUE(g.note(a, 50, 100));	// ended already: nothing kept
+	EXPECT_EQ(g.bar(a, 100), 0u);
+	EXPECT_TRUE(g.note(a, 1000, 100));
+	EXPECT_TRUE(g.note(a, 500, 100));	// never lowered
+	EXPECT_EQ(g.bar(a, 100), 1000u);
+	EXPECT_EQ(g.bar(b, 100), 0u);
+	EXPECT_EQ(g.bar(a, 1000), 0u);		// ended
+	u8 o[kGidLen] = {};
+	for (u8 i = 0; i < 3; i++) {
+		o[15] = u8(10 + i);
+		EXPECT_TRUE(g.note(o, 2000 + i, 100));	// the free entries
+	}
+	EXPECT_FALSE(g.note(b, 900, 100));	// full, and it ends first: dropped
+	EXPECT_EQ(g.bar(b, 100), 0u);
+	EXPECT_EQ(g.bar(a, 100), 1000u);
+	EXPECT_FALSE(g.note(b, 3000, 100));	// a's bar (the first to end) goes
+	EXPECT_EQ(g.bar(a, 100), 0u);
+	EXPECT_EQ(g.bar(b, 100), 3000u);
+	EXPECT_TRUE(g.note(a, 2500, 2001));	// o10's ended (2000): its entry is free
+	EXPECT_EQ(g.bar(a, 2001), 2500u);
+	EXPECT_EQ(g.bar(b, 2001), 3000u);
 }
 
 // Healthy, steady: three stalled connections hold the shared rings; H has two sends a
@@ -1327,6 +1403,8 @@ KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_lea
 	    KTEST_CASE(cm_send_reserve, steady_completions_keep_the_reserve),
 	    KTEST_CASE(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve),
 	    KTEST_CASE(cm_send_reserve, dreq_and_reconnect_keep_the_bar),
+	    KTEST_CASE(cm_send_reserve, new_qpn_keeps_the_gid_bar),
+	    KTEST_CASE(cm_send_reserve, gid_bars_keep_the_longest),
 	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
 	    KTEST_CASE(cm_conn_bound, own_completions_flush_own_queue_in_order),
