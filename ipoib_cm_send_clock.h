@@ -129,9 +129,10 @@ inline bool reserve_barred(u64 now_ms, u64 bar_until_ms) { return now_ms < bar_u
 // RC send completions share the CQ with every receive, polled under the NAPI budget: a
 // receive flood from any node delays every peer's completions behind it. A poll that
 // continues one that used its whole budget (our backlog, since the start of the first such
-// poll, backlog_since_ms; 0: none) judges a completion's lateness less that backlog's age,
-// the time it waited behind our own receives (the CQ was empty before the backlog began).
-// A send kReserveHolMs late when the backlog began is late still.
+// poll; 0: none) judges a completion's lateness less the time since backlog_since_ms, the
+// earliest it can have entered the CQ behind our own receives (PollBacklog::floor_ms: the
+// CQ was empty before the backlog began, and it turns over within a CQ's worth of polls).
+// A send kReserveHolMs late before that is late still.
 inline u64 poll_backlog_lag(u64 now_ms, u64 backlog_since_ms)
 {
 	return backlog_since_ms && now_ms > backlog_since_ms ? now_ms - backlog_since_ms : 0;
@@ -147,6 +148,54 @@ inline u64 poll_backlog_next(u64 backlog_since_ms, u64 now_ms, int done, int bud
 		return 0;
 	return backlog_since_ms ? backlog_since_ms : (now_ms ? now_ms : 1);
 }
+// How far back our own backlog can have delayed a completion taken by a poll that continues
+// it: the CQ never holds more than depth completions (the WRs that can complete on it: its
+// size, Interface::poll_rx), and each poll takes its done from the CQ's head, so a
+// completion that entered before the start of a poll from which the polls up to this one
+// took depth or more would have been taken already: it entered after that start, and only
+// its wait since then (and since the backlog's start) can be ours. A peer that holds a send
+// longer than the host needs to turn its CQ over is late, flood or not; while fewer polls
+// than that were kept, the backlog's start is the bound. NAPI only.
+inline constexpr u32 kPollHistory = 128;	// polls kept: a CQ of 128 x the budget (8192 at NAPI's 64)
+struct PollBacklog {
+	u64 since_ms = 0;	// the first full poll's start (0: no backlog, poll_backlog_next)
+	u32 polls = 0;		// full polls kept in start_ms/done (the last kPollHistory)
+	u64 start_ms[kPollHistory] = {};
+	u32 done[kPollHistory] = {};
+
+	// The earliest a completion taken now can have entered the CQ behind the backlog (0: none)
+	u64 floor_ms(u32 depth) const
+	{
+		if (!since_ms)
+			return 0;
+		u32 taken = 0;
+		const u32 kept = polls < kPollHistory ? polls : kPollHistory;
+		for (u32 i = 1; i <= kept; i++) {
+			const u32 at = (polls - i) & (kPollHistory - 1);
+			taken += done[at];
+			if (taken >= depth)
+				return start_ms[at] > since_ms ? start_ms[at] : since_ms;
+		}
+		return since_ms;
+	}
+	// After a poll that began at now_ms and took done of budget (poll_backlog_next's rule)
+	void after(u64 now_ms, int done_now, int budget)
+	{
+		const u64 next = poll_backlog_next(since_ms, now_ms, done_now, budget);
+		if (!next) {
+			since_ms = 0;
+			polls = 0;
+			return;
+		}
+		if (budget <= 0)
+			return;	// netpoll's: took nothing
+		since_ms = next;
+		start_ms[polls & (kPollHistory - 1)] = now_ms;
+		done[polls & (kPollHistory - 1)] = u32(done_now);
+		polls++;
+	}
+};
+static_assert((kPollHistory & (kPollHistory - 1)) == 0, "a power of two");
 // What a post may take of the interface's bound (rc_slot's progressing): the reserve when
 // eligible (reserve_eligible), and always for an identity echo (36 octets, at most one per
 // connection per ident run). A reconnect after a peer's legitimate restart inherits the

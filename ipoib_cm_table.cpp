@@ -51,7 +51,7 @@ u32 CmTable::cq_entries() const
 {
 	if (!recv_mtu_)
 		return 0;
-	return cq_fixed() + cq_conns_ * cq_per_conn();
+	return cq_fixed() + __atomic_load_n(&cq_conns_, __ATOMIC_RELAXED) * cq_per_conn();	// NAPI reads it too (poll_rx)
 }
 
 // A CQ for the QPs open (docs/connected.md §4), not for every connection the limit allows (at

@@ -184,8 +184,9 @@ int Interface::poll_rx(int budget)
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
 	const u64 now = kapi_now_ms();
 	// RC send completions wait behind our own receive backlog in this CQ: not the peer's
-	// lateness (cm::poll_backlog_lag)
-	const u64 lag = cm::poll_backlog_lag(now, rx_backlog_since_);
+	// lateness (cm::poll_backlog_lag), but no more than since the CQ last turned over (the
+	// completions it can hold: the UD ring's and connected mode's, cm::PollBacklog)
+	const u64 lag = cm::poll_backlog_lag(now, rx_backlog_.floor_ms(rx_.size() + cm_.cq_entries()));
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	const int done = dispatch_cq(
 		recv_cq_.get(), budget, stats_.wc_foreign_ctx,
@@ -210,7 +211,7 @@ int Interface::poll_rx(int budget)
 		rx_.repost();
 	cm_.after_poll();	// the SRQ's buffers, likewise
 	warn_foreign(foreign);
-	rx_backlog_since_ = cm::poll_backlog_next(rx_backlog_since_, now, done, budget);
+	rx_backlog_.after(now, done, budget);
 	return done;
 }
 

@@ -210,6 +210,59 @@ KTEST(cm_send_budget, receive_backlog_is_not_lateness)
 		  at + 2 * (T + 100));
 }
 
+// Full polls (64 of 64) every 5 ms from `from` up to (not including) `until`: a receive flood.
+static void flood_polls(cm::PollBacklog &pb, u64 from, u64 until)
+{
+	for (u64 t = from; t < until; t += 5)
+		pb.after(t, 64, 64);
+}
+
+// A receive flood (any node can send one over UD) delays our send completions behind it,
+// but by no more than the host takes to turn the CQ over (cm::PollBacklog::floor_ms: a CQ
+// of depth 512 at 64 a poll, 8 polls, 40 ms here). What a peer held before the backlog
+// began counts; so does what it holds longer than that turnover while the flood lasts:
+// the flooder's own sends, posted and held 300 ms during its flood, bar it (by the
+// backlog's start alone, as before, its 300 ms were all taken for our lag: no bar). A
+// healthy peer's send posted during the flood, completed at once and taken 8 polls
+// later, is not barred.
+KTEST(cm_send_budget, flood_does_not_hide_a_held_send)
+{
+	static cm::PollBacklog pb;
+	constexpr u32 kDepth = 512;
+	// held 300 ms before a 200 ms backlog: posted at 1000, the backlog from 1300, taken at 1500
+	pb = {};
+	EXPECT_EQ(pb.floor_ms(kDepth), 0u);
+	flood_polls(pb, 1300, 1500);
+	EXPECT_EQ(pb.since_ms, 1300u);
+	EXPECT_EQ(pb.floor_ms(kDepth), 1460u);	// 8 polls back
+	EXPECT_EQ(cm::reserve_bar_after(0, 1500, 1000, cm::poll_backlog_lag(1500, pb.floor_ms(kDepth))),
+		  1500u + 2 * 460);
+	// a CQ deeper than the polls kept: the backlog's start bounds the lag
+	EXPECT_EQ(pb.floor_ms(64 * 41), 1300u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 1500, 1000, cm::poll_backlog_lag(1500, pb.floor_ms(64 * 41))),
+		  1500u + 2 * 300);
+	// the flood from 1000 on; the flooder's send posted at 2000, held until 2300, taken by
+	// the poll at 2300
+	pb = {};
+	flood_polls(pb, 1000, 2300);
+	const u64 lag = cm::poll_backlog_lag(2300, pb.floor_ms(kDepth));
+	EXPECT_EQ(lag, 40u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 2300, 2000, lag), 2300u + 2 * 260);
+	// a healthy send posted at 2000 during the flood, completed at once, taken 8 polls later
+	EXPECT_EQ(cm::reserve_bar_after(0, 2040, 2000, cm::poll_backlog_lag(2040, 2000)), 0u);
+	pb = {};
+	flood_polls(pb, 1000, 2040);
+	EXPECT_EQ(cm::reserve_bar_after(0, 2040, 2000, cm::poll_backlog_lag(2040, pb.floor_ms(kDepth))), 0u);
+	// a poll that empties the CQ ends the backlog and its history; netpoll's takes nothing
+	pb.after(2040, 0, 0);
+	EXPECT_EQ(pb.since_ms, 1000u);
+	pb.after(2045, 10, 64);
+	EXPECT_EQ(pb.since_ms, 0u);
+	EXPECT_EQ(pb.floor_ms(kDepth), 0u);
+	flood_polls(pb, 3000, 3010);	// two polls: fewer than the depth needs
+	EXPECT_EQ(pb.floor_ms(kDepth), 3000u);
+}
+
 // An identity echo takes the reserve through its peer's lateness bar (cm::reserve_may_take,
 // CmTable::rc_reserve_echo): a reconnect that inherited the bar still proves its peer. The
 // interface bound holds for it as for anything else; a barred data send is refused.
@@ -1381,6 +1434,7 @@ KTEST(cm_backlog, fifo_once_and_remove)
 KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, echo_takes_the_reserve_through_a_bar),
 	    KTEST_CASE(cm_send_budget, receive_backlog_is_not_lateness),
+	    KTEST_CASE(cm_send_budget, flood_does_not_hide_a_held_send),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
