@@ -37,6 +37,23 @@ bool CmTable::may_send(const Connection *c)
 	return st != cm::State::Draining && st != cm::State::Closed;
 }
 
+// No send path to the peer (p: nullptr if unknown): the packet will wait for a connection
+// or a path record, so it leaves its socket now; charged while held, it would pin that
+// socket's send buffer (the ICMP reply socket's is 2 x 64 KiB: held echo replies make the
+// stack drop later ones). TCP Small Queues loses its hold on it; the queues' bounds (64 per
+// peer, 4 per path) keep what waits bounded. Before the table lock (no socket callback with
+// interrupts off); a packet the peer's UD back-off sends at once keeps its charge. Without
+// its socket, a held packet above the connection's MTU counts as forwarded (oversize(): an
+// IPv4 one without DF is dropped, tx_drop_too_big, not answered with frag-needed).
+namespace {
+void hold_orphan(const CmPeer *p, kapi_skb *skb, u64 now)
+{
+	if (p && now < __atomic_load_n(&p->fallback_until, __ATOMIC_RELAXED))
+		return;
+	kapi_skb_orphan(skb);
+}
+} // namespace
+
 CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
 	HwAddr key = dst;
@@ -49,12 +66,12 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 	// linked (CmPeerIndex). The order against packets that wait (the peer's own, and other
 	// peers' stopped at the RC bound) is cm_xmit_rc's (send_rc).
 	if (__atomic_load_n(&open_, __ATOMIC_ACQUIRE) && connected()) {
-		if (CmPeer *p = find(key)) {
-			if (may_send(p->send)) {
-				__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
-				return send_rc(*p, skb, now);
-			}
+		CmPeer *p = find(key);
+		if (p && may_send(p->send)) {
+			__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
+			return send_rc(*p, skb, now);
 		}
+		hold_orphan(p, skb, now);
 	}
 	CmPeer *send = nullptr;
 	{
