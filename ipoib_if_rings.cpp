@@ -202,7 +202,7 @@ Status Interface::build_ud_qp(u32 tx, u32 rx)
 	rx_.bind(nd(), RecvTarget{qp_.raw(), nullptr}, lkey_);
 	tx_.bind(nd(), qp_.raw(), lkey_);
 	if (!child_)
-		return qp_.to_rts(port_, 0);	// Q_Key 0 until the broadcast join (as start())
+		return qp_.to_rts(port_, 0);	// with the link's Q_Key as UdQp knows it (0 before a join)
 	pkey_ok_ = pkey_check();	// RTS now, or when a P_Key event brings the P_Key
 	return Status::Ok;
 }
