@@ -166,6 +166,11 @@ Status Interface::repair_ud_qp()
 	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
 	kapi_netdev_stop_queue(nd());
 	kapi_netdev_tx_barrier(nd());	// orders the flag before every later xmit (the xmit lock)
+	// A QP that a failed attempt left stopped may be found in RTS or SQE (UdRepair): to
+	// ERROR first, so that whatever it still holds is flushed and polled before the reset.
+	const int state = kapi_qp_state(qp_.raw());
+	if (state == KAPI_QPS_RTS || state == KAPI_QPS_SQE)
+		qp_.to_error();
 	napi_on();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
