@@ -166,6 +166,11 @@ Status Interface::repair_ud_qp()
 	__atomic_store_n(&ud_draining_, true, __ATOMIC_RELEASE);
 	kapi_netdev_stop_queue(nd());
 	kapi_netdev_tx_barrier(nd());	// orders the flag before every later xmit (the xmit lock)
+	// A QP that a failed attempt left stopped may be found in RTS or SQE (UdRepair): to
+	// ERROR first, so that whatever it still holds is flushed and polled before the reset.
+	const int state = kapi_qp_state(qp_.raw());
+	if (state == KAPI_QPS_RTS || state == KAPI_QPS_SQE)
+		qp_.to_error();
 	napi_on();
 	kapi_napi_schedule(nd());
 	u32 waited = 0;
@@ -202,7 +207,7 @@ Status Interface::build_ud_qp(u32 tx, u32 rx)
 	rx_.bind(nd(), RecvTarget{qp_.raw(), nullptr}, lkey_);
 	tx_.bind(nd(), qp_.raw(), lkey_);
 	if (!child_)
-		return qp_.to_rts(port_, 0);	// Q_Key 0 until the broadcast join (as start())
+		return qp_.to_rts(port_, 0);	// with the link's Q_Key as UdQp knows it (0 before a join)
 	pkey_ok_ = pkey_check();	// RTS now, or when a P_Key event brings the P_Key
 	return Status::Ok;
 }

@@ -22,7 +22,7 @@ Status UdQp::to_rts(u32 port, u16 pkey_index)
 {
 	port_ = port;
 	pkey_index_ = pkey_index;
-	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port, pkey_index, 0)));
+	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_init(qp_, port, pkey_index, qkey())));
 	KSTD_TRY(kstd::from_errno(kapi_ud_qp_to_rts(qp_)));
 	ready_ = true;
 	return Status::Ok;

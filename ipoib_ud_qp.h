@@ -42,14 +42,15 @@ public:
 	// Every send signalled: the send ring frees a slot per completion (TxRing), and an
 	// unsignalled UD send would hold its skb and AH until a later one completes.
 	Status create(kapi_pd *pd, kapi_cq *send_cq, kapi_cq *recv_cq, u32 send_wr, u32 recv_wr);
-	// RESET -> INIT (P_Key index, Q_Key 0 until the broadcast join says, RFC 4391 §5) -> RTS.
+	// RESET -> INIT (P_Key index, qkey(): 0 before the first broadcast join, RFC 4391 §5;
+	// a QP rebuilt later, ethtool -G, comes up with the link's Q_Key already known) -> RTS.
 	Status to_rts(u32 port, u16 pkey_index);
 	bool ready() const { return ready_; }
 	// The link's Q_Key (RFC 4391 §5: the broadcast group's): this object is its one owner.
 	// set_qkey() (the broadcast join, the work) records it and sets it in the QP; qkey() is
 	// what every UD send names (xmit, any context) and what a repair brings the QP back with.
 	// Recorded even when the QP refuses it: sends still name the group's Q_Key. 0 before the
-	// first join.
+	// first join. Kept across destroy()/create(): to_rts() brings a new QP up with it.
 	Status set_qkey(u32 qkey)
 	{
 		__atomic_store_n(&qkey_, qkey, __ATOMIC_RELAXED);

@@ -57,7 +57,8 @@ public:
 	// failed). Now: repair it (the request is taken; done() says how it went). Later: not
 	// before wait_ms (a back-off, or the rearm after giving up). Rearm: as Now, the rearmed
 	// attempt. None: nothing to do, including a stale request (the QP is in RTS again, or
-	// in SQE, which UdQp::recover serves).
+	// in SQE, which UdQp::recover serves), unless the last attempt failed (stopped_): then
+	// the QP is repaired whatever its state, since only a repair restarts the datapath.
 	Step next(int qp_state, kstd::u64 now_ms, kstd::u32 &wait_ms)
 	{
 		if (!wanted())
@@ -85,12 +86,15 @@ public:
 			rearms_++;
 			rearm = true;
 		}
-		if (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE || (qp_state == KAPI_QPS_OTHER && !failures_)) {
+		if (!stopped_ &&
+		    (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE || (qp_state == KAPI_QPS_OTHER && !failures_))) {
 			// OTHER (RESET, INIT, RTR) with no failed attempt: a QP never brought up (a
 			// child waiting for its P_Key); after one, the attempt left it half-way.
+			// After a failed attempt (stopped_) a QP in RTS or SQE is repaired all the
+			// same: that attempt left the datapath stopped (receives not reposted, the
+			// queue stopped, UD sends dropped), which only a repair that succeeds restarts;
+			// the carrier a give-up holds is released by that success (done), not here.
 			__atomic_store_n(&wanted_, false, __ATOMIC_RELEASE);
-			if (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE)
-				__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);	// working again
 			return Step::None;
 		}
 		if (now_ms < due_ms_) {
@@ -113,9 +117,11 @@ public:
 		streak_++;
 		if (ok) {
 			ok_ms_ = now_ms ? now_ms : 1;	// 0: no success to settle
+			stopped_ = false;
 			__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);
 			return Step::None;
 		}
+		stopped_ = true;
 		if (++failures_ >= kMaxAttempts) {
 			rearm_due_ms_ = now_ms + rearm_delay_ms(rearms_);
 			__atomic_store_n(&gave_up_, true, __ATOMIC_RELAXED);
@@ -136,6 +142,7 @@ public:
 		ok_ms_ = 0;
 		rearms_ = 0;
 		rearm_due_ms_ = 0;
+		stopped_ = false;	// open() restarts the datapath itself
 		__atomic_store_n(&gave_up_, false, __ATOMIC_RELAXED);
 		__atomic_store_n(&carrier_held_, false, __ATOMIC_RELAXED);
 	}
@@ -149,6 +156,7 @@ private:
 	bool wanted_ = false;
 	bool gave_up_ = false;	// written by the work, read by NAPI too
 	bool carrier_held_ = false;	// given up, not repaired since
+	bool stopped_ = false;		// the last attempt failed: the datapath stays stopped until one succeeds
 	kstd::u32 failures_ = 0;	// attempts failed in a row (since the QP last settled)
 	kstd::u32 streak_ = 0;		// attempts since the QP last stayed in RTS kSettleMs
 	kstd::u64 due_ms_ = 0;		// no attempt before

@@ -200,24 +200,63 @@ KTEST(ud_repair, rearm_delay_doubles_to_a_cap)
 	EXPECT_EQ(UdRepair::rearm_delay_ms(1000), 300000u);
 }
 
-// A QP found in RTS while given up (the provider brought it back itself): the carrier is
-// released when the rearm looks, and nothing is repaired.
-KTEST(ud_repair, a_qp_back_in_rts_releases_the_carrier)
+// A QP found in RTS while given up (the provider brought it back itself). The failed attempts
+// left the datapath stopped (receives not reposted, the queue stopped, UD sends dropped): the
+// rearm must still run the repair, which restarts it, and the carrier is released only by
+// that repair's success. Releasing it at the look alone brought the carrier back over a
+// stopped queue.
+KTEST(ud_repair, a_qp_back_in_rts_after_giving_up_is_still_repaired)
 {
 	UdRepair r;
 	u32 wait = 0;
 	u64 now = 1000;
 	ASSERT_TRUE(give_up(r, now));
 	ASSERT_TRUE(r.carrier_held());
-	EXPECT_TRUE(r.next(KAPI_QPS_RTS, now + UdRepair::rearm_delay_ms(0), wait) == UdRepair::Step::None);
+	now += UdRepair::rearm_delay_ms(0);
+	EXPECT_TRUE(r.next(KAPI_QPS_RTS, now, wait) == UdRepair::Step::Rearm);
+	EXPECT_TRUE(r.carrier_held());	// not before the datapath runs again
+	EXPECT_TRUE(r.done(true, now) == UdRepair::Step::None);
 	EXPECT_FALSE(r.carrier_held());
+	EXPECT_FALSE(r.gave_up());
+	// the datapath runs again: a late request that finds RTS is stale
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_RTS, now + 1, wait) == UdRepair::Step::None);
 	EXPECT_FALSE(r.wanted());
+}
+
+// Before giving up, too: a retry after a failed attempt that finds the QP in RTS (or SQE)
+// repairs it (the datapath the failed attempt stopped is restarted only by a repair).
+KTEST(ud_repair, rts_after_a_failed_attempt_is_repaired)
+{
+	UdRepair r;
+	u32 wait = 0;
+	r.request();
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
+	ASSERT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
+	EXPECT_TRUE(r.next(KAPI_QPS_RTS, 1000 + UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::Now);
+	EXPECT_TRUE(r.done(true, 1000 + UdRepair::kFirstBackoffMs) == UdRepair::Step::None);
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_SQE, 1001 + UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::None);
+}
+
+// ifdown/ifup (reset) restarts the datapath itself (open()): a QP in RTS then needs nothing.
+KTEST(ud_repair, reset_forgets_the_stopped_datapath)
+{
+	UdRepair r;
+	u32 wait = 0;
+	r.request();
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
+	ASSERT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
+	r.reset();
+	r.request();
+	EXPECT_TRUE(r.next(KAPI_QPS_RTS, 1001, wait) == UdRepair::Step::None);
 }
 
 KTEST_SUITE(ud_repair, KTEST_CASE(ud_repair, nothing_without_a_request), KTEST_CASE(ud_repair, a_qp_in_error_is_repaired_once),
 	    KTEST_CASE(ud_repair, a_stale_request_is_dropped), KTEST_CASE(ud_repair, failures_back_off_then_give_up),
 	    KTEST_CASE(ud_repair, a_quick_error_after_a_success_keeps_the_back_off),
 	    KTEST_CASE(ud_repair, quick_successes_are_capped_not_given_up), KTEST_CASE(ud_repair, giving_up_rearms_later),
-	    KTEST_CASE(ud_repair, rearm_delay_doubles_to_a_cap), KTEST_CASE(ud_repair, a_qp_back_in_rts_releases_the_carrier));
+	    KTEST_CASE(ud_repair, rearm_delay_doubles_to_a_cap), KTEST_CASE(ud_repair, a_qp_back_in_rts_after_giving_up_is_still_repaired),
+	    KTEST_CASE(ud_repair, rts_after_a_failed_attempt_is_repaired), KTEST_CASE(ud_repair, reset_forgets_the_stopped_datapath));
 
 } // namespace ktest_ud_repair

@@ -221,6 +221,7 @@ struct softib_qp {
 	bool force_rnr_forever;		/* fault `rnr QPN forever`: every message, until cleared */
 	bool ud_send_err;		/* fault `ud_send_err QPN`: the next UD send fails, QP to SQE */
 	bool ud_sqe_err;		/* fault `ud_sqe QPN`: in SQE; the next post completes in error */
+	bool modify_err;		/* fault `modify_err QPN`: modifies to RESET..RTS fail (-EIO) */
 	u32 trickle_ms;			/* fault `rnr QPN trickle MS`: accept one message per MS */
 	unsigned long trickle_next;	/* jiffies before which every message is NAKed */
 	struct list_head run_node;

@@ -234,6 +234,8 @@ static int fault_show(struct seq_file *s, void *unused)
 			seq_printf(s, "ud_send_err 0x%x\n", qp->qpn);
 		if (qp->ud_sqe_err)
 			seq_printf(s, "ud_sqe 0x%x\n", qp->qpn);
+		if (qp->modify_err)
+			seq_printf(s, "modify_err 0x%x\n", qp->qpn);
 	}
 	for (p = 1; p <= softib_ports_per_host; p++)
 		if (sd->ports[p].state != IB_PORT_ACTIVE)
@@ -501,6 +503,15 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			return -EINVAL;
 		qp->ud_send_err = true;
 		spin_unlock_irqrestore(&softib_lock, flags);
+	} else if (!strcmp(argv[0], "modify_err") && (argc == 2 || argc == 3)) {
+		/* `modify_err QPN` arms, `modify_err QPN 0` (or clear) disarms: UD QPs only */
+		if (argc == 3 && (kstrtou32(argv[2], 0, &b) || b > 1))
+			return -EINVAL;
+		qp = lock_qp(sd, argv[1], IB_QPT_UD, &flags);
+		if (!qp)
+			return -EINVAL;
+		qp->modify_err = argc == 2 || b;
+		spin_unlock_irqrestore(&softib_lock, flags);
 	} else if (!strcmp(argv[0], "fail_create_qp") && argc == 2) {
 		if (kstrtou32(argv[1], 0, &a))
 			return -EINVAL;
@@ -589,6 +600,7 @@ static int run_cmd(struct softib_dev *sd, char *line)
 			qp->force_rnr_forever = false;
 			qp->trickle_ms = 0;
 			qp->ud_send_err = false;
+			qp->modify_err = false;
 			/* ud_sqe_err stays: the QP is already in SQE, the send error has happened and
 			 * only its completion is owed. Hardware cannot be in SQE without reporting it
 			 * (IBA 10.3.1: the consumer learns of SQE from that completion and moves the

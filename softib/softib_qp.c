@@ -394,6 +394,12 @@ int softib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *a, int mask,
 	err = check_attrs(qp, a, mask);
 	if (err)
 		goto out;
+	/* fault `modify_err QPN`: every move to RESET, INIT, RTR or RTS is refused, as by an HCA
+	 * whose firmware fails the command; the QP stays as it was (moves to ERR still work) */
+	if (qp->modify_err && (mask & IB_QP_STATE) && new <= IB_QPS_RTS) {
+		err = -EIO;
+		goto out;
+	}
 
 	if (mask & IB_QP_PORT)
 		qp->port = a->port_num;

@@ -26,4 +26,5 @@
 	X(cm_notes)            \
 	X(ring_mem)            \
 	X(fuzz)                \
-	X(log_limit)
+	X(log_limit)           \
+	X(ud_qp_rebuild)

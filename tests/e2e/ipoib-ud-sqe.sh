@@ -12,7 +12,9 @@
 # receive ring and wakes the queue (counted ud_qp_error_recoveries); its multicast attachments
 # survive the reset, so the broadcast group (ARP) works again without a rejoin. Last, `qp_err`
 # (a move to ERR, no event) with A down and up at once: ifdown cancels the work, ifup's open
-# asks again, one repair either way. Then both in connected mode with 60000-byte RC pings both
+# asks again, one repair either way. Then softib's `modify_err` makes every repair fail: 5
+# failures, the carrier held off, the fault cleared, and the rearm 30 s later brings the same QP
+# back (carrier on, pings answered). Then both in connected mode with 60000-byte RC pings both
 # ways while A's UD QP enters ERROR: one repair, every RC ping answered, UD works after it, and
 # a second repair succeeds.
 # load: ib_core
@@ -21,10 +23,10 @@
 # load: softib hosts=2
 # load: ib_ipoib_cm
 # mem: 1024
-# timeout: 240
+# timeout: 330
 # tier: long
 . /e2e/lib.sh
-plan 60
+plan 80
 
 check "ib0 and ib1 exist" wait_for 30 sh -c 'test -e /sys/class/net/ib0 && test -e /sys/class/net/ib1'
 # octets 1-3 of the link address: the UD QPN (RFC 4391 §9.1.1)
@@ -131,6 +133,43 @@ check "carrier on ib0 again" wait_carrier ib0 A 60
 check "A reaches B after the repair" ns_reach A 10.0.0.2 20
 check_delta "one repair (ud_qp_error_recoveries)" d A:ib0 ud_qp_error_recoveries -eq 1
 check_delta "no failed repair" d A:ib0 ud_qp_error_recovery_failures -eq 0
+
+# ---- a repair that cannot succeed: softib's `modify_err QPN` refuses every move of A's UD QP
+# to RESET, INIT, RTR or RTS. After qp_fatal the repair fails 5 times in a row (200, 400, 800,
+# 1600 ms apart), then gives up: the carrier is held off (NO-CARRIER, operstate not up; the
+# broadcast group stays joined, so only the hold keeps it off) and the repair is rearmed 30 s
+# later. With the fault cleared that rearmed attempt repairs the same QP: carrier on, every
+# datagram ping answered.
+no_carrier_a() { ! has_carrier ib0 A; }
+operstate_a() { ip netns exec A cat /sys/class/net/ib0/operstate; }
+snap g A:ib0
+dmesg_mark giveup
+check "fault armed: A's UD QP refuses RESET/INIT/RTR/RTS (modify_err), listed" \
+    sh -c "echo modify_err $qpn > $fault && grep -q '^modify_err 0x' $fault"
+check "qp_fatal on A's UD QP" sh -c "echo qp_fatal $qpn 100 > $fault"
+check "the repair fails 5 times in a row (ud_qp_error_recovery_failures +5)" \
+    wait_for 20 delta_ge g A:ib0 ud_qp_error_recovery_failures 5
+check "then it gives up: the carrier held off (ud_carrier_held +1)" wait_for 5 delta_ge g A:ib0 ud_carrier_held 1
+check "A's link shows NO-CARRIER" wait_for 5 no_carrier_a
+diag "ip link: $(ip -n A -o link show dev ib0 | cut -c1-120); operstate $(operstate_a)"
+check "operstate not up" sh -c "test \"\$(ip netns exec A cat /sys/class/net/ib0/operstate)\" != up"
+check "give-up logged" dmesg_has 'UD QP 0x[0-9a-f]+: still in ERROR after 5 repairs failed'
+sleep 5
+check "5 s later the carrier is still held off (the broadcast join does not turn it on)" no_carrier_a
+check_delta "exactly 5 failed repairs" g A:ib0 ud_qp_error_recovery_failures -eq 5
+check_delta "no repair succeeded" g A:ib0 ud_qp_error_recoveries -eq 0
+check_delta "no rearm yet (30 s)" g A:ib0 ud_repair_rearms -eq 0
+check "fault cleared (modify_err QPN 0): not listed" sh -c "echo modify_err $qpn 0 > $fault && ! grep -q '^modify_err' $fault"
+check "the rearmed attempt repairs the QP: carrier on again within 40 s" wait_carrier ib0 A 40
+check_delta "one rearm (ud_repair_rearms)" g A:ib0 ud_repair_rearms -eq 1
+check_delta "one repair (ud_qp_error_recoveries)" g A:ib0 ud_qp_error_recoveries -eq 1
+check_delta "still 5 failed repairs" g A:ib0 ud_qp_error_recovery_failures -eq 5
+check_delta "one give-up (ud_carrier_held)" g A:ib0 ud_carrier_held -eq 1
+diag "operstate after the rearm: $(operstate_a)"
+check "every datagram ping A->B answered" ns_ping_all A 10.0.0.2 10
+check "every datagram ping B->A answered" ns_ping_all B 10.0.0.1 10
+qpn_after=0x$(ip netns exec A cat /sys/class/net/ib0/address | cut -d: -f2-4 | tr -d :)
+check "the same QP after the rearm ($qpn_after)" test "$qpn_after" = "$qpn"
 
 # ---- connected mode, RC traffic both ways while A's UD QP enters ERROR. The queue the repair
 # stops carries RC sends too, and RC send completions must not wake it while the UD QP drains
