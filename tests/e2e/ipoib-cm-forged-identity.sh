@@ -16,6 +16,8 @@
 #   C, cm_id_echoes_sent on B) and carries C's replies: one connection between B and C.
 # - Once B has C's path, a forged REQ's LID (the forger's) does not match it
 #   (cm_id_lid_mismatch): never proven, and the connection B and C use is not replaced.
+# Pings: 5 of 60000 bytes and 10 small ones per step on stock, 3 and 5 on the debug kernel
+# (every one answered either way).
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -28,6 +30,7 @@
 # tier: core
 . /e2e/lib.sh
 plan 26
+nbig=$(by_kernel 5 3); nsmall=$(by_kernel 10 5)
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 dmesg_mark forged
@@ -62,14 +65,14 @@ check "... and established on B (passive)" wait_for 5 forged_conn
 check "B's proof of it times out (cm_id_proof_timeouts)" wait_for 10 delta_ge a B:icm0 cm_id_proof_timeouts 1
 check_delta "... after one proof opened" a B:icm0 cm_id_proofs -eq 1
 check_delta "C got B's probe over UD and has no connection for it" a C:icm1 cm_id_probes_unmatched -ge 1
-check "ping -s 60000 B->C, every one answered" ns_ping_all B 10.0.9.3 5 -s 60000
-check "ping B->C, every one answered" ns_ping_all B 10.0.9.3 10
+check "ping -s 60000 B->C, every one answered" ns_ping_all B 10.0.9.3 "$nbig" -s 60000
+check "ping B->C, every one answered" ns_ping_all B 10.0.9.3 "$nsmall"
 check "the forger received none of B's packets (forge_rx=0)" test "$(forge_rx)" = 0
 check_delta "C proved the connection B opened (cm_id_verified)" a C:icm1 cm_id_verified -ge 1
 check_delta "... with B's echo (cm_id_echoes_sent)" a B:icm0 cm_id_echoes_sent -ge 1
 check_delta "no echo carried a wrong nonce" a B:icm0 cm_id_echo_mismatch -eq 0
 check "C: one connection, established, bidir=1 (it carries C's replies)" cm_has icm1 1 'dir=passive .*state=established .*bidir=1'
-check "ping -s 60000 C->B, every one answered" ns_ping_all C 10.0.9.2 5 -s 60000
+check "ping -s 60000 C->B, every one answered" ns_ping_all C 10.0.9.2 "$nbig" -s 60000
 cm_show icm0 icm1
 
 # B now holds C's path record: a forged REQ with the forger's LID never gets to its proof
@@ -78,8 +81,8 @@ r=$(forge)
 check "a second forged REQ is accepted: $r" sh -c "printf '%s' '$r' | grep -q 'result=rep '"
 check_delta "... its LID is not C's (cm_id_lid_mismatch)" m B:icm0 cm_id_lid_mismatch -eq 1
 check_delta "... no proof opened for it" m B:icm0 cm_id_proofs -eq 0
-check "ping -s 60000 B->C after it, every one answered" ns_ping_all B 10.0.9.3 5 -s 60000
-check "ping B->C after it, every one answered" ns_ping_all B 10.0.9.3 10
+check "ping -s 60000 B->C after it, every one answered" ns_ping_all B 10.0.9.3 "$nbig" -s 60000
+check "ping B->C after it, every one answered" ns_ping_all B 10.0.9.3 "$nsmall"
 check "the forger received none of B's packets (forge_rx=0)" test "$(forge_rx)" = 0
 cm_ctrs B icm0; cm_ctrs C icm1
 check "kernel log clean" dmesg_clean

@@ -103,6 +103,15 @@ run() {
     return $_rc
 }
 
+# ---- the kernel under test
+# on_debug: the scenario runs on the debug kernel (E2E_KERNEL=debug: KASAN, lockdep, kmemleak,
+# about ten times slower under TCG). There its job is to drive every path under those checkers
+# once, not to repeat it: the full-size run is the stock kernel's. A scenario may use fewer
+# rounds or pings there, never fewer checks or other paths.
+on_debug() { [ "${E2E_KERNEL:-}" = debug ]; }
+# by_kernel STOCK DEBUG: prints STOCK, or DEBUG on the debug kernel (a count, a duration)
+by_kernel() { if on_debug; then echo "$2"; else echo "$1"; fi; }
+
 # ---- waiting
 # wait_for SECONDS cmd args...: poll every 0.2 s until cmd succeeds; 1 on timeout
 wait_for() {
@@ -138,6 +147,15 @@ ns_create() { for _ns in "$@"; do ip netns add "$_ns" && ip -n "$_ns" link set l
 ns_move() { ip link set "$1" netns "$2"; }
 # ns_exec NS cmd...: run a command in a namespace (execvp: real tools, not applets)
 ns_exec() { _ns=$1; shift; ip netns exec "$_ns" "$@"; }
+# ns_net NS /abs/path/cmd...: run a command in NS's network namespace only (setns, busybox
+# nsenter -n), for what needs no sysfs view of the namespace: ping, ethtool, ss, /proc/net.
+# `ip netns exec` also unshares the mount namespace and remounts /sys, which costs seconds a
+# call on the debug kernel. Give the command by its path (busybox would prefer its own
+# applet of that name). No such namespace: 255, as `ip netns exec`.
+ns_net() {
+    [ -e "/run/netns/$1" ] || { echo "ns_net: no namespace $1" >&2; return 255; }
+    _nn=$1; shift; /bin/busybox nsenter -n"/run/netns/$_nn" "$@"
+}
 # ns_ip NS args...: ip -n NS args...
 ns_ip() { _ns=$1; shift; ip -n "$_ns" "$@"; }
 # ns_addr NS DEV ADDR/PREFIX: add the address and bring the device up
@@ -160,7 +178,7 @@ ns_trio() {
 ns_reach() {
     _ns=$1 _a=$2 _c=${3:-3}
     if [ $# -ge 3 ]; then shift 3; else shift $#; fi
-    ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 2 "$@" "$_a"
+    ns_net "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 2 "$@" "$_a"
 }
 # ns_ping_all NS ADDR COUNT [extra ping args]: COUNT pings from NS, every one answered: passes
 # only on "COUNT packets transmitted, COUNT received" (the exit status passes on one reply, and
@@ -168,7 +186,7 @@ ns_reach() {
 # for a slow reply (a TCG guest), not a retry; a reply later than that counts as lost.
 ns_ping_all() {
     _ns=$1 _a=$2 _c=$3; shift 3
-    _pa_out=$(ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
+    _pa_out=$(ns_net "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
     printf '%s\n' "$_pa_out" | tail -n 2
     printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $_c received,"
 }
@@ -177,7 +195,7 @@ ns_ping_all() {
 # by its reply: "COUNT packets transmitted, COUNT-ERRORS received, +ERRORS errors"
 ns_ping_errs() {
     _ns=$1 _a=$2 _c=$3 _e=$4; shift 4
-    _pa_out=$(ip netns exec "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
+    _pa_out=$(ns_net "$_ns" /usr/bin/ping -c "$_c" -i 0.2 -W 5 "$@" "$_a" 2>&1)
     printf '%s\n' "$_pa_out" | grep -E '^From |transmitted|rtt' | tail -n 4
     printf '%s\n' "$_pa_out" | grep -q "^$_c packets transmitted, $((_c - _e)) received, +$_e errors,"
 }
@@ -216,14 +234,14 @@ cm_oneway() {
 ping_within() {
     _end=$(( $(cut -d. -f1 /proc/uptime) + $1 )); _ns=$2 _a=$3; shift 3
     while [ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ]; do
-        ip netns exec "$_ns" /usr/bin/ping -c 1 -W 1 "$@" "$_a" >/dev/null 2>&1 && return 0
+        ns_net "$_ns" /usr/bin/ping -c 1 -W 1 "$@" "$_a" >/dev/null 2>&1 && return 0
         sleep 0.5
     done
     return 1
 }
 # big_ping_recovers ADDR: a 60000-byte ping from A gets a reply within 15 tries
 big_ping_recovers() { for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-    ip netns exec A /usr/bin/ping -c 1 -W 2 -s 60000 "$1" >/dev/null && return 0; done; return 1; }
+    ns_net A /usr/bin/ping -c 1 -W 2 -s 60000 "$1" >/dev/null && return 0; done; return 1; }
 
 # ---- modules and devices
 module_loaded() { grep -q "^$1 " /proc/modules; }
@@ -236,7 +254,7 @@ ipoib_netdevs() { netdevs_of_type 32; }
 # ---- counters
 # ctr NS DEV NAME: one `ethtool -S` counter of netdev DEV in namespace NS ("-": init_net)
 ctr() {
-    if [ "$1" = - ]; then ethtool -S "$2"; else ip netns exec "$1" ethtool -S "$2"; fi |
+    if [ "$1" = - ]; then ethtool -S "$2"; else ns_net "$1" /usr/sbin/ethtool -S "$2"; fi |
         awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'
 }
 # ctr_ge NS DEV NAME MIN: that counter is >= MIN
@@ -256,7 +274,7 @@ _counters() {
         # to a slow snap on the debug kernel under load
         ib:*) grep -H '' "/sys/class/infiniband/${1#ib:}/ports/1/hw_counters/"* | sed 's|.*/||; s/:/ /' ;;
         *:*)  _n=${1%%:*} _v=${1#*:}
-              if [ "$_n" = - ]; then ethtool -S "$_v"; else ip netns exec "$_n" ethtool -S "$_v"; fi |
+              if [ "$_n" = - ]; then ethtool -S "$_v"; else ns_net "$_n" /usr/sbin/ethtool -S "$_v"; fi |
                   awk -F': *' 'NF == 2 { gsub(/^ +/, "", $1); print $1, $2 }' ;;
         *) echo "snap: bad source $1" >&2; return 1 ;;
     esac
@@ -356,7 +374,7 @@ iperf3_server() {
     ip netns exec "$_ns" iperf3 -s -D -p "$_port" "$@" >/dev/null 2>&1 || return 1
     wait_for 30 iperf3_listening "$_ns" "$_port"
 }
-iperf3_listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
+iperf3_listening() { ns_net "$1" /usr/bin/ss -ltn | grep -q ":$2 "; }
 
 # ---- commands shown as typed (make demo)
 # The demo's output is for a person: headed sections, each command as one would type it on a
@@ -420,7 +438,7 @@ E2E_KERNEL_REPORT='WARNING:|BUG[: ]|Oops|KASAN|UBSAN|possible circular locking|p
 dmesg_clean() { ! dmesg_since_mark | grep -Eq -- "$E2E_KERNEL_REPORT"; }
 # csumerr NS: Tcp InCsumErrors + Udp InCsumErrors of a namespace (/proc/net/snmp)
 csumerr() {
-    ip netns exec "$1" cat /proc/net/snmp | awk '
+    ns_net "$1" /bin/cat /proc/net/snmp | awk '
         $1 == "Tcp:" && !t { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ti = i; t = 1; next }
         $1 == "Tcp:" { tv = $ti }
         $1 == "Udp:" && !u { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") ui = i; u = 1; next }
@@ -431,7 +449,7 @@ csumerr() {
 # udp_rcvbuf NS: Udp RcvbufErrors of a namespace (/proc/net/snmp): datagrams its sockets
 # dropped with the receive buffer full (the receiving application behind, not the path)
 udp_rcvbuf() {
-    ip netns exec "$1" cat /proc/net/snmp | awk '
+    ns_net "$1" /bin/cat /proc/net/snmp | awk '
         $1 == "Udp:" && !h { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1; next }
         $1 == "Udp:" { print $c }'
 }
