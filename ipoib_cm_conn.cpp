@@ -187,6 +187,9 @@ cm::Step Connection::feed_note(const cm::Event &e, FeedNote &note)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
 	cm::Step st = conn_.on(e);
+	// Active: connecting's deadline runs from each REQ (cm::kConnectDeadlineMs).
+	if (st.has(cm::Action::SendReq))
+		__atomic_store_n(&req_ms_, kapi_now_ms(), __ATOMIC_RELAXED);
 	// An RTU (or the first receive), a refusal or a teardown: no longer unanswered.
 	if (conn_.state() != cm::State::Accepting)
 		leave_pool();

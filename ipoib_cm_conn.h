@@ -166,6 +166,12 @@ public:
 	void tx_reserve_bar_at_least(u64 until) { tx_.reserve_bar_at_least(until); }
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
+	// Active: its last REQ (a step with SendReq: Connect's, the RFC service ID's retry) was
+	// fed longer than cm::kConnectDeadlineMs before now (any context).
+	bool connect_overdue(u64 now) const
+	{
+		return cm::connect_overdue(now, __atomic_load_n(&req_ms_, __ATOMIC_RELAXED));
+	}
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
 	// item, which resumes the step. The housekeeping work and stop's wait loop call it.
 	void resume_if_due(u64 now);
@@ -256,7 +262,8 @@ private:
 	u32 peer_recv_mtu_ = 0;
 	u32 mtu_ = 0;			// RFC 4755 §5.1: min of both Receive MTUs - 4
 	u64 used_ms_ = 0;
-	u64 req_ms_ = 0;		// passive: when its REQ arrived (adopt)
+	u64 req_ms_ = 0;		// passive: when its REQ arrived (adopt); active: when the
+					// step sending its last REQ was fed (atomic)
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;

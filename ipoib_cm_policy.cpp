@@ -50,6 +50,11 @@ bool accept_overdue(u64 now_ms, u64 since_ms)
 	return kstd::i64(now_ms - since_ms) >= kstd::i64(kAcceptDeadlineMs);
 }
 
+bool connect_overdue(u64 now_ms, u64 since_ms)
+{
+	return kstd::i64(now_ms - since_ms) >= kstd::i64(kConnectDeadlineMs);
+}
+
 u64 iba_time_ns(u8 n)
 {
 	return u64(4096) << (n & 31);	// 4.096 us * 2^n, a 5-bit field
@@ -150,7 +155,7 @@ constexpr const char *kCtrNames[kCtrCount] = {
 };
 
 static_assert(usize(State::Closed) + 1 == kStateCount);
-static_assert(usize(Ev::DrainTimeout) + 1 == kEvCount);
+static_assert(usize(Ev::ConnectTimeout) + 1 == kEvCount);
 static_assert(usize(Action::WaitDrep) + 1 == kActionCount);
 static_assert(usize(Ctr::Ignored) + 1 == kCtrCount);
 

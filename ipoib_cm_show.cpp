@@ -338,6 +338,12 @@ void CmTable::housekeeping()
 				c.feed(cm::Event::of(cm::Ev::AcceptTimeout), notes);
 				continue;
 			}
+			if (c.state() == cm::State::Connecting && c.connect_overdue(now)) {
+				// our REQ unanswered: its queue is not to wait on ib_cm (cm_connect_timeouts)
+				if (!c.feed(cm::Event::of(cm::Ev::ConnectTimeout), notes).ignored)
+					count(ifs_.cm_connect_timeouts);
+				continue;
+			}
 			if (c.state() != cm::State::Established)
 				continue;
 			if (c.idle_ms(now) >= idle_ms)	// stale reaping (docs/design.md §4 item 9)

@@ -353,6 +353,13 @@ Step Conn::on_connecting(const Event &e)
 	case Ev::MraReceived:
 		ctr_.inc(Ctr::MraReceived);	// ib_cm extends the REQ timeout itself
 		return st;
+	case Ev::ConnectTimeout:
+		// Our own bound on the attempt (kConnectDeadlineMs), whatever ib_cm still waits
+		// for: as a REQ error, no connection to this peer for now. Destroy's
+		// ib_destroy_cm_id cancels the REQ and rejects (cm_destroy_id).
+		teardown(st, false);
+		fall_back(st, ctr_);
+		return st;
 	case Ev::CrossingLost:
 		if (!cfg_.local_bidir)
 			return ignore();

@@ -116,6 +116,18 @@ u64 iba_time_ns(u8 n);
 // (cm_accept_timeouts) and ib_cm's destroy cancels the REP.
 inline constexpr u64 kAcceptDeadlineMs = 10000;
 bool accept_overdue(u64 now_ms, u64 since_ms);
+// An active connection stays connecting (our REQ sent, no REP, REJ nor REQ error) at most this
+// long after the REQ. ib_cm's own bound with our REQ is cm_dead_peer_ms(packet lifetime,
+// kCmResponseTimeout, kMaxCmRetries): 5.8 s at softib's lifetime 14. But an MRA from the peer
+// restarts ib_cm's wait with the service timeout the MRA names (core/cm.c cm_mra_handler: up to
+// 4.096 us * 2^31, 2.4 h) plus the path's ACK timeout, and while the attempt is pending the
+// neighbour's packets wait on its queue still charged to their sockets: a sender that blocks
+// on its send buffer (ping -s 60000, a TCP write) stalls until ib_cm gives up. Past the
+// deadline the housekeeping work tears the attempt down (Ev::ConnectTimeout, counted
+// cm_connect_timeouts): Destroy's ib_destroy_cm_id cancels the REQ and sends a REJ, the queue
+// goes back to xmit (UD, or ICMP above the UD MTU) and the peer's back-off applies (FallBack).
+inline constexpr u64 kConnectDeadlineMs = 10000;
+bool connect_overdue(u64 now_ms, u64 since_ms);
 // The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
 // entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
 // own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ
@@ -259,8 +271,10 @@ enum class Ev : u8 {
 	RxEmpty,	// non-SRQ: the QP's posted-receive count reached 0 (in error: no repost);
 			// reported once per QP, possibly before the error event that explains it
 	DrainTimeout,	// the fence did not complete in time
+	// a local deadline (after the others, whose order the tests and logs number)
+	ConnectTimeout,	// active: still connecting kConnectDeadlineMs after its REQ
 };
-inline constexpr usize kEvCount = 30;
+inline constexpr usize kEvCount = 31;
 // Where each event comes from: QP events, completions and timers arrive in atomic context
 // (QP event handler, NAPI, timer); local intents and CM events in process context.
 bool from_atomic(Ev e);

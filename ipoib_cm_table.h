@@ -114,7 +114,9 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	/* teardown ran a connection's Destroy itself, its work item not having run it */       \
 	X(cm_teardown_reaped)                                                                   \
 	/* packets refused the RC reserve while a late completion bars their connection */      \
-	X(cm_tx_reserve_held_late)
+	X(cm_tx_reserve_held_late)                                                              \
+	/* active connections still connecting at cm::kConnectDeadlineMs: torn down */          \
+	X(cm_connect_timeouts)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)

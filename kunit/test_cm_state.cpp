@@ -855,6 +855,48 @@ KTEST(cm_state_passive, accept_deadline)
 	EXPECT_EQ(e.state(), State::Established);
 }
 
+KTEST(cm_state_active, connect_deadline)
+{
+	// Past ib_cm's own bound for our REQ to a dead CM at softib's packet lifetime (5.8 s: its
+	// REQ_ERROR comes first there), well below minutes: a peer's MRA makes ib_cm wait up to
+	// 2^23 ms more per MRA, and the neighbour's queue (charged to its senders' sockets) waits
+	// with it.
+	EXPECT_GT(kConnectDeadlineMs, u64(cm_dead_peer_ms(14, kCmResponseTimeout, kMaxCmRetries)));
+	EXPECT_LE(kConnectDeadlineMs, 15000u);
+	EXPECT_FALSE(connect_overdue(1000 + kConnectDeadlineMs - 1, 1000));
+	EXPECT_TRUE(connect_overdue(1000 + kConnectDeadlineMs, 1000));
+	EXPECT_FALSE(connect_overdue(500, 1000));	// a clock read before the REQ's: not overdue
+	for (int srq = 0; srq < 2; srq++) {
+		// no REP within the deadline: torn down as at a REQ error, no REJ of ours (the
+		// Destroy's ib_destroy_cm_id cancels the REQ and rejects), the neighbour falls back
+		Conn a(Dir::Active, cfg(srq));
+		(void)a.on(ev(Ev::Connect));
+		ASSERT_EQ(a.state(), State::Connecting);
+		Step st = a.on(ev(Ev::ConnectTimeout));
+		if (srq)	// never in RTS, SRQ: nothing to fence
+			EXPECT_ACTIONS(st, Action::QpToErr, Action::FallBack, Action::Destroy);
+		else		// the receive flushes fence it
+			EXPECT_ACTIONS(st, Action::QpToErr, Action::FallBack);
+		EXPECT_FALSE(st.has(Action::SendRej));
+		EXPECT_EQ(a.counters()[Ctr::FallBacks], 1u);
+		EXPECT_EQ(a.counters()[Ctr::ReqTimeouts], 0u);	// ib_cm's REQ_ERROR did not come
+		EXPECT_FALSE(a.sending());
+		EXPECT_EQ(a.state(), srq ? State::Closed : State::Draining);
+		// ib_cm's own REQ_ERROR after it, and a REP after we gave up, as after Close
+		if (!srq) {
+			EXPECT_EQ(a.on(ev(Ev::ReqError)).n, 0u);
+			EXPECT_ACTIONS(a.on(Event::rep(PrivDataResult::Ok, true)), Action::SendRej);
+		}
+	}
+	// once established, or on the passive side, it means nothing (ignored, counted as such)
+	Conn e = active_established(cfg(true));
+	EXPECT_TRUE(e.on(ev(Ev::ConnectTimeout)).ignored);
+	EXPECT_EQ(e.state(), State::Established);
+	Conn p = passive_accepting(cfg(true));
+	EXPECT_TRUE(p.on(ev(Ev::ConnectTimeout)).ignored);
+	EXPECT_EQ(p.state(), State::Accepting);
+}
+
 KTEST(cm_state_passive, teardown_paths)
 {
 	Conn t = passive_accepting(cfg(false));
@@ -1239,6 +1281,7 @@ constexpr LegalRow kLegal[] = {
 	{Ev::DrainWrDone,	"...n...n"},	// SRQ: no drain WR before LAST_WQE_REACHED
 	{Ev::RxEmpty,		".nnn.nnn"},	// before the error event too (RxEmpty row)
 	{Ev::DrainTimeout,	"...x...x"},
+	{Ev::ConnectTimeout,	".x......"},
 };
 static_assert(sizeof(kLegal) / sizeof(kLegal[0]) == kEvCount);
 
@@ -2319,7 +2362,8 @@ KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
 	    KTEST_CASE(cm_state_active, bad_rep_and_timeouts), KTEST_CASE(cm_state_active, local_intents),
 	    KTEST_CASE(cm_state_active, reap_and_watchdog), KTEST_CASE(cm_state_active, mode_changes),
 	    KTEST_CASE(cm_state_active, peer_events), KTEST_CASE(cm_state_active, ib_cm_dreq_on_a_stale_peer),
-	    KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures));
+	    KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures),
+	    KTEST_CASE(cm_state_active, connect_deadline));
 KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
 	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
 	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, req_bounds),
