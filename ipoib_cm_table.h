@@ -109,14 +109,14 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	/* REQ admission and the peer bound (docs/security.md, ipoib_cm_admission.h) */         \
 	X(cm_req_pool_full) X(cm_req_bad_pkey) X(cm_peers_added) X(cm_peers_refused)          \
 	X(cm_peer_restarts) X(cm_req_unproven_full) X(cm_unproven_released_rx) X(cm_req_unreserved_full) \
-	/* a reserve bar still in force lost from the bars by GID for want of room (GidBars) */  \
-	X(cm_reserve_bar_evicted)                                                               \
 	/* teardown ran a connection's Destroy itself, its work item not having run it */       \
 	X(cm_teardown_reaped)                                                                   \
 	/* packets refused the RC reserve while a late completion bars their connection */      \
 	X(cm_tx_reserve_held_late)                                                              \
 	/* active connections still connecting at cm::kConnectDeadlineMs: torn down */          \
-	X(cm_connect_timeouts)
+	X(cm_connect_timeouts)                                                                  \
+	/* a reserve bar still in force lost from the bars by GID for want of room (GidBars) */  \
+	X(cm_reserve_bar_evicted)
 struct CmIfStats {
 #define IPOIB_CM_IF_STAT_FIELD(n) u64 n = 0;
 	IPOIB_CM_IF_STATS(IPOIB_CM_IF_STAT_FIELD)
