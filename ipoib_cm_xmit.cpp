@@ -37,18 +37,20 @@ bool CmTable::may_send(const Connection *c)
 	return st != cm::State::Draining && st != cm::State::Closed;
 }
 
-// No send path to the peer (p: nullptr if unknown): the packet will wait for a connection
-// or a path record, so it leaves its socket now; charged while held, it would pin that
-// socket's send buffer (the ICMP reply socket's is 2 x 64 KiB: held echo replies make the
-// stack drop later ones). TCP Small Queues loses its hold on it; the queues' bounds (64 per
-// peer, 4 per path) keep what waits bounded. Before the table lock (no socket callback with
-// interrupts off); a packet the peer's UD back-off sends at once keeps its charge. Without
-// its socket, a held packet above the connection's MTU counts as forwarded (oversize(): an
-// IPv4 one without DF is dropped, tx_drop_too_big, not answered with frag-needed).
+// No send path to the peer (p: nullptr if unknown): the packet may wait for a connection or a
+// path record. A kernel socket's packet (ICMP replies, TCP resets) leaves its socket first:
+// that socket's small send buffer is shared by all its replies and never waits (a full one
+// drops the next reply, Icmp OutErrors), so held packets must not pin it; the queues' bounds
+// (64 per peer, 4 per path) keep what waits bounded. A user socket's keeps its charge: its
+// send buffer (TCP Small Queues, ping's one-packet buffer) paces the sender while it waits,
+// where an orphaned flood would overflow the queue. Before the table lock (no socket callback
+// with interrupts off); a packet the peer's UD back-off sends at once keeps its charge too.
+// Without its socket, a held packet above the connection's MTU counts as forwarded
+// (oversize(): an IPv4 one without DF is dropped, tx_drop_too_big, not answered).
 namespace {
 void hold_orphan(const CmPeer *p, kapi_skb *skb, u64 now)
 {
-	if (p && now < __atomic_load_n(&p->fallback_until, __ATOMIC_RELAXED))
+	if (!kapi_skb_kern_sock(skb) || (p && now < __atomic_load_n(&p->fallback_until, __ATOMIC_RELAXED)))
 		return;
 	kapi_skb_orphan(skb);
 }

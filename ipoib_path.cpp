@@ -41,10 +41,11 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 // pointing at it), then send, queue, drop during back-off, or start the query.
 void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
-	// It may wait for the query: it leaves its socket first (before the path lock), or it
-	// would pin that socket's send buffer meanwhile (CmTable::xmit's hold_orphan; the
-	// queue's bound, kPendingQueue, keeps what waits bounded).
-	kapi_skb_orphan(skb);
+	// It may wait for the query: a kernel socket's packet leaves its socket first (before
+	// the path lock), or it would pin that socket's shared send buffer meanwhile
+	// (ipoib_cm_xmit.cpp hold_orphan; kPendingQueue bounds what waits).
+	if (kapi_skb_kern_sock(skb))
+		kapi_skb_orphan(skb);
 	Ah *ah = nullptr;	// read under the lock; lives on by the last-send rule (ipoib_ah.h)
 	Path *query = nullptr;
 	u64 *dropped = nullptr;

@@ -8,6 +8,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/dst.h>
+#include <net/sock.h>
 #include "kapi.h"
 #include "netdev_priv.h"
 
@@ -39,6 +40,13 @@ void kapi_skb_consume(struct kapi_skb *skb)
 void kapi_skb_orphan(struct kapi_skb *skb)
 {
 	skb_orphan(to_skb(skb));
+}
+
+int kapi_skb_kern_sock(const struct kapi_skb *skb)
+{
+	const struct sock *sk = to_skb(skb)->sk;
+
+	return sk && sk_fullsock(sk) && sk->sk_kern_sock;
 }
 
 void kapi_skb_dst_drop(struct kapi_skb *skb)
