@@ -30,8 +30,9 @@ void kapi_skb_consume(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* dev_consume_skb_an
 /* skb_orphan: the socket's send-buffer charge (and TCP Small Queues' count) is released
  * now, not when the send completes */
 void kapi_skb_orphan(struct kapi_skb *skb) KAPI_NOEXCEPT;
-/* 1 when the skb is charged to a kernel socket (a full socket with sk_kern_sock: the per-CPU
- * ICMP and TCP control sockets), 0 for a user socket's or none */
+/* 1 when the skb is charged to one of the kernel's control sockets (a full SOCK_RAW socket
+ * with sk_kern_sock: the per-CPU ICMP, ICMPv6, NDISC, MLD and TCP control sockets), 0 for a
+ * user socket's, another kernel socket's (NFS, iSCSI: SOCK_STREAM) or none */
 int kapi_skb_kern_sock(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_dst_drop: the route reference is released now */
 void kapi_skb_dst_drop(struct kapi_skb *skb) KAPI_NOEXCEPT;

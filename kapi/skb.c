@@ -46,7 +46,10 @@ int kapi_skb_kern_sock(const struct kapi_skb *skb)
 {
 	const struct sock *sk = to_skb(skb)->sk;
 
-	return sk && sk_fullsock(sk) && sk->sk_kern_sock;
+	/* inet_ctl_sock_create makes the per-CPU ICMP, ICMPv6, NDISC, MLD and TCP control
+	 * sockets SOCK_RAW; NFS, iSCSI and other kernel TCP users are SOCK_STREAM and keep their
+	 * charge (TCP Small Queues paces them while they wait, as it does a user socket) */
+	return sk && sk_fullsock(sk) && sk->sk_kern_sock && sk->sk_type == SOCK_RAW;
 }
 
 void kapi_skb_dst_drop(struct kapi_skb *skb)
