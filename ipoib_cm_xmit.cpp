@@ -38,7 +38,7 @@ bool CmTable::may_send(const Connection *c)
 }
 
 // No send path to the peer (p: nullptr if unknown): the packet may wait for a connection or a
-// path record. A kernel socket's packet (ICMP replies, TCP resets) leaves its socket first:
+// path record. A control socket's packet (ICMP replies, TCP resets) leaves its socket first:
 // that socket's small send buffer is shared by all its replies and never waits (a full one
 // drops the next reply, Icmp OutErrors), so held packets must not pin it; the queues' bounds
 // (64 per peer, 4 per path) keep what waits bounded. A user socket's keeps its charge: its
@@ -154,6 +154,12 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 // then this packet, or it waits behind p's (cm_xmit_rc).
 CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 {
+	// A control socket's packet may wait here too (p's queue behind its connection's bound,
+	// the reserve or the interface's), for as long as the peer takes to complete sends: it
+	// leaves its socket now, as hold_orphan's do. One above the connection's MTU keeps it:
+	// Connection::send answers it with an ICMP to the local stack, which needs the socket.
+	if (kapi_skb_kern_sock(skb) && kapi_skb_len(skb) <= u32(kPseudoLen) + p.send->mtu() + u32(kEncapLen))
+		kapi_skb_orphan(skb);
 	RcOrder x{*this, now};
 	switch (cm_xmit_rc(x, p, skb)) {
 	case CmRcXmit::Sent:

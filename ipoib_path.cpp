@@ -41,7 +41,7 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 // pointing at it), then send, queue, drop during back-off, or start the query.
 void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
-	// It may wait for the query: a kernel socket's packet leaves its socket first (before
+	// It may wait for the query: a control socket's packet leaves its socket first (before
 	// the path lock), or it would pin that socket's shared send buffer meanwhile
 	// (ipoib_cm_xmit.cpp hold_orphan; kPendingQueue bounds what waits).
 	if (kapi_skb_kern_sock(skb))
