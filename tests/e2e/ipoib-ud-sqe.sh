@@ -140,7 +140,8 @@ check_delta "no failed repair" d A:ib0 ud_qp_error_recovery_failures -eq 0
 # broadcast group stays joined, so only the hold keeps it off) and the repair is rearmed 30 s
 # later. With the fault cleared that rearmed attempt repairs the same QP: carrier on, every
 # datagram ping answered.
-no_carrier_a() { ! has_carrier ib0 A; }
+# the link line itself must say NO-CARRIER: a failed `ip` is not a held carrier
+no_carrier_a() { ip -n A -o link show dev ib0 2>/dev/null | grep -q 'NO-CARRIER'; }
 operstate_a() { ip netns exec A cat /sys/class/net/ib0/operstate; }
 snap g A:ib0
 dmesg_mark giveup
