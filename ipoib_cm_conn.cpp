@@ -175,6 +175,12 @@ cm::Step Connection::feed(const cm::Event &e)
 	return st;
 }
 
+void Connection::req_sent(u8 packet_life)
+{
+	const u64 ms = cm::connect_deadline_ms(packet_life, cm::kCmResponseTimeout, cm::kMaxCmRetries);
+	__atomic_store_n(&connect_deadline_ms_, ms, __ATOMIC_RELAXED);
+}
+
 cm::Step Connection::feed(const cm::Event &e, FeedNotes &notes)
 {
 	FeedNote note;
@@ -187,9 +193,12 @@ cm::Step Connection::feed_note(const cm::Event &e, FeedNote &note)
 {
 	kstd::SpinIrqSaveGuard g(lock_);
 	cm::Step st = conn_.on(e);
-	// Active: connecting's deadline runs from each REQ (cm::kConnectDeadlineMs).
-	if (st.has(cm::Action::SendReq))
+	// Active: connecting's deadline runs from each REQ: cm::kConnectDeadlineMs until req_sent
+	// knows the REQ's values.
+	if (st.has(cm::Action::SendReq)) {
+		__atomic_store_n(&connect_deadline_ms_, cm::kConnectDeadlineMs, __ATOMIC_RELAXED);
 		__atomic_store_n(&req_ms_, kapi_now_ms(), __ATOMIC_RELAXED);
+	}
 	// An RTU (or the first receive), a refusal or a teardown: no longer unanswered.
 	if (conn_.state() != cm::State::Accepting)
 		leave_pool();

@@ -167,11 +167,16 @@ public:
 	// Passive: the REQ came longer than cm::kAcceptDeadlineMs before now (lock_ held).
 	bool accept_overdue(u64 now) const { return cm::accept_overdue(now, req_ms_); }
 	// Active: its last REQ (a step with SendReq: Connect's, the RFC service ID's retry) was
-	// fed longer than cm::kConnectDeadlineMs before now (any context).
+	// fed longer than its deadline before now (any context): cm::kConnectDeadlineMs from the
+	// feed, cm::connect_deadline_ms of the REQ's values once req_sent recorded them.
 	bool connect_overdue(u64 now) const
 	{
-		return cm::connect_overdue(now, __atomic_load_n(&req_ms_, __ATOMIC_RELAXED));
+		return cm::connect_overdue(now, __atomic_load_n(&req_ms_, __ATOMIC_RELAXED),
+					   __atomic_load_n(&connect_deadline_ms_, __ATOMIC_RELAXED));
 	}
+	// Active: ib_cm accepted our REQ, sent with the path's packet lifetime packet_life and
+	// cm::kCmResponseTimeout, cm::kMaxCmRetries; the deadline becomes theirs (any context).
+	void req_sent(u8 packet_life);
 	// A parked wait whose deadline has passed (or that stop cuts short): requeue the work
 	// item, which resumes the step. The housekeeping work and stop's wait loop call it.
 	void resume_if_due(u64 now);
@@ -264,6 +269,7 @@ private:
 	u64 used_ms_ = 0;
 	u64 req_ms_ = 0;		// passive: when its REQ arrived (adopt); active: when the
 					// step sending its last REQ was fed (atomic)
+	u64 connect_deadline_ms_ = cm::kConnectDeadlineMs;	// atomic: the last REQ's (req_sent)
 	u64 draining_since_ = 0;	// under lock_: when the state became draining
 	bool drain_reported_ = false;	// under lock_
 	bool destroyed_ = false;

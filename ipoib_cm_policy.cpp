@@ -50,9 +50,17 @@ bool accept_overdue(u64 now_ms, u64 since_ms)
 	return kstd::i64(now_ms - since_ms) >= kstd::i64(kAcceptDeadlineMs);
 }
 
-bool connect_overdue(u64 now_ms, u64 since_ms)
+u64 connect_deadline_ms(u8 packet_life, u8 response_timeout, u8 retries)
 {
-	return kstd::i64(now_ms - since_ms) >= kstd::i64(kConnectDeadlineMs);
+	if (packet_life == kConnectLifeUnknown)
+		return kConnectDeadlineMs;
+	const u64 cm = u64(cm_dead_peer_ms(packet_life, response_timeout, retries)) + kConnectSlackMs;
+	return cm > kConnectDeadlineMs ? cm : kConnectDeadlineMs;
+}
+
+bool connect_overdue(u64 now_ms, u64 since_ms, u64 deadline_ms)
+{
+	return kstd::i64(now_ms - since_ms) >= kstd::i64(deadline_ms);
 }
 
 u64 iba_time_ns(u8 n)

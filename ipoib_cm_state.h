@@ -126,8 +126,20 @@ bool accept_overdue(u64 now_ms, u64 since_ms);
 // deadline the housekeeping work tears the attempt down (Ev::ConnectTimeout, counted
 // cm_connect_timeouts): Destroy's ib_destroy_cm_id cancels the REQ and sends a REJ, the queue
 // goes back to xmit (UD, or ICMP above the UD MTU) and the peer's back-off applies (FallBack).
+// The floor; a connection's own deadline is connect_deadline_ms of the REQ it sent.
 inline constexpr u64 kConnectDeadlineMs = 10000;
-bool connect_overdue(u64 now_ms, u64 since_ms);
+// Added to ib_cm's own bound for an unanswered REQ, so that its REQ_ERROR (a counted
+// ReqTimeout, the same fall back) comes first: our clock is read when the step is fed, before
+// the work item sends the REQ; ib_cm's timer runs from its MAD's send completion.
+inline constexpr u64 kConnectSlackMs = 2000;
+// A packet lifetime not known for the REQ: the deadline is kConnectDeadlineMs.
+inline constexpr u8 kConnectLifeUnknown = 0xff;
+// The deadline (ms after the REQ) of an active connection whose REQ carried these values (the
+// path's packet lifetime, the CM response timeout, max CM retries): ib_cm gives the REQ up
+// after cm_dead_peer_ms of them; ours is that plus kConnectSlackMs, at least
+// kConnectDeadlineMs. 10 s up to lifetime 16; 17.4 s at lifetime 18 (ib_cm: 15.4 s).
+u64 connect_deadline_ms(u8 packet_life, u8 response_timeout, u8 retries);
+bool connect_overdue(u64 now_ms, u64 since_ms, u64 deadline_ms);
 // The receive CQ (docs/connected.md §4) holds everything that can complete on it: `fixed`
 // entries (UD receives, the SRQ, the RC send bound) plus, per connection, `per_conn` (its
 // own ring at its maximum without an SRQ, and its drain WR). The device bounds the CQ
@@ -272,7 +284,7 @@ enum class Ev : u8 {
 			// reported once per QP, possibly before the error event that explains it
 	DrainTimeout,	// the fence did not complete in time
 	// a local deadline (after the others, whose order the tests and logs number)
-	ConnectTimeout,	// active: still connecting kConnectDeadlineMs after its REQ
+	ConnectTimeout,	// active: still connecting at its deadline (connect_deadline_ms) after its REQ
 };
 inline constexpr usize kEvCount = 31;
 // Where each event comes from: QP events, completions and timers arrive in atomic context

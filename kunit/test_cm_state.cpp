@@ -863,9 +863,13 @@ KTEST(cm_state_active, connect_deadline)
 	// with it.
 	EXPECT_GT(kConnectDeadlineMs, u64(cm_dead_peer_ms(14, kCmResponseTimeout, kMaxCmRetries)));
 	EXPECT_LE(kConnectDeadlineMs, 15000u);
-	EXPECT_FALSE(connect_overdue(1000 + kConnectDeadlineMs - 1, 1000));
-	EXPECT_TRUE(connect_overdue(1000 + kConnectDeadlineMs, 1000));
-	EXPECT_FALSE(connect_overdue(500, 1000));	// a clock read before the REQ's: not overdue
+	const u64 d14 = connect_deadline_ms(14, kCmResponseTimeout, kMaxCmRetries);
+	EXPECT_EQ(d14, kConnectDeadlineMs);
+	EXPECT_FALSE(connect_overdue(1000 + kConnectDeadlineMs - 1, 1000, d14));
+	EXPECT_TRUE(connect_overdue(1000 + kConnectDeadlineMs, 1000, d14));
+	EXPECT_FALSE(connect_overdue(500, 1000, d14));	// a clock read before the REQ's: not overdue
+	// unknown lifetime: the floor
+	EXPECT_EQ(connect_deadline_ms(kConnectLifeUnknown, kCmResponseTimeout, kMaxCmRetries), kConnectDeadlineMs);
 	for (int srq = 0; srq < 2; srq++) {
 		// no REP within the deadline: torn down as at a REQ error, no REJ of ours (the
 		// Destroy's ib_destroy_cm_id cancels the REQ and rejects), the neighbour falls back
@@ -895,6 +899,28 @@ KTEST(cm_state_active, connect_deadline)
 	Conn p = passive_accepting(cfg(true));
 	EXPECT_TRUE(p.on(ev(Ev::ConnectTimeout)).ignored);
 	EXPECT_EQ(p.state(), State::Accepting);
+}
+
+KTEST(cm_state_active, connect_deadline_long_lifetime)
+{
+	// OpenSM's default packet lifetime 18: ib_cm resends our unanswered REQ for
+	// 5 * (2 * 1024 + 1024) ms = 15.36 s before its REQ_ERROR; our deadline must not cut
+	// those resends short.
+	const u64 cm = cm_dead_peer_ms(18, kCmResponseTimeout, kMaxCmRetries);
+	EXPECT_EQ(cm, 15360u);
+	const u64 d = connect_deadline_ms(18, kCmResponseTimeout, kMaxCmRetries);
+	EXPECT_EQ(d, cm + kConnectSlackMs);
+	EXPECT_GE(kConnectSlackMs, 1000u);	// ib_cm's REQ_ERROR first, with room
+	const u64 req = 5000;
+	EXPECT_FALSE(connect_overdue(req + 12000, req, d));	// still Connecting at 12 s: kept
+	EXPECT_FALSE(connect_overdue(req + cm, req, d));	// ib_cm's own bound: still kept
+	EXPECT_FALSE(connect_overdue(req + d - 1, req, d));
+	EXPECT_TRUE(connect_overdue(req + d, req, d));		// at bound + slack: torn down
+	// the floor holds up to lifetime 16; from 17, ib_cm's bound + slack
+	EXPECT_EQ(connect_deadline_ms(16, kCmResponseTimeout, kMaxCmRetries), kConnectDeadlineMs);
+	EXPECT_EQ(connect_deadline_ms(17, kCmResponseTimeout, kMaxCmRetries), 5u * (1024 + 1024) + kConnectSlackMs);
+	// Linux's own REQ values: 16 * (2 * 1024 + 4096) ms
+	EXPECT_EQ(connect_deadline_ms(18, 20, 15), 16u * (2048 + 4096) + kConnectSlackMs);
 }
 
 KTEST(cm_state_passive, teardown_paths)
@@ -2363,7 +2389,8 @@ KTEST_SUITE(cm_state_active, KTEST_CASE(cm_state_active, open_and_establish),
 	    KTEST_CASE(cm_state_active, reap_and_watchdog), KTEST_CASE(cm_state_active, mode_changes),
 	    KTEST_CASE(cm_state_active, peer_events), KTEST_CASE(cm_state_active, ib_cm_dreq_on_a_stale_peer),
 	    KTEST_CASE(cm_state_active, qp_events), KTEST_CASE(cm_state_active, setup_failures),
-	    KTEST_CASE(cm_state_active, connect_deadline));
+	    KTEST_CASE(cm_state_active, connect_deadline),
+	    KTEST_CASE(cm_state_active, connect_deadline_long_lifetime));
 KTEST_SUITE(cm_state_passive, KTEST_CASE(cm_state_passive, accept_and_establish),
 	    KTEST_CASE(cm_state_passive, comm_est_before_rtu), KTEST_CASE(cm_state_passive, who_may_send_back),
 	    KTEST_CASE(cm_state_passive, rejects), KTEST_CASE(cm_state_passive, req_bounds),
