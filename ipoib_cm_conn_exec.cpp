@@ -410,7 +410,12 @@ Status Connection::send_req()
 	a.retry_count = cm::kRetryCount;
 	a.rnr_retry_count = u8(t_.params().rnr_retry);
 	a.srq = srq_;
-	return kstd::from_errno(kapi_cm_send_req(id_, &a));
+	const Status st = kstd::from_errno(kapi_cm_send_req(id_, &a));
+	// ib_cm retries the REQ for as long as these values and the path's lifetime say:
+	// connecting's deadline is never shorter (cm::connect_deadline_ms)
+	if (st == Status::Ok)
+		req_sent(kapi_cm_path_packet_life(path_));
+	return st;
 }
 
 Status Connection::send_rep()

@@ -153,6 +153,8 @@ struct kapi_cm_path *kapi_cm_path_save(const struct kapi_path *rec) KAPI_NOEXCEP
 struct kapi_cm_path *kapi_cm_path_alloc(void) KAPI_NOEXCEPT;	/* uninitialised; process context */
 void kapi_cm_path_copy(struct kapi_cm_path *dst, const struct kapi_cm_path *src) KAPI_NOEXCEPT;	/* any context */
 void kapi_cm_path_free(struct kapi_cm_path *p) KAPI_NOEXCEPT;
+/* the path's packet lifetime (IBA 4.096 us x 2^value), which ib_cm's REQ timeout uses */
+kapi_u8 kapi_cm_path_packet_life(const struct kapi_cm_path *p) KAPI_NOEXCEPT;
 
 /* ---- work ---- */
 /* An unbound workqueue (alloc_workqueue WQ_UNBOUND | WQ_MEM_RECLAIM, default max_active):

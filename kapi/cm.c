@@ -269,6 +269,11 @@ void kapi_cm_path_copy(struct kapi_cm_path *dst, const struct kapi_cm_path *src)
 	memcpy(dst, src, sizeof(struct sa_path_rec));
 }
 
+kapi_u8 kapi_cm_path_packet_life(const struct kapi_cm_path *p)
+{
+	return ((const struct sa_path_rec *)p)->packet_life_time;
+}
+
 void kapi_cm_path_free(struct kapi_cm_path *p)
 {
 	kfree(p);
