@@ -156,42 +156,67 @@ inline u64 poll_backlog_next(u64 backlog_since_ms, u64 now_ms, int done, int bud
 // its wait since then (and since the backlog's start) can be ours. A peer that holds a send
 // longer than the host needs to turn its CQ over is late, flood or not; while fewer polls
 // than that were kept, the backlog's start is the bound. NAPI only.
-inline constexpr u32 kPollHistory = 128;	// polls kept: a CQ of 128 x the budget (8192 at NAPI's 64)
+// Every poll kept used its whole budget (a poll that did not ends the backlog), so only the
+// polls' starts are kept, numbered from the backlog's first (0), and ceil(depth / the least
+// budget of the backlog) polls back took depth or more. Level j keeps the starts of the last
+// kPollHistory polls whose number is a multiple of 2^j (level 0: every poll). floor_ms
+// takes the poll it needs, rounded down to a multiple of 2^j at the least level that still
+// keeps it: an earlier start, so more lenient by fewer than 2^j polls, and level j is needed
+// only when the depth takes more than (kPollHistory - 1) x 2^(j - 1) polls: under 1/15 more
+// polls than the depth needs (none while it needs kPollHistory or fewer). The levels reach
+// (kPollHistory - 1) x 2^(kPollLevels - 1) polls back, 65011712 completions at NAPI's 64: more
+// than the largest receive CQ the driver creates (Interface::poll_rx's static_assert). Fixed
+// size (2 KiB), nothing allocated in NAPI.
+inline constexpr u32 kPollHistory = 32;		// starts kept per level
+inline constexpr u32 kPollLevels = 16;
+inline constexpr u64 kPollReach = u64(kPollHistory - 1) << (kPollLevels - 1);	// polls back any depth is found
 struct PollBacklog {
 	u64 since_ms = 0;	// the first full poll's start (0: no backlog, poll_backlog_next)
-	u32 polls = 0;		// full polls kept in start_ms/done (the last kPollHistory)
-	u64 start_ms[kPollHistory] = {};
-	u32 done[kPollHistory] = {};
+	u32 polls = 0;		// full polls since the backlog began (kept no further at ~0u)
+	u32 budget = 0;		// the least budget of those polls
+	u32 start[kPollLevels][kPollHistory] = {};	// ms after since_ms (0 also past 2^32 ms)
 
+	void reset()
+	{
+		since_ms = 0;
+		polls = 0;
+		budget = 0;
+	}
 	// The earliest a completion taken now can have entered the CQ behind the backlog (0: none)
 	u64 floor_ms(u32 depth) const
 	{
 		if (!since_ms)
 			return 0;
-		u32 taken = 0;
-		const u32 kept = polls < kPollHistory ? polls : kPollHistory;
-		for (u32 i = 1; i <= kept; i++) {
-			const u32 at = (polls - i) & (kPollHistory - 1);
-			taken += done[at];
-			if (taken >= depth)
-				return start_ms[at] > since_ms ? start_ms[at] : since_ms;
+		u64 n = (u64(depth) + budget - 1) / budget;
+		n = n ? n : 1;
+		if (n > polls)
+			return since_ms;
+		const u32 want = polls - u32(n);
+		for (u32 j = 0; j < kPollLevels; j++) {
+			const u32 at = want >> j, last = (polls - 1) >> j;
+			if (last - at < kPollHistory)
+				return since_ms + start[j][at & (kPollHistory - 1)];
 		}
 		return since_ms;
 	}
 	// After a poll that began at now_ms and took done of budget (poll_backlog_next's rule)
-	void after(u64 now_ms, int done_now, int budget)
+	void after(u64 now_ms, int done_now, int budget_now)
 	{
-		const u64 next = poll_backlog_next(since_ms, now_ms, done_now, budget);
+		const u64 next = poll_backlog_next(since_ms, now_ms, done_now, budget_now);
 		if (!next) {
-			since_ms = 0;
-			polls = 0;
+			reset();
 			return;
 		}
-		if (budget <= 0)
+		if (budget_now <= 0)
 			return;	// netpoll's: took nothing
 		since_ms = next;
-		start_ms[polls & (kPollHistory - 1)] = now_ms;
-		done[polls & (kPollHistory - 1)] = u32(done_now);
+		if (polls == ~0u)
+			return;	// the starts kept stay earlier than the polls since: more lenient
+		budget = polls && budget < u32(budget_now) ? budget : u32(budget_now);
+		const u64 d = now_ms > since_ms ? now_ms - since_ms : 0;
+		const u32 off = d < 0xffffffffu ? u32(d) : 0;
+		for (u32 j = 0; j < kPollLevels && !(polls & ((1u << j) - 1)); j++)
+			start[j][(polls >> j) & (kPollHistory - 1)] = off;
 		polls++;
 	}
 };

@@ -363,7 +363,7 @@ private:
 	bool ud_check_ = false;		// NAPI -> work: a UD send failed, the QP may be in SQE
 	bool registered_ = false;
 	bool foreign_warned_ = false;	// a foreign completion was warned about (once)
-	cm::PollBacklog rx_backlog_;	// NAPI: the receive CQ's backlog (cm::PollBacklog)
+	cm::PollBacklog rx_backlog_;	// NAPI: the receive CQ's backlog and its polls' starts (2 KiB)
 	bool fill_warned_ = false;	// NAPI: a failed receive fill was logged (once)
 	u32 flush_pending_ = 0;	// bit per Flush level, set by port_event(), taken by work()
 	u32 coal_usecs_ = 0;

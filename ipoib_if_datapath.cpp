@@ -179,13 +179,24 @@ void Interface::tx_timeout()
 
 // ---- receive path ----
 
+// The largest receive CQ the driver creates (Interface::up, CmTable::cq_room): the UD ring
+// (recv_queue_size) and connected mode's cq_entries: the SRQ (recv_queue_size), the RC
+// bound, and per connection its non-SRQ ring and a drain WR (nonsrq_max_recv + 1, at most
+// max_nonsrq_conn_qp connections) or, with an SRQ, the drain WR alone (kCmMaxSrqConns). The
+// device's max_cqe only lowers it (CmTable::fit_cq). cm::PollBacklog reaches that far back.
+static_assert(2 * u64(kMaxQueueSize) + rc_iface_bound(kRcSendRingMax) +
+			      u64(kMaxNonSrqConnQp) * (kMaxNonSrqRecv + 1) + kCmMaxSrqConns <=
+		      cm::kPollReach * 64,
+	      "the poll history covers the deepest receive CQ at NAPI's budget");
+
 int Interface::poll_rx(int budget)
 {
 	const LocalAddrs me = local_addrs();	// one consistent copy per poll
 	const u64 now = kapi_now_ms();
 	// RC send completions wait behind our own receive backlog in this CQ: not the peer's
 	// lateness (cm::poll_backlog_lag), but no more than since the CQ last turned over (the
-	// completions it can hold: the UD ring's and connected mode's, cm::PollBacklog)
+	// completions it can hold: the UD ring's and connected mode's, cm::PollBacklog, which
+	// reaches the deepest CQ: the static_assert above)
 	const u64 lag = cm::poll_backlog_lag(now, rx_backlog_.floor_ms(rx_.size() + cm_.cq_entries()));
 	const u64 foreign = read_stat(stats_.wc_foreign_ctx);
 	const int done = dispatch_cq(

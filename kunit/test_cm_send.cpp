@@ -230,7 +230,7 @@ KTEST(cm_send_budget, flood_does_not_hide_a_held_send)
 	static cm::PollBacklog pb;
 	constexpr u32 kDepth = 512;
 	// held 300 ms before a 200 ms backlog: posted at 1000, the backlog from 1300, taken at 1500
-	pb = {};
+	pb.reset();
 	EXPECT_EQ(pb.floor_ms(kDepth), 0u);
 	flood_polls(pb, 1300, 1500);
 	EXPECT_EQ(pb.since_ms, 1300u);
@@ -243,14 +243,14 @@ KTEST(cm_send_budget, flood_does_not_hide_a_held_send)
 		  1500u + 2 * 300);
 	// the flood from 1000 on; the flooder's send posted at 2000, held until 2300, taken by
 	// the poll at 2300
-	pb = {};
+	pb.reset();
 	flood_polls(pb, 1000, 2300);
 	const u64 lag = cm::poll_backlog_lag(2300, pb.floor_ms(kDepth));
 	EXPECT_EQ(lag, 40u);
 	EXPECT_EQ(cm::reserve_bar_after(0, 2300, 2000, lag), 2300u + 2 * 260);
 	// a healthy send posted at 2000 during the flood, completed at once, taken 8 polls later
 	EXPECT_EQ(cm::reserve_bar_after(0, 2040, 2000, cm::poll_backlog_lag(2040, 2000)), 0u);
-	pb = {};
+	pb.reset();
 	flood_polls(pb, 1000, 2040);
 	EXPECT_EQ(cm::reserve_bar_after(0, 2040, 2000, cm::poll_backlog_lag(2040, pb.floor_ms(kDepth))), 0u);
 	// a poll that empties the CQ ends the backlog and its history; netpoll's takes nothing
@@ -261,6 +261,35 @@ KTEST(cm_send_budget, flood_does_not_hide_a_held_send)
 	EXPECT_EQ(pb.floor_ms(kDepth), 0u);
 	flood_polls(pb, 3000, 3010);	// two polls: fewer than the depth needs
 	EXPECT_EQ(pb.floor_ms(kDepth), 3000u);
+}
+
+// A CQ deeper than 128 polls at the budget (8192 completions: a non-SRQ CQ past ~128
+// connections) still bounds the lag by its turnover (cm::PollBacklog's levels): depth 10000
+// at 64 a poll is 157 polls, every 1 ms here. The flooder's send posted at 2000 and held
+// until 2300 is late by 300 less the turnover, not hidden by the backlog's start (1000).
+// The start found is poll 1136's (1143 exactly, level 3 rounds it down by 7 polls).
+KTEST(cm_send_budget, deep_cq_flood_does_not_hide_a_held_send)
+{
+	static cm::PollBacklog pb;
+	constexpr u32 kDepth = 10000;
+	pb.reset();
+	for (u64 t = 1000; t < 2300; t++)
+		pb.after(t, 64, 64);
+	EXPECT_EQ(pb.since_ms, 1000u);
+	EXPECT_EQ(pb.floor_ms(kDepth), 2136u);
+	const u64 lag = cm::poll_backlog_lag(2300, pb.floor_ms(kDepth));
+	EXPECT_EQ(lag, 164u);
+	EXPECT_EQ(cm::reserve_bar_after(0, 2300, 2000, lag), 2300u + 2 * 136);
+	// within the last kPollHistory polls the start is exact
+	EXPECT_EQ(pb.floor_ms(512), 2292u);
+	// the least budget of the backlog counts: 10000 at 32 a poll is 313 polls
+	pb.after(2300, 32, 32);
+	EXPECT_EQ(pb.floor_ms(kDepth), 1976u);	// 313 polls back: poll 988, level 4 rounds it to 976
+	// deeper than the polls since the backlog began: its start
+	pb.reset();
+	for (u64 t = 1000; t < 1100; t++)
+		pb.after(t, 64, 64);
+	EXPECT_EQ(pb.floor_ms(kDepth), 1000u);
 }
 
 // An identity echo takes the reserve through its peer's lateness bar (cm::reserve_may_take,
@@ -1435,6 +1464,7 @@ KTEST_SUITE(cm_send_budget, KTEST_CASE(cm_send_budget, bound_and_room),
 	    KTEST_CASE(cm_send_budget, echo_takes_the_reserve_through_a_bar),
 	    KTEST_CASE(cm_send_budget, receive_backlog_is_not_lateness),
 	    KTEST_CASE(cm_send_budget, flood_does_not_hide_a_held_send),
+	    KTEST_CASE(cm_send_budget, deep_cq_flood_does_not_hide_a_held_send),
 	    KTEST_CASE(cm_send_budget, one_free_slot_continues_the_backlog),
 	    KTEST_CASE(cm_send_budget, reserve_kept_for_progress),
 	    KTEST_CASE(cm_send_budget, progress_threshold),
