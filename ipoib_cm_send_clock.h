@@ -4,6 +4,7 @@
 // (docs/connected.md §3). RcTxRing keeps the same clock over its own indices.
 #pragma once
 
+#include "ipoib_addr.h"	// bytes_equal, bytes_copy, kGidLen (GidBars)
 #include "kstd/base.h"
 
 namespace ipoib::cm {
@@ -251,23 +252,16 @@ inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
 inline constexpr u32 kGidBars = 32;
 template <u32 N> struct GidBars {
 	struct Entry {
-		u8 gid[16];
+		u8 gid[kGidLen];
 		u64 until_ms;	// 0 or <= now: free
 	};
 	Entry e[N] = {};
 
-	static bool same(const u8 *a, const u8 *b)
-	{
-		for (u32 i = 0; i < 16; i++)
-			if (a[i] != b[i])
-				return false;
-		return true;
-	}
 	// gid's bar in force at now_ms (0: none)
 	u64 bar(const u8 *gid, u64 now_ms) const
 	{
 		for (const Entry &x : e)
-			if (x.until_ms > now_ms && same(x.gid, gid))
+			if (x.until_ms > now_ms && bytes_equal(x.gid, gid, kGidLen))
 				return x.until_ms;
 		return 0;
 	}
@@ -279,7 +273,7 @@ template <u32 N> struct GidBars {
 			return true;
 		Entry *victim = nullptr;
 		for (Entry &x : e) {
-			if (x.until_ms > now_ms && same(x.gid, gid)) {
+			if (x.until_ms > now_ms && bytes_equal(x.gid, gid, kGidLen)) {
 				x.until_ms = until_ms > x.until_ms ? until_ms : x.until_ms;
 				return true;
 			}
@@ -289,8 +283,7 @@ template <u32 N> struct GidBars {
 		const bool lost = victim->until_ms > now_ms;
 		if (lost && victim->until_ms >= until_ms)
 			return false;	// the new bar ends first: it is the one dropped
-		for (u32 i = 0; i < 16; i++)
-			victim->gid[i] = gid[i];
+		bytes_copy(victim->gid, gid, kGidLen);
 		victim->until_ms = until_ms;
 		return !lost;
 	}
