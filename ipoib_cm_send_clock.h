@@ -239,6 +239,21 @@ inline u64 reserve_bar_end(u64 bar_until_ms, u64 now_ms, u32 outstanding, u32 ho
 	return outstanding ? reserve_bar_after(bar_until_ms, now_ms, hol_post_ms) : bar_until_ms;
 }
 inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
+// The bar a ring still in use stands for at now_ms, for another connection to the same port
+// (CmTable::gid_bar_inherit; a ring's bar reaches its GID only when it ends): its own bar,
+// and with sends outstanding and no progress for kReserveHolMs or more (no_progress_ms:
+// RcTxRing::no_progress_ms, SendClock::no_progress_ms), that hold counted as a late
+// completion now, as reserve_bar_end counts an old head of line. The time since progress
+// stands for the head of line's age, which the table cannot read (the ring's producer's):
+// it can be longer, for a peer that completes fewer than kSendProgressQuota sends, each
+// within kReserveHolMs, while the ring never empties; that bars the other connection only
+// from the reserve, only while the first lives.
+inline u64 reserve_bar_live(u64 bar_until_ms, u64 now_ms, u32 outstanding, u64 no_progress_ms)
+{
+	if (!outstanding || no_progress_ms > now_ms)
+		return bar_until_ms;
+	return reserve_bar_after(bar_until_ms, now_ms, u32(now_ms - no_progress_ms));
+}
 // The reserve's bars by GID alone (CmTable's, under the table lock): CmPeer is keyed by
 // the peer's whole address (UD QPN + GID), and a peer that recreates its UD QP and
 // announces the new QPN (a gratuitous ARP) gets a new entry. Its bar is kept here when a
@@ -383,5 +398,10 @@ struct SendClock {
 		delivered = delivered || send_delivered(ok, progressed);
 	}
 	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
+	// sends outstanding: how long without progress (0: nothing outstanding; RcTxRing's too)
+	u64 no_progress_ms(u64 now_ms) const
+	{
+		return outstanding && now_ms > last_progress_ms ? now_ms - last_progress_ms : 0;
+	}
 };
 } // namespace ipoib::cm
