@@ -246,8 +246,8 @@ inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
 // completion now, as reserve_bar_end counts an old head of line. The time since progress
 // stands for the head of line's age, which the table cannot read (the ring's producer's):
 // it can be longer, for a peer that completes fewer than kSendProgressQuota sends, each
-// within kReserveHolMs, while the ring never empties; that bars the other connection only
-// from the reserve, only while the first lives.
+// within kReserveHolMs, while the ring never empties; that bars the other connection (and
+// its peer entry) from the reserve only, for twice that time (at most kSendWatchdogMs).
 inline u64 reserve_bar_live(u64 bar_until_ms, u64 now_ms, u32 outstanding, u64 no_progress_ms)
 {
 	if (!outstanding || no_progress_ms > now_ms)
