@@ -4,6 +4,7 @@
 // (docs/connected.md §3). RcTxRing keeps the same clock over its own indices.
 #pragma once
 
+#include "ipoib_addr.h"	// bytes_equal, bytes_copy, kGidLen (GidBars)
 #include "kstd/base.h"
 
 namespace ipoib::cm {
@@ -238,6 +239,21 @@ inline u64 reserve_bar_end(u64 bar_until_ms, u64 now_ms, u32 outstanding, u32 ho
 	return outstanding ? reserve_bar_after(bar_until_ms, now_ms, hol_post_ms) : bar_until_ms;
 }
 inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
+// The bar a ring still in use stands for at now_ms, for another connection to the same port
+// (CmTable::gid_bar_inherit; a ring's bar reaches its GID only when it ends): its own bar,
+// and with sends outstanding and no progress for kReserveHolMs or more (no_progress_ms:
+// RcTxRing::no_progress_ms, SendClock::no_progress_ms), that hold counted as a late
+// completion now, as reserve_bar_end counts an old head of line. The time since progress
+// stands for the head of line's age, which the table cannot read (the ring's producer's):
+// it can be longer, for a peer that completes fewer than kSendProgressQuota sends, each
+// within kReserveHolMs, while the ring never empties; that bars the other connection (and
+// its peer entry) from the reserve only, for twice that time (at most kSendWatchdogMs).
+inline u64 reserve_bar_live(u64 bar_until_ms, u64 now_ms, u32 outstanding, u64 no_progress_ms)
+{
+	if (!outstanding || no_progress_ms > now_ms)
+		return bar_until_ms;
+	return reserve_bar_after(bar_until_ms, now_ms, u32(now_ms - no_progress_ms));
+}
 // The reserve's bars by GID alone (CmTable's, under the table lock): CmPeer is keyed by
 // the peer's whole address (UD QPN + GID), and a peer that recreates its UD QP and
 // announces the new QPN (a gratuitous ARP) gets a new entry. Its bar is kept here when a
@@ -251,23 +267,16 @@ inline u64 reserve_bar_fold(u64 a, u64 b) { return a > b ? a : b; }
 inline constexpr u32 kGidBars = 32;
 template <u32 N> struct GidBars {
 	struct Entry {
-		u8 gid[16];
+		u8 gid[kGidLen];
 		u64 until_ms;	// 0 or <= now: free
 	};
 	Entry e[N] = {};
 
-	static bool same(const u8 *a, const u8 *b)
-	{
-		for (u32 i = 0; i < 16; i++)
-			if (a[i] != b[i])
-				return false;
-		return true;
-	}
 	// gid's bar in force at now_ms (0: none)
 	u64 bar(const u8 *gid, u64 now_ms) const
 	{
 		for (const Entry &x : e)
-			if (x.until_ms > now_ms && same(x.gid, gid))
+			if (x.until_ms > now_ms && bytes_equal(x.gid, gid, kGidLen))
 				return x.until_ms;
 		return 0;
 	}
@@ -279,7 +288,7 @@ template <u32 N> struct GidBars {
 			return true;
 		Entry *victim = nullptr;
 		for (Entry &x : e) {
-			if (x.until_ms > now_ms && same(x.gid, gid)) {
+			if (x.until_ms > now_ms && bytes_equal(x.gid, gid, kGidLen)) {
 				x.until_ms = until_ms > x.until_ms ? until_ms : x.until_ms;
 				return true;
 			}
@@ -289,8 +298,7 @@ template <u32 N> struct GidBars {
 		const bool lost = victim->until_ms > now_ms;
 		if (lost && victim->until_ms >= until_ms)
 			return false;	// the new bar ends first: it is the one dropped
-		for (u32 i = 0; i < 16; i++)
-			victim->gid[i] = gid[i];
+		bytes_copy(victim->gid, gid, kGidLen);
 		victim->until_ms = until_ms;
 		return !lost;
 	}
@@ -390,5 +398,10 @@ struct SendClock {
 		delivered = delivered || send_delivered(ok, progressed);
 	}
 	bool stalled(u64 now_ms) const { return send_stalled(outstanding, now_ms, last_progress_ms); }
+	// sends outstanding: how long without progress (0: nothing outstanding; RcTxRing's too)
+	u64 no_progress_ms(u64 now_ms) const
+	{
+		return outstanding && now_ms > last_progress_ms ? now_ms - last_progress_ms : 0;
+	}
 };
 } // namespace ipoib::cm

@@ -267,15 +267,36 @@ CmPeer *CmTable::find_or_add(const HwAddr &a, Gfp gfp)
 	return p;
 }
 
+// A port's connections under other UD QPNs are other peer entries: the bar goes to them too
+// (the scan costs only when a bar is in force, a late peer's retire).
 void CmTable::gid_bar_keep(const CmPeer &p, u64 now)
 {
-	if (!gid_bars_.note(p.addr.gid(), p.reserve_bar_until, now))
+	const u64 bar = p.reserve_bar_until;
+	if (!gid_bars_.note(p.addr.gid(), bar, now))
 		count(ifs_.cm_reserve_bar_evicted);
+	if (!cm::reserve_barred(now, bar))
+		return;
+	for (Connection &o : conns_) {
+		CmPeer *q = o.owner;
+		if (q && bytes_equal(q->addr.gid(), p.addr.gid(), kGidLen)) {
+			q->reserve_bar_until = cm::reserve_bar_fold(q->reserve_bar_until, bar);
+			o.tx_reserve_bar_at_least(bar);
+		}
+	}
 }
 
+// Every live connection of the GID, p's own included (the bar of a ring still in use reaches
+// the GID only at its retire): a scan of the connections, at an entry's creation and a
+// connection's filing.
 void CmTable::gid_bar_inherit(CmPeer &p, u64 now)
 {
-	const u64 bar = gid_bars_.bar(p.addr.gid(), now);
+	u64 bar = gid_bars_.bar(p.addr.gid(), now);
+	for (Connection &o : conns_) {
+		const CmPeer *q = o.owner;
+		if (q && bytes_equal(q->addr.gid(), p.addr.gid(), kGidLen))
+			bar = cm::reserve_bar_fold(bar, cm::reserve_bar_live(o.tx_reserve_bar(), now, o.tx_inflight(),
+									     o.tx_no_progress_ms(now)));
+	}
 	if (bar > p.reserve_bar_until)
 		p.reserve_bar_until = bar;
 }

@@ -80,8 +80,9 @@ struct CmPeer : kstd::ListLink<>, kstd::NonCopyable {
 	u64 fallback_until = 0;		// UD only until then (FallBack)
 	// The reserve's lateness bar (ms; cm::reserve_bar_end): what the peer's ended rings left
 	// (CmTable::reserve_bar_fold), where a new connection's ring starts; raised from the
-	// table's bar for the GID (cm::GidBars) when the entry is created and a connection is
-	// filed (table lock)
+	// table's bar for the GID (cm::GidBars) and the GID's live connections when the entry is
+	// created and a connection is filed, and by another entry's retired ring of the same GID
+	// (CmTable::gid_bar_inherit, gid_bar_keep; table lock)
 	u64 reserve_bar_until = 0;
 	u32 backoff_ms = 0;
 	bool fallback_seen = false;	// it fell back once (cm_fallback_peers, once per peer entry)
@@ -230,8 +231,12 @@ public:
 	void reserve_bar_inherit(CmPeer &p, Connection &c);
 	// Table lock held: p's bar kept by its GID alone (gid_bars_), written when a ring's bar
 	// was folded into p (retire; a bar in force lost for room is counted
-	// cm_reserve_bar_evicted), and read into p when a connection is filed under it, so an
-	// entry for the same port under a new UD QPN starts barred.
+	// cm_reserve_bar_evicted) and raised on every live connection of the GID and its peer
+	// entry (another entry under another UD QPN among them); read into p when the entry is
+	// created and when a connection is filed under it, with what each live connection of
+	// the GID stands for now (cm::reserve_bar_live: its bar, its hold counted late), so an
+	// entry for the same port under a new UD QPN starts barred, whether the old address's
+	// connection has ended or still holds.
 	void gid_bar_keep(const CmPeer &p, u64 now);
 	void gid_bar_inherit(CmPeer &p, u64 now);
 	void rc_unreserve() { budget_.unreserve(); }

@@ -1030,9 +1030,11 @@ KTEST(cm_send_reserve, backlog_round_passes_a_peer_refused_the_reserve)
 // A millisecond-stepped model of the interface bound over real eligibility: kSimConns
 // connections, each with its own ring (ReserveClock, its send bound), the bound of four rings
 // with a reserve of one, and the send watchdog (SendClock: a connection it judges stalled is
-// torn down, its sends flushed). Connections 0..3 are an attacker's, kSimH a healthy peer.
+// torn down, its sends flushed). Connections 0..3 are an attacker's, kSimH a healthy peer,
+// kSimNewQpn a connection to connection 3's port under another UD QPN (another CmPeer, the
+// same GID), used only by the cases that open it.
 inline constexpr u32 kSimRing = 32;
-inline constexpr int kSimConns = 5, kSimH = 4;
+inline constexpr int kSimConns = 6, kSimH = 4, kSimNewQpn = 5;
 struct ReserveSim {
 	constexpr ReserveSim() : b(under) {}
 	u64 under = 0;
@@ -1102,20 +1104,54 @@ struct ReserveSim {
 	void dreq(int i, u64 now, bool new_qpn = false)
 	{
 		peer_bar[i] = cm::reserve_bar_fold(peer_bar[i], rc[i].ended(now));
-		gid_bars.note(gid(i), peer_bar[i], now);
+		gid_bar_keep(i, now);
 		b.complete(rc[i].outstanding());
 		rc[i] = {};
 		sc[i] = {};
 		if (new_qpn)
-			peer_bar[i] = gid_bars.bar(gid(i), now);
+			peer_bar[i] = gid_bar(i, now);
 		rc[i].inherit(peer_bar[i]);
 	}
-	// connection i's peer's GID (each connection's peer a port of its own)
+	// connection i's peer's GID (each connection's peer a port of its own; kSimNewQpn's
+	// is 3's)
 	static const u8 *gid(int i)
 	{
 		static u8 g[kSimConns][kGidLen];
+		i = i == kSimNewQpn ? 3 : i;
 		g[i][15] = u8(i + 1);
 		return g[i];
+	}
+	// The port of connection 3 announced a new UD QPN and a connection j is opened to it
+	// (a new CmPeer entry: CmTable::find_or_add, then connect), while 3 lives on: the
+	// entry starts from its GID's bar (CmTable::gid_bar_inherit).
+	void connect_new_qpn(int j, u64 now)
+	{
+		rc[j] = {};
+		sc[j] = {};
+		peer_bar[j] = gid_bar(j, now);
+		rc[j].inherit(peer_bar[j]);
+	}
+	// CmTable::gid_bar_inherit: the GID's kept bar and what each live connection of the
+	// GID stands for now (cm::reserve_bar_live), j's own included
+	u64 gid_bar(int j, u64 now) const
+	{
+		u64 bar = gid_bars.bar(gid(j), now);
+		for (int k = 0; k < kSimConns; k++)
+			if (bytes_equal(gid(k), gid(j), kGidLen))
+				bar = cm::reserve_bar_fold(bar, cm::reserve_bar_live(rc[k].bar_until_ms, now, rc[k].outstanding(),
+										      sc[k].no_progress_ms(now)));
+		return bar;
+	}
+	// CmTable::gid_bar_keep: a retired ring's peer bar to the GID and to every live
+	// connection of the GID (and its peer)
+	void gid_bar_keep(int i, u64 now)
+	{
+		gid_bars.note(gid(i), peer_bar[i], now);
+		for (int k = 0; k < kSimConns; k++)
+			if (k != i && bytes_equal(gid(k), gid(i), kGidLen)) {
+				peer_bar[k] = cm::reserve_bar_fold(peer_bar[k], peer_bar[i]);
+				rc[k].inherit(peer_bar[i]);
+			}
 	}
 	// 0..2 hold the shared rings: everything completed, late, `hold` after they took it
 	// (just before their watchdog: progress, never torn down), then taken again
@@ -1341,6 +1377,52 @@ KTEST(cm_send_reserve, new_qpn_keeps_the_gid_bar)
 	dreq_and_reconnect(kt, true);
 }
 
+// The port of an attacker's connection (3) that took what it could of the reserve and holds
+// it announces a new UD QPN, and a connection is opened to the new address (another CmPeer
+// entry, the same GID) while 3 still holds: 3's bar has not reached the GID's (that is at
+// its retire), yet the new connection must not take the reserve again. Its peer entry
+// starts from the bar 3 stands for now, its hold counted late (cm::reserve_bar_live over
+// the live connections of the GID, CmTable::gid_bar_inherit).
+KTEST(cm_send_reserve, new_qpn_while_the_old_connection_holds)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	for (int i = 0; i < 3; i++)
+		x.flood(i, 1);	// 0..2 hold the shared rings
+	x.flood(3, 1);
+	EXPECT_EQ(x.rc[3].outstanding(), cm::kReserveUnacked + 1);	// from idle: no more
+	const u64 t = 1 + 200;	// 3 held its sends for 200 ms, never completing one
+	x.connect_new_qpn(kSimNewQpn, t);
+	x.flood(kSimNewQpn, t);
+	EXPECT_EQ(x.rc[kSimNewQpn].outstanding(), 0u);
+	EXPECT_TRUE(x.rc[kSimNewQpn].barred(t));
+	EXPECT_FALSE(x.rc[kSimNewQpn].barred(t + 2 * 200));	// twice the hold, as a late completion
+	EXPECT_TRUE(x.post(kSimH, t) == CmSlot::Ok);
+	EXPECT_EQ(x.under, 0u);
+}
+
+// The connection to the new UD QPN was opened while 3 was still prompt (nothing to inherit),
+// then 3 holds its sends for 5 s and is retired (its peer's DREQ): its bar goes to its peer,
+// to the GID, and to every live connection of that GID (CmTable::gid_bar_keep), so the new
+// connection is barred from then on, as 3's own next connection would be.
+KTEST(cm_send_reserve, retire_bars_the_live_connections_of_the_gid)
+{
+	ReserveSim &x = g_sim;
+	x.reset();
+	for (int i = 0; i < 3; i++)
+		x.flood(i, 1);
+	x.connect_new_qpn(kSimNewQpn, 1);
+	EXPECT_FALSE(x.rc[kSimNewQpn].barred(1));
+	x.flood(3, 1);
+	const u64 t = 1 + 5000;
+	x.dreq(3, t);
+	x.flood(kSimNewQpn, t + 1);
+	EXPECT_EQ(x.rc[kSimNewQpn].outstanding(), 0u);
+	EXPECT_TRUE(x.rc[kSimNewQpn].barred(t + cm::kSendWatchdogMs - 1));
+	EXPECT_FALSE(x.rc[kSimNewQpn].barred(t + cm::kSendWatchdogMs));
+	EXPECT_EQ(x.under, 0u);
+}
+
 // The bars by GID (cm::GidBars): one per GID, never lowered, an ended one is free; when all
 // are in force the one that ends first goes (the new one when it ends first), said by
 // note()'s false.
@@ -1488,6 +1570,8 @@ KTEST_SUITE(cm_send_reserve, KTEST_CASE(cm_send_reserve, stalled_connections_lea
 	    KTEST_CASE(cm_send_reserve, prompt_once_then_hold_does_not_drain_the_reserve),
 	    KTEST_CASE(cm_send_reserve, dreq_and_reconnect_keep_the_bar),
 	    KTEST_CASE(cm_send_reserve, new_qpn_keeps_the_gid_bar),
+	    KTEST_CASE(cm_send_reserve, new_qpn_while_the_old_connection_holds),
+	    KTEST_CASE(cm_send_reserve, retire_bars_the_live_connections_of_the_gid),
 	    KTEST_CASE(cm_send_reserve, gid_bars_keep_the_longest),
 	    KTEST_CASE(cm_send_reserve, burst_from_idle_goes_as_it_completes));
 KTEST_SUITE(cm_conn_bound, KTEST_CASE(cm_conn_bound, stalled_connection_holds_only_its_own_peer),
