@@ -81,7 +81,10 @@ mon=$!
 nreq=400; [ "$E2E_KERNEL" = debug ] && nreq=1600
 (echo "flood softib0 $blid $bgid $sid $nreq 25" > $CTL; touch $DONE) &
 flooder=$!
-check "the flood has filled the pool (16 accepting on B)" wait_for 20 sh -c "[ \$(grep -c 'state=accepting' $(cm_file icm0 connections)) -ge $POOL ]"
+# Full: the pool's own count (debugfs) at its capacity, not only 16 accepting: the unproven
+# budget (half the connection limit, 16 here too) alone would hold the accepting ones there
+pool_full() { [ "$(accepting)" -ge $POOL ] && [ "$(pool_field req_pool_used)" = $POOL ]; }
+check "the flood has filled the pool (16 accepting on B, req_pool_used=16)" wait_for 20 pool_full
 check "during the flood: a small ping B->D gets through (path resolved)" ping_within 30 B 10.0.11.4
 check "during the flood: B->D, a new connection, 10 pings of 60000 bytes, every one answered" ns_ping_all B 10.0.11.4 10 -s 60000
 check "during the flood: B->C, 10 pings of 60000 bytes, every one answered" ns_ping_all B 10.0.11.3 10 -s 60000
