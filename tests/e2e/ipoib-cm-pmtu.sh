@@ -16,7 +16,7 @@
 # timeout: 300
 # kernels: stock stock-6.12 debug
 . /e2e/lib.sh
-plan 38
+plan 39
 
 dmesg_mark pmtu
 check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -80,8 +80,10 @@ check "B -> datagram, A -> datagram and back: the connection closes" sh -c "/sbi
 check "... no connection left on either end" wait_for 20 conn_gone
 ns_ip A route flush cache
 snap held A:icm0
-diag "B's first ping: $(ns_net B /usr/bin/ping -c 1 -W 3 -M dont -s 40000 10.0.2.1 2>&1 | grep transmitted)"
-check_delta "A's reply to B's first ping waited for A's new connection" held A:icm0 cm_tx_queued -ge 1
+diag "B's first ping: $(ns_net B /usr/bin/ping -c 1 -W 1 -M dont -s 40000 10.0.2.1 2>&1 | grep transmitted)"
+held_done() { delta_ge held A:icm0 tx_icmp_frag_needed 1 || delta_ge held A:icm0 tx_drop_too_big 1; }
+check "A's reply to B's first ping, above the new connection's MTU, was dealt with" wait_for 10 held_done
+check_delta "... after it waited for that connection" held A:icm0 cm_tx_queued -ge 1
 check_delta "... and was answered with frag-needed to A's stack" held A:icm0 tx_icmp_frag_needed -eq 1
 check_delta "... not dropped as forwarded" held A:icm0 tx_drop_too_big -eq 0
 check_output "A's route to B learned PMTU 32380 from it" 'mtu 32380' ns_ip A route get 10.0.2.2
