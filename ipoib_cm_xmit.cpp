@@ -5,6 +5,7 @@
 // rtnl_link_stats64.
 #include "ipoib_cm_send_clock.h"
 #include "ipoib_cm_table.h"
+#include "ipoib_hold.h"
 #include "ipoib_if.h"
 
 namespace ipoib {
@@ -38,21 +39,16 @@ bool CmTable::may_send(const Connection *c)
 }
 
 // No send path to the peer (p: nullptr if unknown): the packet may wait for a connection or a
-// path record. A control socket's packet (ICMP replies, TCP resets) leaves its socket first:
-// that socket's small send buffer is shared by all its replies and never waits (a full one
-// drops the next reply, Icmp OutErrors), so held packets must not pin it; the queues' bounds
-// (64 per peer, 4 per path) keep what waits bounded. A user socket's keeps its charge: its
-// send buffer (TCP Small Queues, ping's one-packet buffer) paces the sender while it waits,
-// where an orphaned flood would overflow the queue. Before the table lock (no socket callback
-// with interrupts off); a packet the peer's UD back-off sends at once keeps its charge too.
-// Without its socket, a held packet above the connection's MTU counts as forwarded
-// (oversize(): an IPv4 one without DF is dropped, tx_drop_too_big, not answered).
+// path record. A control socket's packet (ICMP replies, TCP resets) gives its socket's send
+// buffer back first and stays this host's (ipoib_hold.h); the queues' bounds (64 per peer, 4
+// per path) keep what waits bounded. Before the table lock (no socket callback with
+// interrupts off); a packet the peer's UD back-off sends at once keeps its charge.
 namespace {
-void hold_orphan(const CmPeer *p, kapi_skb *skb, u64 now)
+void uncharge_to_wait(const CmPeer *p, kapi_skb *skb, u64 now)
 {
-	if (!kapi_skb_kern_sock(skb) || (p && now < __atomic_load_n(&p->fallback_until, __ATOMIC_RELAXED)))
+	if (p && now < __atomic_load_n(&p->fallback_until, __ATOMIC_RELAXED))
 		return;
-	kapi_skb_orphan(skb);
+	hold_uncharge(skb);
 }
 } // namespace
 
@@ -73,7 +69,7 @@ CmTable::Verdict CmTable::xmit(kapi_skb *skb, const HwAddr &dst, u64 now)
 			__atomic_store_n(&p->used_ms, now, __ATOMIC_RELAXED);
 			return send_rc(*p, skb, now);
 		}
-		hold_orphan(p, skb, now);
+		uncharge_to_wait(p, skb, now);
 	}
 	CmPeer *send = nullptr;
 	{
@@ -156,10 +152,9 @@ CmTable::Verdict CmTable::send_rc(CmPeer &p, kapi_skb *skb, u64 now)
 {
 	// A control socket's packet may wait here too (p's queue behind its connection's bound,
 	// the reserve or the interface's), for as long as the peer takes to complete sends: it
-	// leaves its socket now, as hold_orphan's do. One above the connection's MTU keeps it:
-	// Connection::send answers it with an ICMP to the local stack, which needs the socket.
-	if (kapi_skb_kern_sock(skb) && kapi_skb_len(skb) <= u32(kPseudoLen) + p.send->mtu() + u32(kEncapLen))
-		kapi_skb_orphan(skb);
+	// gives its send buffer back now (ipoib_hold.h). It stays this host's, so one above the
+	// connection's MTU is still answered with an ICMP to the local stack (Connection::send).
+	hold_uncharge(skb);
 	RcOrder x{*this, now};
 	switch (cm_xmit_rc(x, p, skb)) {
 	case CmRcXmit::Sent:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_mcast_table.cpp - the multicast group table (ipoib_mcast_table.h).
 #include "ipoib_mcast_table.h"
+#include "ipoib_hold.h"
 
 namespace {
 
@@ -59,7 +60,10 @@ McastTable::Lookup McastTable::for_send(Interface *owner, const u8 *mgid, kapi_s
 			}
 		}
 	}
-	// Not joined (or not found, or a writer was moving it): decided under the lock.
+	// Not joined (or not found, or a writer was moving it): decided under the lock. The skb
+	// will most likely wait for the join: a control socket's gives its socket's send buffer
+	// back first, before the lock (ipoib_hold.h).
+	hold_uncharge(skb);
 	kstd::SpinIrqSaveGuard l(lock_);
 	McGroup *g = find(mgid);
 	Lookup created = Lookup::Queued;

@@ -83,7 +83,8 @@ public:
 	// last-send rule of ipoib_ah.h keeps it alive), or the skb queued on a group not joined
 	// yet (Queued; NewGroup: a send-only group was created for it, the work must join it),
 	// or neither (QueueFull, NoMem: the skb is still the caller's). A joined group is found
-	// under RCU without the lock; anything else is decided again under the lock.
+	// under RCU without the lock; anything else is decided again under the lock, after a
+	// control socket's skb gave its send buffer back (ipoib_hold.h: it may wait for the join).
 	enum class Lookup { Send, Queued, NewGroup, QueueFull, NoMem };
 	Lookup for_send(Interface *owner, const u8 *mgid, kapi_skb *skb, Ah *&ah, u32 &qkey);
 

@@ -7,6 +7,7 @@
 // a hit with a resolved Path sends without a lock or an allocation; everything else takes
 // the slow path here. A failed query puts the Path into back-off (ipoib_neigh_policy.h):
 // packets to it are dropped, counted, without a new query until the back-off has passed.
+#include "ipoib_hold.h"
 #include "ipoib_if.h"
 
 namespace ipoib {
@@ -41,11 +42,10 @@ void Interface::send_unicast(kapi_skb *skb, const HwAddr &dst)
 // pointing at it), then send, queue, drop during back-off, or start the query.
 void Interface::send_unicast_slow(kapi_skb *skb, const HwAddr &dst, u64 now)
 {
-	// It may wait for the query: a control socket's packet leaves its socket first (before
-	// the path lock), or it would pin that socket's shared send buffer meanwhile
-	// (ipoib_cm_xmit.cpp hold_orphan; kPendingQueue bounds what waits).
-	if (kapi_skb_kern_sock(skb))
-		kapi_skb_orphan(skb);
+	// It may wait for the query: a control socket's packet gives its socket's shared send
+	// buffer back first (before the path lock), or it would pin it meanwhile (ipoib_hold.h;
+	// kPendingQueue bounds what waits).
+	hold_uncharge(skb);
 	Ah *ah = nullptr;	// read under the lock; lives on by the last-send rule (ipoib_ah.h)
 	Path *query = nullptr;
 	u64 *dropped = nullptr;

@@ -58,7 +58,9 @@ public:
 	// before wait_ms (a back-off, or the rearm after giving up). Rearm: as Now, the rearmed
 	// attempt. None: nothing to do, including a stale request (the QP is in RTS again, or
 	// in SQE, which UdQp::recover serves), unless the last attempt failed (stopped_): then
-	// the QP is repaired whatever its state, since only a repair restarts the datapath.
+	// the QP is repaired whatever its state, since that attempt left the datapath stopped
+	// (receives not reposted, the queue stopped, UD sends dropped) and only a repair that
+	// succeeds restarts it.
 	Step next(int qp_state, kstd::u64 now_ms, kstd::u32 &wait_ms)
 	{
 		if (!wanted())
@@ -90,10 +92,8 @@ public:
 		    (qp_state == KAPI_QPS_RTS || qp_state == KAPI_QPS_SQE || (qp_state == KAPI_QPS_OTHER && !failures_))) {
 			// OTHER (RESET, INIT, RTR) with no failed attempt: a QP never brought up (a
 			// child waiting for its P_Key); after one, the attempt left it half-way.
-			// After a failed attempt (stopped_) a QP in RTS or SQE is repaired all the
-			// same: that attempt left the datapath stopped (receives not reposted, the
-			// queue stopped, UD sends dropped), which only a repair that succeeds restarts;
-			// the carrier a give-up holds is released by that success (done), not here.
+			// The carrier a give-up holds is released by a repair's success (done), not
+			// by the state seen here.
 			__atomic_store_n(&wanted_, false, __ATOMIC_RELEASE);
 			return Step::None;
 		}
@@ -122,6 +122,9 @@ public:
 			return Step::None;
 		}
 		stopped_ = true;
+		// The QP did not stay in RTS: the last success settles nothing any more, and the
+		// failures from here count until one succeeds and the QP stays up kSettleMs.
+		ok_ms_ = 0;
 		if (++failures_ >= kMaxAttempts) {
 			rearm_due_ms_ = now_ms + rearm_delay_ms(rearms_);
 			__atomic_store_n(&gave_up_, true, __ATOMIC_RELAXED);
@@ -160,7 +163,7 @@ private:
 	kstd::u32 failures_ = 0;	// attempts failed in a row (since the QP last settled)
 	kstd::u32 streak_ = 0;		// attempts since the QP last stayed in RTS kSettleMs
 	kstd::u64 due_ms_ = 0;		// no attempt before
-	kstd::u64 ok_ms_ = 0;		// the last successful repair, 0: none since it settled
+	kstd::u64 ok_ms_ = 0;		// the last successful repair, 0: none since it settled or an attempt failed
 	kstd::u32 rearms_ = 0;		// rearms since the QP last settled (rearm_delay_ms)
 	kstd::u64 rearm_due_ms_ = 0;	// given up: the rearmed attempt not before
 };

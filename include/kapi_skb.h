@@ -30,10 +30,20 @@ void kapi_skb_consume(struct kapi_skb *skb) KAPI_NOEXCEPT;	/* dev_consume_skb_an
 /* skb_orphan: the socket's send-buffer charge (and TCP Small Queues' count) is released
  * now, not when the send completes */
 void kapi_skb_orphan(struct kapi_skb *skb) KAPI_NOEXCEPT;
-/* 1 when the skb is charged to one of the kernel's control sockets (a full SOCK_RAW socket
- * with sk_kern_sock: the per-CPU ICMP, ICMPv6, NDISC, MLD and TCP control sockets), 0 for a
- * user socket's, another kernel socket's (NFS, iSCSI: SOCK_STREAM) or none */
-int kapi_skb_kern_sock(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* The socket the skb is charged to, as facts (which of them make one of the kernel's control
+ * sockets is the core's, ipoib_hold.h): 0 without a full socket (sk_fullsock; the other
+ * bits are read only from one), else KAPI_SKB_SOCK_FULL, KAPI_SKB_SOCK_KERN when
+ * the kernel created it (sk_kern_sock), KAPI_SKB_SOCK_RAW when it is SOCK_RAW. */
+#define KAPI_SKB_SOCK_FULL 1u
+#define KAPI_SKB_SOCK_KERN 2u
+#define KAPI_SKB_SOCK_RAW 4u
+kapi_u32 kapi_skb_sock_flags(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* skb_orphan_partial, once: the socket's send-buffer charge is released now and the skb keeps
+ * a reference to its socket instead (skb->sk stays: the packet is still this host's, as
+ * kapi_icmp_skb_local tells). Where the kernel cannot keep the socket (another destructor
+ * than sock_wfree/tcp_wfree, a socket being freed) the skb is orphaned whole. On an skb it
+ * already uncharged it does nothing (skb_orphan_partial would orphan that one whole). */
+void kapi_skb_uncharge(struct kapi_skb *skb) KAPI_NOEXCEPT;
 /* skb_dst_drop: the route reference is released now */
 void kapi_skb_dst_drop(struct kapi_skb *skb) KAPI_NOEXCEPT;
 kapi_u8 *kapi_skb_data(struct kapi_skb *skb) KAPI_NOEXCEPT;

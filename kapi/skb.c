@@ -42,14 +42,27 @@ void kapi_skb_orphan(struct kapi_skb *skb)
 	skb_orphan(to_skb(skb));
 }
 
-int kapi_skb_kern_sock(const struct kapi_skb *skb)
+u32 kapi_skb_sock_flags(const struct kapi_skb *skb)
 {
 	const struct sock *sk = to_skb(skb)->sk;
+	u32 f;
 
-	/* inet_ctl_sock_create makes the per-CPU ICMP, ICMPv6, NDISC, MLD and TCP control
-	 * sockets SOCK_RAW; NFS, iSCSI and other kernel TCP users are SOCK_STREAM and keep their
-	 * charge (TCP Small Queues paces them while they wait, as it does a user socket) */
-	return sk && sk_fullsock(sk) && sk->sk_kern_sock && sk->sk_type == SOCK_RAW;
+	if (!sk || !sk_fullsock(sk))	/* request and timewait sockets hold no send buffer */
+		return 0;
+	f = KAPI_SKB_SOCK_FULL;
+	if (sk->sk_kern_sock)
+		f |= KAPI_SKB_SOCK_KERN;
+	if (sk->sk_type == SOCK_RAW)
+		f |= KAPI_SKB_SOCK_RAW;
+	return f;
+}
+
+void kapi_skb_uncharge(struct kapi_skb *s)
+{
+	struct sk_buff *skb = to_skb(s);
+
+	if (skb->destructor != sock_efree)
+		skb_orphan_partial(skb);
 }
 
 void kapi_skb_dst_drop(struct kapi_skb *skb)

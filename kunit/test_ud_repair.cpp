@@ -50,6 +50,28 @@ KTEST(ud_repair, a_stale_request_is_dropped)
 	EXPECT_TRUE(r.next(-5 /* the query failed */, 1000, wait) == UdRepair::Step::Now);
 }
 
+// r asked to repair at now, then n attempts (n <= kMaxAttempts), each made when its back-off
+// allows and each failing: true when every one ran and came back as it should (Later; GaveUp
+// for the kMaxAttempts-th failure in a row). now ends at the time of the last attempt.
+bool fail_attempts(UdRepair &r, u64 &now, u32 n)
+{
+	u32 wait = 0;
+	r.request();
+	for (u32 i = 0; i < n; i++) {
+		UdRepair::Step s = r.next(KAPI_QPS_ERR, now, wait);
+		if (s == UdRepair::Step::Later) {
+			now += wait;
+			s = r.next(KAPI_QPS_ERR, now, wait);
+		}
+		if (s != UdRepair::Step::Now)
+			return false;
+		const bool last = r.failures() + 1 >= UdRepair::kMaxAttempts;
+		if (r.done(false, now) != (last ? UdRepair::Step::GaveUp : UdRepair::Step::Later))
+			return false;
+	}
+	return true;
+}
+
 KTEST(ud_repair, failures_back_off_then_give_up)
 {
 	UdRepair r;
@@ -90,9 +112,8 @@ KTEST(ud_repair, a_quick_error_after_a_success_keeps_the_back_off)
 {
 	UdRepair r;
 	u32 wait = 0;
-	r.request();
-	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
-	EXPECT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
+	u64 now = 1000;
+	ASSERT_TRUE(fail_attempts(r, now, 1));
 	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000 + UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::Now);
 	EXPECT_TRUE(r.done(true, 1300) == UdRepair::Step::None);
 	EXPECT_FALSE(r.wanted());
@@ -138,19 +159,7 @@ KTEST(ud_repair, quick_successes_are_capped_not_given_up)
 // Every attempt of a streak fails, each made when its back-off allows: r gives up at now.
 bool give_up(UdRepair &r, u64 &now)
 {
-	u32 wait = 0;
-	r.request();
-	for (u32 i = 0; i < UdRepair::kMaxAttempts; i++) {
-		UdRepair::Step s = r.next(KAPI_QPS_ERR, now, wait);
-		if (s == UdRepair::Step::Later) {
-			now += wait;
-			s = r.next(KAPI_QPS_ERR, now, wait);
-		}
-		if (s != UdRepair::Step::Now)
-			return false;
-		r.done(false, now);
-	}
-	return r.gave_up();
+	return fail_attempts(r, now, UdRepair::kMaxAttempts) && r.gave_up();
 }
 
 // Given up, the repair is not dead for good: without any new request, the work is told to
@@ -186,6 +195,32 @@ KTEST(ud_repair, giving_up_rearms_later)
 	EXPECT_TRUE(r.next(KAPI_QPS_ERR, due2 + UdRepair::kSettleMs, wait) == UdRepair::Step::Now);
 	EXPECT_EQ(r.rearms(), 0u);
 	EXPECT_EQ(r.failures(), 0u);
+}
+
+// A failed attempt after a success means the QP did not stay in RTS: that success no longer
+// settles anything. Failures that run on past kSettleMs after it still count toward giving
+// up (with the success kept, the first attempt after kSettleMs cleared them as if the QP had
+// stayed up, and the streak started over at the first back-off).
+KTEST(ud_repair, failures_after_a_success_still_give_up)
+{
+	UdRepair r;
+	u32 wait = 0;
+	r.request();
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
+	ASSERT_TRUE(r.done(true, 1000) == UdRepair::Step::None);
+	// In ERROR again within kSettleMs; every attempt fails, the run spanning past
+	// 1000 + kSettleMs (attempts at 8000, 8400, 9200, 10800, 14000).
+	u64 now = 8000;
+	ASSERT_TRUE(fail_attempts(r, now, UdRepair::kMaxAttempts - 1));
+	ASSERT_LT(now, 1000 + u64(UdRepair::kSettleMs));
+	EXPECT_EQ(r.failures(), UdRepair::kMaxAttempts - 1);
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, now, wait) == UdRepair::Step::Later);
+	now += wait;
+	ASSERT_GE(now, 1000 + u64(UdRepair::kSettleMs));
+	ASSERT_TRUE(r.next(KAPI_QPS_ERR, now, wait) == UdRepair::Step::Now);
+	EXPECT_EQ(r.failures(), UdRepair::kMaxAttempts - 1);	// not cleared: the QP never stayed up
+	EXPECT_TRUE(r.done(false, now) == UdRepair::Step::GaveUp);
+	EXPECT_TRUE(r.carrier_held());
 }
 
 // The rearm's back-off: 30 s, doubling, capped at 5 min.
@@ -230,9 +265,8 @@ KTEST(ud_repair, rts_after_a_failed_attempt_is_repaired)
 {
 	UdRepair r;
 	u32 wait = 0;
-	r.request();
-	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
-	ASSERT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
+	u64 now = 1000;
+	ASSERT_TRUE(fail_attempts(r, now, 1));
 	EXPECT_TRUE(r.next(KAPI_QPS_RTS, 1000 + UdRepair::kFirstBackoffMs, wait) == UdRepair::Step::Now);
 	EXPECT_TRUE(r.done(true, 1000 + UdRepair::kFirstBackoffMs) == UdRepair::Step::None);
 	r.request();
@@ -244,9 +278,8 @@ KTEST(ud_repair, reset_forgets_the_stopped_datapath)
 {
 	UdRepair r;
 	u32 wait = 0;
-	r.request();
-	ASSERT_TRUE(r.next(KAPI_QPS_ERR, 1000, wait) == UdRepair::Step::Now);
-	ASSERT_TRUE(r.done(false, 1000) == UdRepair::Step::Later);
+	u64 now = 1000;
+	ASSERT_TRUE(fail_attempts(r, now, 1));
 	r.reset();
 	r.request();
 	EXPECT_TRUE(r.next(KAPI_QPS_RTS, 1001, wait) == UdRepair::Step::None);
@@ -257,6 +290,7 @@ KTEST_SUITE(ud_repair, KTEST_CASE(ud_repair, nothing_without_a_request), KTEST_C
 	    KTEST_CASE(ud_repair, a_quick_error_after_a_success_keeps_the_back_off),
 	    KTEST_CASE(ud_repair, quick_successes_are_capped_not_given_up), KTEST_CASE(ud_repair, giving_up_rearms_later),
 	    KTEST_CASE(ud_repair, rearm_delay_doubles_to_a_cap), KTEST_CASE(ud_repair, a_qp_back_in_rts_after_giving_up_is_still_repaired),
-	    KTEST_CASE(ud_repair, rts_after_a_failed_attempt_is_repaired), KTEST_CASE(ud_repair, reset_forgets_the_stopped_datapath));
+	    KTEST_CASE(ud_repair, rts_after_a_failed_attempt_is_repaired), KTEST_CASE(ud_repair, reset_forgets_the_stopped_datapath),
+	    KTEST_CASE(ud_repair, failures_after_a_success_still_give_up));
 
 } // namespace ktest_ud_repair

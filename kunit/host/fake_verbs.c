@@ -14,6 +14,8 @@ struct kapi_skb {
 	kapi_u16 csum_offset;
 	kapi_u32 csum_start;		/* from data (fake_skb_set_csum_start) */
 	kapi_u8 *shared;		/* fake_skb_set_cloned: the head a clone shares (buf until cow) */
+	kapi_u32 sock_flags;		/* fake_skb_set_sock: its socket's KAPI_SKB_SOCK_*, 0 none */
+	int charged;			/* its socket's send buffer holds it */
 };
 struct kapi_page {
 	kapi_u8 data[KAPI_PAGE_SIZE];
@@ -52,6 +54,22 @@ void kapi_skb_free(struct kapi_skb *s)
 }
 
 void kapi_skb_consume(struct kapi_skb *s) { kapi_skb_free(s); }
+/* Sockets: the facts kapi_skb_sock_flags reports, and the charge orphan/uncharge release (an
+ * uncharged skb keeps its socket, an orphaned one loses it). */
+void fake_skb_set_sock(struct kapi_skb *s, kapi_u32 flags)
+{
+	s->sock_flags = flags;
+	s->charged = 1;
+}
+int fake_skb_charged(const struct kapi_skb *s) { return s->charged; }
+kapi_u32 kapi_skb_sock_flags(const struct kapi_skb *s) { return s->sock_flags; }
+void kapi_skb_orphan(struct kapi_skb *s)
+{
+	s->sock_flags = 0;
+	s->charged = 0;
+}
+void kapi_skb_uncharge(struct kapi_skb *s) { s->charged = 0; }
+int kapi_icmp_skb_local(const struct kapi_skb *s) { return s->sock_flags != 0; }
 kapi_u8 *kapi_skb_data(struct kapi_skb *s) { return s->buf + s->off; }
 kapi_u32 kapi_skb_len(const struct kapi_skb *s) { return s->len; }
 kapi_u8 *kapi_skb_put(struct kapi_skb *s, kapi_u32 len)

@@ -102,6 +102,10 @@ long fake_cow_copies(void) KAPI_NOEXCEPT;		/* kapi_skb_cow_head copies so far */
 void fake_cow_fail_next(int n) KAPI_NOEXCEPT;		/* the next n copies fail */
 void fake_skb_set_csum_start(struct kapi_skb *skb, kapi_u32 start) KAPI_NOEXCEPT;	/* from data */
 int fake_skb_partial(const struct kapi_skb *skb) KAPI_NOEXCEPT;
+/* Charged to a socket with these facts (KAPI_SKB_SOCK_*; kapi_icmp_skb_local then holds until
+ * an orphan), and whether it still is (kapi_skb_orphan, kapi_skb_uncharge release it). */
+void fake_skb_set_sock(struct kapi_skb *skb, kapi_u32 flags) KAPI_NOEXCEPT;
+int fake_skb_charged(const struct kapi_skb *skb) KAPI_NOEXCEPT;
 void fake_csum_help_fail_next(int n) KAPI_NOEXCEPT;	/* the next n kapi_skb_checksum_help fail */
 long fake_csum_helped(void) KAPI_NOEXCEPT;		/* kapi_skb_checksum_help successes so far */
 

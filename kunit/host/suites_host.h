@@ -27,4 +27,5 @@
 	X(ring_mem)            \
 	X(fuzz)                \
 	X(log_limit)           \
-	X(ud_qp_rebuild)
+	X(ud_qp_rebuild)         \
+	X(hold_charge)

@@ -204,12 +204,38 @@ KTEST(mcast_table, queued_skbs_belong_to_the_queue)
 	kapi_skb_free(over);
 }
 
+// A packet that waits for its group's join: a kernel control socket's (an ICMP reply, an MLD
+// report) gives its socket's shared send buffer back (held, it pinned that buffer, and the
+// CPU's later replies failed), and stays this host's own; a user socket's keeps its charge
+// (it paces the sender while the join runs).
+KTEST(mcast_table, join_queue_uncharges_control_packets_only)
+{
+	McastTable t;
+	u8 m[kGidLen];
+	mgid_of(5, m);
+	Ah *ah = nullptr;
+	u32 qkey = 0;
+	kapi_skb *ctl = skb(), *user = skb();
+	ASSERT_NOT_NULL(ctl);
+	ASSERT_NOT_NULL(user);
+	fake_skb_set_sock(ctl, KAPI_SKB_SOCK_FULL | KAPI_SKB_SOCK_KERN | KAPI_SKB_SOCK_RAW);
+	fake_skb_set_sock(user, KAPI_SKB_SOCK_FULL);
+	EXPECT_EQ(t.for_send(nullptr, m, ctl, ah, qkey), McastTable::Lookup::NewGroup);
+	EXPECT_EQ(t.for_send(nullptr, m, user, ah, qkey), McastTable::Lookup::Queued);
+	EXPECT_FALSE(fake_skb_charged(ctl));
+	EXPECT_TRUE(kapi_icmp_skb_local(ctl));
+	EXPECT_TRUE(fake_skb_charged(user));
+	empty(t);
+	EXPECT_EQ(fake_skbs_live(), 0);
+}
+
 KTEST_SUITE(mcast_table, KTEST_CASE(mcast_table, first_send_creates_a_sendonly_group),
 	    KTEST_CASE(mcast_table, no_memory_leaves_the_skb_to_the_caller),
 	    KTEST_CASE(mcast_table, restart_merges_the_sendonly_twin),
 	    KTEST_CASE(mcast_table, full_member_upgrades_a_sendonly_group),
 	    KTEST_CASE(mcast_table, work_leaves_unwanted_then_joins_due),
-	    KTEST_CASE(mcast_table, queued_skbs_belong_to_the_queue));
+	    KTEST_CASE(mcast_table, queued_skbs_belong_to_the_queue),
+	    KTEST_CASE(mcast_table, join_queue_uncharges_control_packets_only));
 
 // ---- path_cache ----
 // A Path keeps a reference to its Interface, which these cases never touch: any storage

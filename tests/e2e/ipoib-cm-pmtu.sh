@@ -16,7 +16,7 @@
 # timeout: 300
 # kernels: stock stock-6.12 debug
 . /e2e/lib.sh
-plan 30
+plan 39
 
 dmesg_mark pmtu
 check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -65,6 +65,31 @@ check_fail "ping -6 -M do -s 40000: packet too big with mtu 32380" '[Pp]acket to
 check_delta "... counted tx_icmp_pkt_too_big" v6 A:icm0 tx_icmp_pkt_too_big -eq 1
 check_output "A's IPv6 route to B learned PMTU 32380" 'mtu 32380' ns_ip A -6 route get fd00::2
 check "ping -6 -s 40000 goes through (fragmented by A at the PMTU)" ns_ping_all A fd00::2 3 -6 -s 40000
+
+# A kernel control socket's packet that waited for its connection. B in datagram mode (it still
+# accepts connections) and A in datagram mode and back close the connection; B's ping of 40000
+# then reaches A over UD (fragmented by B at 2044), and A's echo reply (40028 octets, no DF: the
+# ICMP socket never sets it) waits while A connects to B, giving the ICMP socket's send buffer
+# back meanwhile (ipoib_hold.h), and is then above the connection's MTU. Still this host's
+# packet, it is answered with frag-needed to A's own stack (that reply is lost, A's route learns
+# 32380), not dropped as a forwarded one (tx_drop_too_big).
+conn_gone() { ! grep -q ' state=' "$(cm_file icm0 connections)" && ! grep -q ' state=' "$(cm_file icm1 connections)"; }
+check "B -> datagram, A -> datagram and back: the connection closes" sh -c "/sbin/ip -n B link set icm1 type ipoib mode datagram &&
+    /sbin/ip -n A link set icm0 type ipoib mode datagram && /sbin/ip -n A link set icm0 type ipoib mode connected &&
+    /sbin/ip -n A link set icm0 mtu 65520"
+check "... no connection left on either end" wait_for 20 conn_gone
+ns_ip A route flush cache
+snap held A:icm0
+diag "B's first ping: $(ns_net B /usr/bin/ping -c 1 -W 1 -M dont -s 40000 10.0.2.1 2>&1 | grep transmitted)"
+held_done() { delta_ge held A:icm0 tx_icmp_frag_needed 1 || delta_ge held A:icm0 tx_drop_too_big 1; }
+check "A's reply to B's first ping, above the new connection's MTU, was dealt with" wait_for 10 held_done
+check_delta "... after it waited for that connection" held A:icm0 cm_tx_queued -ge 1
+check_delta "... and was answered with frag-needed to A's stack" held A:icm0 tx_icmp_frag_needed -eq 1
+check_delta "... not dropped as forwarded" held A:icm0 tx_drop_too_big -eq 0
+check_output "A's route to B learned PMTU 32380 from it" 'mtu 32380' ns_ip A route get 10.0.2.2
+check "B's next pings of 40000 are answered (A fragments its replies at the PMTU)" ns_ping_all B 10.0.2.1 2 -M dont -s 40000
+check "B -> connected: MTU 32380 again" sh -c "/sbin/ip -n B link set icm1 type ipoib mode connected &&
+    /sbin/ip -n B link show icm1 | grep -q 'mtu 32380 '"
 
 # TCP: B advertises an MSS (advmss 60000) its Receive MTU cannot take; A's 60040-octet segments
 # (DF, no TSO in connected mode) are answered with frag-needed and TCP lowers its segments.
