@@ -74,7 +74,10 @@ snap outage A:ib0
 # ib_sa sends a PathRecord query up to 11 times (timeout/10 each): 22 drops fail two
 # queries, the first back-off is 1 s, the second 2 s, the third query succeeds.
 check "inject: drop the next 22 PathRecord requests of host A" sh -c "echo 'drop_sa path 22' > $fault"
-ns_exec A /usr/bin/ping -c 60 -i 0.2 -W 1 10.0.0.2 > /tmp/outage.txt 2>&1 &
+# -c 5 -w 13: sends every 0.2 s until 5 replies arrive, for at most 13 s (as long as 60 sends
+# and the last one's 1 s took); it exits 0 only with those 5 replies (iputils ping with both a
+# count and a deadline). The first reply came ~6 s in on stock, so the rest is not waited.
+ns_exec A /usr/bin/ping -c 5 -w 13 -i 0.2 -W 1 10.0.0.2 > /tmp/outage.txt 2>&1 &
 pingpid=$!
 # backoff_seen MS: the path to B is in back-off, MS ms this time
 backoff_seen() { grep -Eq "backoff queued 0 refs [0-9]+ idle [0-9]+ ms retry in [0-9]+ ms \(back-off $1 ms\)" $dbg/ib0/paths; }

@@ -101,7 +101,11 @@ cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }   # uptime in centiseconds
 t_held=$(cs)
 ip -n A link set ib0 down
 diag "ip link set down returned $(( $(cs) - t_held )) cs after the hold was seen; fault now: $(cat $fault)"
-sleep 3   # past the hold: a late completion would have arrived by now
+# Past both holds: softib holds the two sends one after the other (the QP stalls behind the
+# first), and the first began at or before t_held, so by t_held + 5 s the second's 2 s ended at
+# least 1 s ago and a late completion would have arrived. ndo_stop above may already have used
+# part of that time; only the rest is waited.
+while [ $(( $(cs) - t_held )) -lt 500 ]; do sleep 0.2; done
 # Users left while down: the UD QP, plus connected mode's SRQ when softib offers SRQs (it
 # lives from bring-up to teardown, like the QP); no AH.
 srq_users=$(rdma resource show srq dev softib0 2>/dev/null | grep -c 'ib_ipoib_cm')
