@@ -124,10 +124,13 @@ wait_for() {
     done
     return 0
 }
-# has_carrier DEV [NS]: the link has carrier (LOWER_UP)
+# has_carrier DEV [NS]: the link has carrier (LOWER_UP). Read with busybox's static `ip` in
+# NS's network namespace (ns_net): a poll loop of iproute2's `ip -n` (dynamically linked, and
+# a mount namespace with a fresh /sys per call) cost 3-6 s a call on the debug kernel, most
+# of the time between a link's up and its carrier check; the flag is the same netlink one.
 has_carrier() {
-    if [ -n "${2:-}" ]; then _l=$(ip -n "$2" -o link show dev "$1" 2>/dev/null)
-    else _l=$(ip -o link show dev "$1" 2>/dev/null); fi
+    if [ -n "${2:-}" ]; then _l=$(ns_net "$2" /bin/busybox ip -o link show dev "$1" 2>/dev/null)
+    else _l=$(/bin/busybox ip -o link show dev "$1" 2>/dev/null); fi
     case $_l in *LOWER_UP*) return 0 ;; esac
     return 1
 }
@@ -141,7 +144,7 @@ wait_netdev() {
 
 # ---- network namespaces (iproute2; shared RDMA netns mode)
 # ns_create NS...: create namespaces with lo up
-ns_create() { for _ns in "$@"; do ip netns add "$_ns" && ip -n "$_ns" link set lo up || return 1; done; }
+ns_create() { for _ns in "$@"; do ip netns add "$_ns" && ns_net "$_ns" /bin/busybox ip link set lo up || return 1; done; }
 # ns_move DEV NS: move a netdev into a namespace (ipoib netdevs come back to init_net when
 # the namespace is deleted: netns_refund)
 ns_move() { ip link set "$1" netns "$2"; }
@@ -158,8 +161,10 @@ ns_net() {
 }
 # ns_ip NS args...: ip -n NS args...
 ns_ip() { _ns=$1; shift; ip -n "$_ns" "$@"; }
-# ns_addr NS DEV ADDR/PREFIX: add the address and bring the device up
-ns_addr() { ip -n "$1" addr add "$3" dev "$2" && ip -n "$1" link set "$2" up; }
+# ns_addr NS DEV ADDR/PREFIX: add the address and bring the device up (one `ip` process for
+# both: each start of iproute2's `ip` costs seconds on the debug kernel; -batch stops at and
+# fails on the first command that fails)
+ns_addr() { printf 'address add %s dev %s\nlink set dev %s up\n' "$3" "$2" "$2" | ip -n "$1" -batch -; }
 # ns_pair IF_A IF_B: namespaces A and B, IF_A in A as 10.0.0.1/24 + fd00::1/64, IF_B in B as
 # 10.0.0.2/24 + fd00::2/64 (no DAD), both up: the two-host layout most scenarios start from
 ns_pair() {
