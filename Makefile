@@ -62,6 +62,9 @@ STRICT_LOG := build/strict.log
 # The one version string: MODULE_VERSION (Kbuild), dkms.conf's PACKAGE_VERSION, make install.
 VERSION := $(shell cat $(CURDIR)/VERSION)
 
+# The core's C++ objects (ipoib-cxx-objs: what `make check` ELF-checks), listed once.
+include $(CURDIR)/sources.mk
+
 .PHONY: all modules clean clean-stock strict check check-version check-history check-deps neg-tests deps help test test-full kunit e2e demo bench install uninstall install-test
 
 all modules: deps
@@ -95,7 +98,7 @@ strict: deps
 	echo "strict: clean build, no warnings"
 
 check: all
-	@set -e; objs=$$(sed -n 's/^cxx-objs *:\?= *//p' Kbuild); \
+	@set -e; objs="$(ipoib-cxx-objs)"; \
 	echo "check: C++ objects: $$objs"; \
 	$(CURDIR)/scripts/check-elf.sh $$objs; \
 	ctors=; grep -q '^CONFIG_KASAN=y' $(KDIR)/.config && ctors=--allow-ctors; \

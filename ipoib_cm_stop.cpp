@@ -3,7 +3,7 @@
 // stop (the connections closed with their fences, bounded; what is left keeps its QP in error
 // until the next open) and teardown (ForceDestroy, bounded: past the bound teardown reaps what
 // its work items did not destroy), docs/connected.md §4.
-#include "ipoib_cm_table.h"
+#include "ipoib_cm.h"
 #include "ipoib_if.h"
 
 namespace ipoib {

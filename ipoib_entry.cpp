@@ -4,7 +4,7 @@
 // or stale context warns and does nothing) and makes one call into the core; no logic
 // lives here.
 #include "ipoib_device.h"
-#include "ipoib_srq.h"
+#include "core/cm/ipoib_srq.h"
 
 using namespace ipoib;
 
