@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm_table.cpp - an interface's connected-mode part (ipoib_cm_table.h): lifetime
+// ipoib_cm.cpp - an interface's connected-mode part (ipoib_cm.h): lifetime
 // (start, open; stop and teardown are ipoib_cm_stop.cpp), the peers and NAPI's duties for the RC rings. The REQs are
 // admitted in ipoib_cm_admission.cpp, the send path is in ipoib_cm_xmit.cpp, the connections' peer-level actions in
 // ipoib_cm_peer_actions.cpp, debugfs, ethtool and the housekeeping work in ipoib_cm_show.cpp.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm_table.h - an interface's connected-mode part (RFC 4755, docs/connected.md): the
+// ipoib_cm.h - an interface's connected-mode part (RFC 4755, docs/connected.md): the
 // two listening cm_ids, the SRQ and its receive ring (when the device has SRQs), one entry
 // per peer (its active and passive Connection, the one xmit sends over, and the packets
 // waiting for it), every Connection, the CM workqueue, and the interface-stop sequence.

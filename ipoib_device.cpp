@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_ib.cpp - which IB ports we bind: the ib_client add/remove entry points, Device and
+// ipoib_device.cpp - which IB ports we bind: the ib_client add/remove entry points, Device and
 // Port bring-up and staged teardown.
 #include "ipoib_device.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // ipoib_cm_peer_actions.cpp - what a Connection's peer-level actions do to its peer
-// (ipoib_cm_table.h; docs/connected.md §2): publish the send path and send the queue that
+// (ipoib_cm.h; docs/connected.md §2): publish the send path and send the queue that
 // waited for it (StartSending), hand it on (StopSending), FallBack, Reconnect, AwaitOther,
 // and the end of a connection (retire, free_dead). The connection's work item runs them.
 #include "ipoib_cm.h"

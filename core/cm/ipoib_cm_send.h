@@ -3,7 +3,7 @@
 // §4, §10; host-compilable, for KUnit): the order of RC sends under the send bounds
 // (ipoib_cm_budget.h: CmSlot, RcSendBudget; cm_flush_peer, cm_xmit_rc), the peer index xmit finds a peer in (CmPeerIndex), and which of a peer's
 // connections may become its send path (cm_send_candidate), and what a FallBack logs
-// (cm_fallback_note). CmTable (ipoib_cm_table.*)
+// (cm_fallback_note). CmTable (ipoib_cm.*)
 // holds one of each and does the locking. None of it touches the netdev queue (TxQueueRule).
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm_xmit.cpp - connected mode's send path (ipoib_cm_table.h): xmit's choice between a
+// ipoib_cm_xmit.cpp - connected mode's send path (ipoib_cm.h): xmit's choice between a
 // peer's RC send path, its pending queue and UD, the RC send bounds (reserved before the
 // post; at them only the peer's own queue waits, never the netdev queue), and what RC adds to
 // rtnl_link_stats64.
