@@ -8,7 +8,7 @@
 #   make KSERIES=6.12  for the installed Debian kernel of that series (6.1, 6.12)
 #   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
-#   make check         build, then the gates: ELF, file sizes, FeedNotes, no test knob, KUnit
+#   make check         build, then the gates: ELF, file sizes, type sizes, FeedNotes, no test knob, KUnit
 #                      suites registered, one version, no process references, no set-up
 #                      package that pulls in a kernel image (docs/build.md)
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
@@ -105,6 +105,7 @@ check: all
 	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
 	$(CURDIR)/scripts/check-sizes.sh; \
+	$(CURDIR)/scripts/check-types.sh; \
 	$(CURDIR)/scripts/check-notes.sh; \
 	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko; \
 	$(CURDIR)/scripts/check-kunit-suites.sh; \
