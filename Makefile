@@ -8,7 +8,7 @@
 #   make KSERIES=6.12  for the installed Debian kernel of that series (6.1, 6.12)
 #   make KDIR=<dir>    against any kernel build tree (e.g. the debug kernel, scripts/kernel-build)
 #   make strict        clean rebuild; fails on any compiler/objtool/modpost warning
-#   make check         build, then the gates: ELF, file sizes, FeedNotes, no test knob, KUnit
+#   make check         build, then the gates: ELF, file sizes, type sizes, FeedNotes, no test knob, KUnit
 #                      suites registered, one version, no process references, no set-up
 #                      package that pulls in a kernel image (docs/build.md)
 #   make neg-tests     each forbidden C++ construct (tests/neg/*.cpp) must fail the build
@@ -62,6 +62,9 @@ STRICT_LOG := build/strict.log
 # The one version string: MODULE_VERSION (Kbuild), dkms.conf's PACKAGE_VERSION, make install.
 VERSION := $(shell cat $(CURDIR)/VERSION)
 
+# The core's C++ objects (ipoib-cxx-objs: what `make check` ELF-checks), listed once.
+include $(CURDIR)/sources.mk
+
 .PHONY: all modules clean clean-stock strict check check-version check-history check-deps neg-tests deps help test test-full kunit e2e demo bench install uninstall install-test
 
 all modules: deps
@@ -95,13 +98,14 @@ strict: deps
 	echo "strict: clean build, no warnings"
 
 check: all
-	@set -e; objs=$$(sed -n 's/^cxx-objs *:\?= *//p' Kbuild); \
+	@set -e; objs="$(ipoib-cxx-objs)"; \
 	echo "check: C++ objects: $$objs"; \
 	$(CURDIR)/scripts/check-elf.sh $$objs; \
 	ctors=; grep -q '^CONFIG_KASAN=y' $(KDIR)/.config && ctors=--allow-ctors; \
 	$(CURDIR)/scripts/check-elf.sh --module $$ctors ib_ipoib_cm.ko; \
 	echo "check: ELF gate passed ($$objs ib_ipoib_cm.ko)"; \
 	$(CURDIR)/scripts/check-sizes.sh; \
+	$(CURDIR)/scripts/check-types.sh; \
 	$(CURDIR)/scripts/check-notes.sh; \
 	$(CURDIR)/scripts/check-knobs.sh ib_ipoib_cm.ko; \
 	$(CURDIR)/scripts/check-kunit-suites.sh; \

@@ -4,7 +4,7 @@
 // live and destroyed connections, the RC datapath counters, the interface's own), the admin
 // mode switch, and the housekeeping work (idle reaping, the send watchdog, peers nobody
 // uses, freeing destroyed connections).
-#include "ipoib_cm_table.h"
+#include "ipoib_cm.h"
 #include "ipoib_if.h"
 
 namespace ipoib {

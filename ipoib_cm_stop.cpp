@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// ipoib_cm_stop.cpp - the end of an interface's connected-mode part (ipoib_cm_table.h): interface
+// ipoib_cm_stop.cpp - the end of an interface's connected-mode part (ipoib_cm.h): interface
 // stop (the connections closed with their fences, bounded; what is left keeps its QP in error
 // until the next open) and teardown (ForceDestroy, bounded: past the bound teardown reaps what
 // its work items did not destroy), docs/connected.md §4.
-#include "ipoib_cm_table.h"
+#include "ipoib_cm.h"
 #include "ipoib_if.h"
 
 namespace ipoib {

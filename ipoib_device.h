@@ -21,8 +21,8 @@
 #pragma once
 
 #include "ipoib_if.h"
-#include "ipoib_params.h"
-#include "ipoib_pkey.h"
+#include "core/ipoib_params.h"
+#include "core/netdev/ipoib_pkey.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
 #include "kstd/log.h"

@@ -4,7 +4,7 @@
 // or stale context warns and does nothing) and makes one call into the core; no logic
 // lives here.
 #include "ipoib_device.h"
-#include "ipoib_srq.h"
+#include "core/cm/ipoib_srq.h"
 
 using namespace ipoib;
 
@@ -213,11 +213,11 @@ extern "C" void ipoib_core_qp_event(kapi_ctx *c, kapi_qp_event_kind kind) noexce
 	}
 	deliver_qp_event(c, kind);
 }
-// SRQ events: the Srq counts them; connected mode's table re-arms the limit (ipoib_cm_table.h).
+// SRQ events: the Srq counts them; connected mode's table re-arms the limit (ipoib_cm.h).
 extern "C" void ipoib_core_srq_event(kapi_ctx *c, kapi_qp_event_kind kind) noexcept
 {
 	deliver_srq_event(c, kind);
-	// Every SRQ the driver creates is a connected-mode table's CmSrq (ipoib_cm_table.h).
+	// Every SRQ the driver creates is a connected-mode table's CmSrq (ipoib_cm.h).
 	if (ctx_is(c, KAPI_CTX_SRQ))
 		static_cast<CmSrq *>(from_ctx<Srq>(c))->table.srq_event(kind);
 }

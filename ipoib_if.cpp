@@ -3,8 +3,8 @@
 // events and the flush levels, the interface work, CQ moderation. The send and receive paths
 // and NAPI are in ipoib_if_datapath.cpp.
 #include "ipoib_if.h"
-#include "ipoib_mode.h"
-#include "ipoib_params.h"
+#include "core/netdev/ipoib_mode.h"
+#include "core/ipoib_params.h"
 
 namespace ipoib {
 

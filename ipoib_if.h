@@ -24,7 +24,7 @@
 //                                               ->  Connection::lock_ (KAPI_LOCK_CM_CONN, irqsave)
 //   any of them           ->  AhReaper lock (KAPI_LOCK_IF_AH_REAPER, irqsave; innermost)
 //   The CmTable lock is never held around the path or neighbour locks (a path record is
-//   copied under the path lock alone, ipoib_cm_table.h); a Connection's lock never around
+//   copied under the path lock alone, ipoib_cm.h); a Connection's lock never around
 //   the table's. The ICMP queue's lock (KAPI_LOCK_IF_ICMP) is never held with another driver lock.
 //   The multicast and path locks are never held together. The neighbour lock is taken alone
 //   (GC) or nested inside the path lock (xmit slow path inserting a Neigh for a live Path,
@@ -39,21 +39,21 @@
 //   (Neigh free -> Path put -> Ah put) take only the reaper's lock.
 #pragma once
 
-#include "ipoib_addr.h"
-#include "ipoib_ah.h"
-#include "ipoib_cm_table.h"
-#include "ipoib_dispatch.h"
-#include "ipoib_handles.h"
-#include "ipoib_mcast_table.h"
-#include "ipoib_path_cache.h"
-#include "ipoib_recv_ring.h"
-#include "ipoib_tx_ring.h"
-#include "ipoib_ctx.h"
-#include "ipoib_neigh.h"
-#include "ipoib_pkey.h"
-#include "ipoib_ud_qp.h"
-#include "ipoib_ud_repair.h"
-#include "ipoib_work.h"
+#include "core/ipoib_addr.h"
+#include "core/ud/ipoib_ah.h"
+#include "ipoib_cm.h"
+#include "core/rings/ipoib_dispatch.h"
+#include "core/ipoib_handles.h"
+#include "core/ud/ipoib_mcast_table.h"
+#include "core/ud/ipoib_path_cache.h"
+#include "core/rings/ipoib_recv_ring.h"
+#include "core/rings/ipoib_tx_ring.h"
+#include "core/ipoib_ctx.h"
+#include "core/ud/ipoib_neigh.h"
+#include "core/netdev/ipoib_pkey.h"
+#include "core/ud/ipoib_ud_qp.h"
+#include "core/ud/ipoib_ud_repair.h"
+#include "core/ipoib_work.h"
 #include "kstd/inflight.h"
 #include "kstd/lock.h"
 #include "kstd/list.h"
@@ -234,7 +234,7 @@ public:
 	void ud_error_seen();
 	const UdQp &qp() const { return qp_; }
 
-	// connected mode (RFC 4755; ipoib_cm_table.h)
+	// connected mode (RFC 4755; ipoib_cm.h)
 	CmTable &cm() { return cm_; }
 	// NAPI: one RC receive (skb at the encapsulation header) from peer up the stack.
 	// csum_free: the connection negotiated kCapCsumFree (cm::rx_csum decides per packet).

@@ -3,8 +3,8 @@
 // §6 encapsulation), its completions, the receive path (UD and what RC connections hand up,
 // §9.1.1 addresses) and the NAPI poll that drives both.
 #include "ipoib_if.h"
-#include "ipoib_mode.h"
-#include "ipoib_tx_queue.h"
+#include "core/netdev/ipoib_mode.h"
+#include "core/rings/ipoib_tx_queue.h"
 
 namespace ipoib {
 

@@ -16,7 +16,7 @@
 //   3. None: not ours (another client, e.g. the in-tree ib_ipoib, may own it).
 #pragma once
 
-#include "ipoib_addr.h"
+#include "core/ipoib_addr.h"
 
 namespace ipoib {
 

@@ -6,7 +6,7 @@
 // queue-size clamping (against ipoib_init_module's rule), ethtool link speed, receive
 // classification, and the byte helpers.
 #include "ktest.h"
-#include "ipoib_addr.h"
+#include "core/ipoib_addr.h"
 #include "kstd/new.h"
 
 namespace ktest_addr {

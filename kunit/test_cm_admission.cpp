@@ -6,7 +6,7 @@
 // one-way connection's at its first receive), the unreserved budget (the connection limit
 // less the reserve our own connections and proven peers keep) and the peer-table bound.
 #include "ktest.h"
-#include "ipoib_cm_admission.h"
+#include "core/cm/ipoib_cm_admission.h"
 
 namespace ktest_cm_admission {
 

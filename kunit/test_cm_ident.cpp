@@ -4,8 +4,8 @@
 // nonce check (IdProof), when an unproven connection holds xmit's own connect back
 // (cm_proof_holds) and which connections may become a send path (cm_publishable).
 #include "ktest.h"
-#include "ipoib_cm_send.h"
-#include "ipoib_cm_wire.h"
+#include "core/cm/ipoib_cm_send.h"
+#include "core/cm/ipoib_cm_wire.h"
 #include "kstd/new.h"
 
 namespace ktest_cm_ident {

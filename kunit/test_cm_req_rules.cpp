@@ -3,7 +3,7 @@
 // reason a REQ is refused before a connection exists, the REJ reason each answers with, and
 // which of our connections to a restarted peer its proven REQ retires.
 #include "ktest.h"
-#include "ipoib_cm_req_rules.h"
+#include "core/cm/ipoib_cm_req_rules.h"
 
 namespace ktest_cm_req_rules {
 

@@ -5,8 +5,8 @@
 // peer index; the send-path hand-over skipping a connection in teardown; the pending-queue
 // flush bounded by the RC send budget, cm_flush_peer and cm_xmit_rc (docs/connected.md §4).
 #include "ktest.h"
-#include "ipoib_cm_send.h"
-#include "ipoib_cm_send_clock.h"
+#include "core/cm/ipoib_cm_send.h"
+#include "core/cm/ipoib_cm_send_clock.h"
 
 namespace ktest_cm_send {
 

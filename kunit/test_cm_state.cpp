@@ -4,7 +4,7 @@
 // crossing REQs simulated end to end on both sides of the comparison, REJ classification
 // (IBA 12.6.7.2), timeouts, the teardown fence, and the CM parameter arithmetic.
 #include "ktest.h"
-#include "ipoib_cm_state.h"
+#include "core/cm/fsm/ipoib_cm_state.h"
 
 namespace ktest_cm_state {
 

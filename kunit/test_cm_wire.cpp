@@ -3,7 +3,7 @@
 // the capability block, service IDs (§3.5 and Linux), connection MTU (§5.1), crossing-REQ
 // arbitration (§3.3). Round trips, every short/malformed buffer, boundaries, symmetry.
 #include "ktest.h"
-#include "ipoib_cm_wire.h"
+#include "core/cm/ipoib_cm_wire.h"
 
 namespace ktest_cm_wire {
 

@@ -4,7 +4,7 @@
 // alloc_page, skb_fill_page_desc, skb_linearize) in the KUnit module, and through the fake
 // skbs of kunit/host/fake_verbs.c on the host: length, linear length and fragment count of
 // the assembled skb, and the bytes in order once linearized.
-#include "ipoib_frag.h"
+#include "core/rings/ipoib_frag.h"
 #include "ktest.h"
 
 namespace ktest_frag {

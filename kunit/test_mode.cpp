@@ -4,9 +4,9 @@
 // verdict for a packet above the UD path's MTU (ipoib_oversize.cpp: IPv4 with and without
 // DF, forwarded or our own, IPv6, ARP, multicast, sizes at the edges).
 #include "ktest.h"
-#include "ipoib_addr.h"
-#include "ipoib_mode.h"
-#include "ipoib_oversize.h"
+#include "core/ipoib_addr.h"
+#include "core/netdev/ipoib_mode.h"
+#include "core/netdev/ipoib_oversize.h"
 
 namespace ktest_mode {
 

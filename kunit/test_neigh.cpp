@@ -6,7 +6,7 @@
 // gc_interval), which paths the GC may remove, the PathRecord back-off sequence, and the
 // bound of the per-path pending queue.
 #include "ktest.h"
-#include "ipoib_neigh_policy.h"
+#include "core/ud/ipoib_neigh_policy.h"
 #include "kstd/ring.h"
 
 namespace ktest_neigh {

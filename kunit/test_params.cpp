@@ -3,7 +3,7 @@
 // debug_level, the ethtool -G ring sizes. Valid values, malformed ones, and the edges (empty, trailing comma, port 0,
 // huge numbers, too-long names, too many entries); every rejection names its offset.
 #include "ktest.h"
-#include "ipoib_params.h"
+#include "core/ipoib_params.h"
 
 namespace ktest_params {
 

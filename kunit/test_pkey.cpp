@@ -3,7 +3,7 @@
 // value ("%i" syntax, strict), the invalid P_Key, range, the IFLA_IPOIB_* checks, and the
 // child's netdev name.
 #include "ktest.h"
-#include "ipoib_pkey.h"
+#include "core/netdev/ipoib_pkey.h"
 
 namespace ktest_pkey {
 

@@ -4,7 +4,7 @@
 // stopped queue wakes at half the UD ring, whatever RC holds, and never while the interface
 // is down or its UD QP is drained or repaired (Interface::repair_ud_qp wakes it then).
 #include "ktest.h"
-#include "ipoib_tx_queue.h"
+#include "core/rings/ipoib_tx_queue.h"
 
 namespace ktest_tx_queue {
 

@@ -3,7 +3,7 @@
 // when asked and the QP is in ERROR (or its state unknown, or a repair failed half-way),
 // with a doubling back-off after each attempt (failed, or followed by an ERROR within
 // kSettleMs), and a bound on failed attempts.
-#include "ipoib_ud_repair.h"
+#include "core/ud/ipoib_ud_repair.h"
 #include "ktest.h"
 
 using namespace ipoib;

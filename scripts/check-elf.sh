@@ -46,7 +46,7 @@ for f in "$@"; do
 	defined=$(printf '%s\n' "$syms" | awk 'NF == 3 { print $2, $3 }')
 
 	# Undefined C++ runtime: the module provides only __cxa_pure_virtual (kapi/core.c) and
-	# operator new(size_t, kstd::Gfp) (kstd_rt.cpp); the rest would need libstdc++/libsupc++.
+	# operator new(size_t, kstd::Gfp) (core/kstd_rt.cpp); the rest would need libstdc++/libsupc++.
 	for s in $(printf '%s\n' "$undef" | grep -E '^(__cxa_|_Unwind_|__gxx_personality|_ZSt|_ZNSt|_ZNKSt|_ZTI|_ZTS|_ZTVN10__cxxabiv1|_Zn[wa]m$|_Zn[wa]mRKSt9nothrow_t$|_Zn[wa]mSt11align_val_t|_ZdlPvSt11align_val_t|__dso_handle$|__tls_get_addr$|_GLOBAL_OFFSET_TABLE_$)' | grep -v '^__cxa_pure_virtual$' || true); do
 		bad "undefined C++ runtime symbol $s"
 	done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# check-notes.sh - a FeedNotes (ipoib_cm_notes.h) prints its notes in its
+# check-notes.sh - a FeedNotes (core/cm/ipoib_cm_notes.h) prints its notes in its
 # destructor, which must run after every spinlock of ours is dropped (with
 # netconsole on the device a printk re-enters xmit, which takes the table lock). So where a
 # function declares a FeedNotes, no spin guard (kstd::SpinGuard, SpinBhGuard,
@@ -14,8 +14,9 @@
 # core has no /* */ comments containing braces or FeedNotes.
 set -eu
 cd "$(dirname "$0")/.."
-files=$(grep -l 'FeedNotes [A-Za-z_]*(' ipoib_*.cpp ipoib_*.h 2>/dev/null || true)
-[ -n "$files" ] || { echo "check-notes: no FeedNotes declared (ipoib_cm_notes.h gone?)" >&2; exit 1; }
+# the core: the spine at the root and its parts under core/
+files=$(grep -rl --include='*.cpp' --include='*.h' 'FeedNotes [A-Za-z_]*(' ipoib_*.cpp ipoib_*.h core 2>/dev/null | sort || true)
+[ -n "$files" ] || { echo "check-notes: no FeedNotes declared (core/cm/ipoib_cm_notes.h gone?)" >&2; exit 1; }
 awk '
 FNR == 1 { depth = 0; ng = 0; }
 {

@@ -3,7 +3,7 @@
 // for the unlock (ipoib_cm_notes.h: with netconsole on the device a printk
 // under our locks re-enters xmit, which takes them). The host's spinlocks count how many are
 // held and kapi_vlog counts the lines printed meanwhile (kunit/host/host.c).
-#include "ipoib_cm_notes.h"
+#include "core/cm/ipoib_cm_notes.h"
 #include "fake_verbs.h"
 #include "kstd/lock.h"
 #include "ktest.h"

@@ -8,9 +8,9 @@
 // against the octets it came from. Host only: a million inputs per parser run in about a
 // second under ASan/UBSan, far too many for the KUnit VM.
 #include "ktest.h"
-#include "ipoib_addr.h"
-#include "ipoib_cm_wire.h"
-#include "ipoib_oversize.h"
+#include "core/ipoib_addr.h"
+#include "core/cm/ipoib_cm_wire.h"
+#include "core/netdev/ipoib_oversize.h"
 
 namespace ktest_fuzz {
 

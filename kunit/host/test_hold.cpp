@@ -4,9 +4,9 @@
 // socket's packet leaves its send buffer but stays this host's own, so one above its path's
 // MTU is still answered with an ICMP to the local stack (ipoib_oversize.h).
 #include "fake_verbs.h"
-#include "ipoib_addr.h"
-#include "ipoib_hold.h"
-#include "ipoib_oversize.h"
+#include "core/ipoib_addr.h"
+#include "core/ipoib_hold.h"
+#include "core/netdev/ipoib_oversize.h"
 #include "ktest.h"
 
 using namespace ipoib;

@@ -2,7 +2,7 @@
 // test_log_limit.cpp - LogLimit (ipoib_log_limit.h): kBurst lines per interval, the rest
 // left out and reported with the next line printed.
 #include "ktest.h"
-#include "ipoib_log_limit.h"
+#include "core/ipoib_log_limit.h"
 
 namespace ktest_log_limit {
 

@@ -4,8 +4,8 @@
 // the full-member upgrade, and the order in which the work acts on groups.
 #include "fake_rcu.h"
 #include "fake_verbs.h"
-#include "ipoib_mcast_table.h"
-#include "ipoib_path_cache.h"
+#include "core/ud/ipoib_mcast_table.h"
+#include "core/ud/ipoib_path_cache.h"
 #include "ktest.h"
 
 using namespace ipoib;

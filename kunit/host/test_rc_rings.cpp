@@ -4,10 +4,10 @@
 // and flush handling on the SRQ and on a QP's own queue, growth) and the dispatcher's
 // routing by wr_id kind and tagged context (docs/connected.md §4, §5, §7).
 #include "fake_verbs.h"
-#include "ipoib_cm_wire.h"
-#include "ipoib_dispatch.h"
-#include "ipoib_recv_ring.h"
-#include "ipoib_wrid.h"
+#include "core/cm/ipoib_cm_wire.h"
+#include "core/rings/ipoib_dispatch.h"
+#include "core/rings/ipoib_recv_ring.h"
+#include "core/rings/ipoib_wrid.h"
 #include "ktest.h"
 
 using namespace ipoib;

@@ -4,8 +4,8 @@
 // flush completions, drain at teardown, and the send watchdog's clock (cm::SendClock's rule:
 // the clock starts when the outstanding count goes 0 -> 1 and every completion is progress).
 #include "fake_verbs.h"
-#include "ipoib_addr.h"
-#include "ipoib_rc_tx_ring.h"
+#include "core/ipoib_addr.h"
+#include "core/rings/ipoib_rc_tx_ring.h"
 #include "ktest.h"
 
 using namespace ipoib;

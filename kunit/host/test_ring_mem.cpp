@@ -9,10 +9,10 @@
 // The expected sizes are computed here from the parts, not read back from the ring: a head's
 // truesize in the fake is its allocation (size + 64, fake_verbs.c), a page KAPI_PAGE_SIZE.
 #include "fake_verbs.h"
-#include "ipoib_cm_wire.h"
-#include "ipoib_rc_qp.h"
-#include "ipoib_recv_ring.h"
-#include "ipoib_wrid.h"
+#include "core/cm/ipoib_cm_wire.h"
+#include "core/rings/ipoib_rc_qp.h"
+#include "core/rings/ipoib_recv_ring.h"
+#include "core/rings/ipoib_wrid.h"
 #include "ktest.h"
 
 using namespace ipoib;

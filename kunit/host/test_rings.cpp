@@ -3,12 +3,12 @@
 // receive ring's replacement-first accounting, the completion dispatcher, QP/SRQ events,
 // the work scheduling rule and page-fragment skb assembly.
 #include "fake_verbs.h"
-#include "ipoib_dispatch.h"
-#include "ipoib_frag.h"
-#include "ipoib_recv_ring.h"
-#include "ipoib_srq.h"
-#include "ipoib_work.h"
-#include "ipoib_wrid.h"
+#include "core/rings/ipoib_dispatch.h"
+#include "core/rings/ipoib_frag.h"
+#include "core/rings/ipoib_recv_ring.h"
+#include "core/cm/ipoib_srq.h"
+#include "core/ipoib_work.h"
+#include "core/rings/ipoib_wrid.h"
 #include "kstd/seqlock.h"
 #include "ktest.h"
 

@@ -6,8 +6,8 @@
 #include "fake_rcu.h"
 #include "fake_tx.h"
 #include "fake_verbs.h"
-#include "ipoib_ah.h"
-#include "ipoib_tx_ring.h"
+#include "core/ud/ipoib_ah.h"
+#include "core/rings/ipoib_tx_ring.h"
 #include "ktest.h"
 
 using namespace ipoib;

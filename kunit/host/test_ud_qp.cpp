@@ -4,7 +4,7 @@
 // the link's Q_Key that UdQp already holds (the broadcast group's, RFC 4391 §5), not 0, or
 // until the join runs again it names one Q_Key in every send and accepts another.
 #include "fake_verbs.h"
-#include "ipoib_ud_qp.h"
+#include "core/ud/ipoib_ud_qp.h"
 #include "ktest.h"
 
 using namespace ipoib;

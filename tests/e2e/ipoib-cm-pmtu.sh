@@ -70,7 +70,7 @@ check "ping -6 -s 40000 goes through (fragmented by A at the PMTU)" ns_ping_all 
 # accepts connections) and A in datagram mode and back close the connection; B's ping of 40000
 # then reaches A over UD (fragmented by B at 2044), and A's echo reply (40028 octets, no DF: the
 # ICMP socket never sets it) waits while A connects to B, giving the ICMP socket's send buffer
-# back meanwhile (ipoib_hold.h), and is then above the connection's MTU. Still this host's
+# back meanwhile (core/ipoib_hold.h), and is then above the connection's MTU. Still this host's
 # packet, it is answered with frag-needed to A's own stack (that reply is lost, A's route learns
 # 32380), not dropped as a forwarded one (tx_drop_too_big).
 conn_gone() { ! grep -q ' state=' "$(cm_file icm0 connections)" && ! grep -q ' state=' "$(cm_file icm1 connections)"; }
