@@ -16,7 +16,7 @@
 # timeout: 300
 # kernels: stock stock-6.12 debug
 . /e2e/lib.sh
-plan 39
+plan 42
 
 dmesg_mark pmtu
 check "icm0 and icm1 exist (both ours)" wait_for 30 sh -c 'test -e /sys/class/net/icm0 && test -e /sys/class/net/icm1'
@@ -83,7 +83,24 @@ snap held A:icm0
 diag "B's first ping: $(ns_net B /usr/bin/ping -c 1 -W 1 -M dont -s 40000 10.0.2.1 2>&1 | grep transmitted)"
 held_done() { delta_ge held A:icm0 tx_icmp_frag_needed 1 || delta_ge held A:icm0 tx_drop_too_big 1; }
 check "A's reply to B's first ping, above the new connection's MTU, was dealt with" wait_for 10 held_done
-check_delta "... after it waited for that connection" held A:icm0 cm_tx_queued -ge 1
+# That reply itself waited, not another packet of A's to B: a connection opens only for a
+# packet that waits for it (cm_tx_queued), and once it is established its queue goes out
+# before anything else. Had another packet opened it, that one would have waited and then
+# gone over the connection, and the reply, sent after it, would have met the MTU without
+# waiting. So: one packet waited, one met the connection's MTU (rc_tx_too_big), and once A's
+# RC sends have completed, none went over A's connection but identity echoes (B proves A's
+# connection, docs/security.md): sends completed, read in the same ethtool -S as the echoes
+# posted, are no more than those echoes.
+check "... A's RC sends completed" wait_for 10 rc_drained A icm0
+snap held_end A:icm0
+# the increase of counter $1 from snap held to snap held_end ("?" if either lacks it)
+held_d() { awk -v k="$1" '$1 == "A:icm0" && $2 == k { v[FILENAME] = $3 }
+    END { a = v["/tmp/snap.held"]; b = v["/tmp/snap.held_end"]; if (a == "" || b == "") print "?"; else print b - a }' /tmp/snap.held /tmp/snap.held_end; }
+sends=$(held_d rc_tx_packets); echoes=$(held_d cm_id_echoes_sent)
+check_delta "... one packet waited for that connection" held A:icm0 cm_tx_queued -eq 1
+check_delta "... one packet was above the connection's MTU" held A:icm0 rc_tx_too_big -eq 1
+check "... nothing but identity echoes went over the connection ($sends RC sends, $echoes echoes): the one that waited was the reply" \
+    sh -c "[ '$sends' -le '$echoes' ]"
 check_delta "... and was answered with frag-needed to A's stack" held A:icm0 tx_icmp_frag_needed -eq 1
 check_delta "... not dropped as forwarded" held A:icm0 tx_drop_too_big -eq 0
 check_output "A's route to B learned PMTU 32380 from it" 'mtu 32380' ns_ip A route get 10.0.2.2
