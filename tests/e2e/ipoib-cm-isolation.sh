@@ -15,7 +15,12 @@
 # delivers in every 1 s interval B's
 # iperf3 reports, and the kernel never logs "NETDEV WATCHDOG"; in the forever and trickle
 # cases debugfs shows A's connection to C with sends in flight and stalled= meanwhile, and
-# the send watchdog tears it down.
+# the send watchdog tears it down. In the forever case C also sends A 48 60000-byte pings (20 ms
+# apart): A's replies (its ICMP control socket's) all reach its driver (Icmp OutEchoReps), none
+# is answered or dropped, and the connection's ring is full, so the rest wait on its queue, far
+# more than that socket's 2 x 64 KiB send buffer; meanwhile B's 5 pings to A are all answered
+# and A's Icmp OutErrors does not move (held packets give their send-buffer charge back,
+# ipoib_hold.h).
 # A connection at its own send bound holds only its own peer's packets. Then four peers
 # (D, E, F, G) stall at once, as many as the RC bound has rings: the netdev queue runs on (UD,
 # ARP and RC pings to B answered, tx_timeouts unmoved), the last stalled one is refused
@@ -29,7 +34,7 @@
 # timeout: 360
 # kernels: stock debug
 . /e2e/lib.sh
-plan 67
+plan 71
 
 F2=/sys/kernel/debug/softib/softib2/fault
 dmesg_mark isolation
@@ -69,6 +74,43 @@ tcp_each_second() {
             n1++; v = v " " f[4] f[5]; if (f[4] + 0 == 0) z++ }
         END { printf "%d whole intervals, %d received nothing:%s\n", n1, z, v; exit !(n1 >= n && z == 0) }' "$1"
 }
+# A's replies to C held on its stalled connection keep no charge on A's ICMP control socket
+# (ipoib_hold.h): its send buffer (2 x 64 KiB) stays free for A's replies to B. C's burst
+# (48 pings of 60000 bytes, 20 ms apart) ends within about 2 s; then what reached A and what
+# waits: every reply built (Icmp OutEchoReps), none answered nor dropped by A's driver, and
+# the connection's ring full (tx_inflight = rc_send conn_limit), so at least 48 - conn_limit
+# of them wait on the connection's queue; then B's 5 pings to A
+snmp_icmp() { /sbin/ip netns exec $1 awk -v f=$2 '/^Icmp:/ { if (!h) { for (k = 1; k <= NF; k++) n[$k] = k; h = 1 } else { print $n[f]; exit } }' /proc/net/snmp; }
+ctl_burst() {
+    /sbin/ip -n C neigh replace 10.0.9.1 lladdr "$(/sbin/ip netns exec A cat /sys/class/net/icm0/address)" nud permanent dev icm2
+    snap ctl A:icm0
+    ctl_in=$(snmp_icmp A InEchos); ctl_rep=$(snmp_icmp A OutEchoReps); ctl_err=$(snmp_icmp A OutErrors)
+    ns_exec C /usr/bin/ping -q -c 48 -i 0.02 -W 1 -s 60000 10.0.9.1 > /tmp/ctl.c 2>&1 &
+    ctl_cp=$!
+}
+ctl_b_pings() {
+    wait $ctl_cp
+    ctl_in=$(( $(snmp_icmp A InEchos) - ctl_in )); ctl_rep=$(( $(snmp_icmp A OutEchoReps) - ctl_rep ))
+    ctl_drop=$(( $(delta ctl A:icm0 cm_tx_drop_queue_full) + $(delta ctl A:icm0 rc_tx_drop_conn_queue) +
+        $(delta ctl A:icm0 cm_tx_drop_teardown) ))
+    ctl_ring=$(sed -n 's/^conn_limit=\([0-9]*\) .*/\1/p' $(cm_file icm0 rc_send))
+    ctl_infl=$(a_to_c | grep " rqpn=$qc " | sed -n '1s/.* tx_inflight=\([0-9]*\).*/\1/p')
+    ns_ping_all B 10.0.9.1 5 > /tmp/ctl.b 2>&1 &
+    ctl_bp=$!
+}
+ctl_held() {
+    grep -q '^48 packets transmitted, 0 received' /tmp/ctl.c && [ "$ctl_rep" -ge 48 ] && [ "$ctl_drop" -eq 0 ] &&
+        [ -n "$ctl_ring" ] && [ "${ctl_infl:-0}" -eq "$ctl_ring" ]
+}
+ctl_checks() {
+    wait $ctl_bp; ctl_brc=$?
+    ctl_err=$(( $(snmp_icmp A OutErrors) - ctl_err ))
+    diag "forever: C -> A: $(grep transmitted /tmp/ctl.c); A: Icmp InEchos +$ctl_in OutEchoReps +$ctl_rep, driver drops +$ctl_drop, C's connection tx_inflight=$ctl_infl of conn_limit=$ctl_ring"
+    check "forever: C's 48 60000-byte pings reached A (Icmp InEchos +$ctl_in >= 48)" test "$ctl_in" -ge 48
+    check "forever: A's 48 replies to C wait on its stalled connection, >= 48 - $ctl_ring on its queue (none answered or dropped, OutEchoReps +$ctl_rep, ring full: tx_inflight=$ctl_infl)" ctl_held
+    check "forever: all 5 pings B -> A answered meanwhile" test $ctl_brc = 0 || diag "$(cat /tmp/ctl.b)"
+    check "forever: A's Icmp OutErrors unmoved (+$ctl_err)" test "$ctl_err" -eq 0
+}
 # stalled CASE FAULT LIFT: C's end stalled by FAULT (a command for softib2's fault file, QPN
 # substituted for @), A floods C and pings B 60 times: every ping to B answered; LIFT ends it
 stalled() {
@@ -90,10 +132,16 @@ stalled() {
     sleep 1
     ns_exec A /usr/bin/ping -c 60 -i 0.2 -W 5 10.0.9.2 > /tmp/b.$1 2>&1 &
     bp=$!
+    # forever: C pings A with 48 60000-byte pings, 20 ms apart; A's replies (its ICMP control
+    # socket's) wait behind the stalled connection's bound, far more than that socket's send
+    # buffer (2 x 64 KiB) could hold, and meanwhile B's pings to A must all be answered
+    [ $1 = forever ] && ctl_burst
     sleep 4
     grep " rqpn=$qc " $(cm_file icm0 connections) > /tmp/conn.$1
+    [ $1 = forever ] && ctl_b_pings
     ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.$1 2>&1
     wait $bp; wait $up; wait $tp
+    [ $1 = forever ] && ctl_checks
     # gone: no connection is left to show by then (its sends end in RETRY_EXC, counted
     # cm_retry_exceeded); the other two stay until the watchdog's 10 s
     case $1 in forever|trickle)
