@@ -137,7 +137,7 @@ stalled() {
     # buffer (2 x 64 KiB) could hold, and meanwhile B's pings to A must all be answered
     [ $1 = forever ] && ctl_burst
     sleep 4
-    grep " rqpn=$qc " $(cm_file icm0 connections) > /tmp/conn.$1
+    a_to_c | grep " rqpn=$qc " > /tmp/conn.$1	# C's line only: two hosts may use one QPN
     [ $1 = forever ] && ctl_b_pings
     ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.$1 2>&1
     wait $bp; wait $up; wait $tp
