@@ -13,6 +13,9 @@
 # - RTU then DREQ -> DREP, the connection closed; a peer that vanishes after our REP (no RTU) is
 #   cleaned up within our CM timeouts (cm_rep_timeouts);
 # - 100 REQs with random private data: every one answered, nothing left in the table;
+# - a valid REQ whose passive QP we cannot create (softib1's fail_create_qp 1, an HCA out of QP
+#   memory) -> REJ 3 (No Resources) of ours, carrying our RFC 4755 §6 private data (our UD QPN
+#   and Receive MTU, RFC 4755 §3.2), counted cm_setup_failures and cm_rej_tx_3_no_resources;
 # then both ends ours in connected mode: traffic still flows, and the kernel log is clean.
 # load: ib_core
 # load: ib_cm
@@ -24,7 +27,7 @@
 # timeout: 400
 # kernels: stock debug
 . /e2e/lib.sh
-plan 48
+plan 54
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 CONNS=/sys/kernel/debug/ib_ipoib_cm/icm1/connections
@@ -117,6 +120,17 @@ check "... each one accepted or refused as bad private data (accepted $acc, refu
 r5=$(delta r -:icm1 cm_rej_tx_5_unsupported) r26=$(delta r -:icm1 cm_rej_tx_26_invalid_mtu) r28=$(delta r -:icm1 cm_rej_rx_28_consumer)
 check "... the refusals by reason add up (REJ 5: $r5, REJ 26: $r26)" test $((r5 + r26)) = "$bad"
 check "... every REP we sent was REJected by the peer with 28 ($r28)" test "$r28" = "$acc"
+
+snap n -:icm1
+FAULT=/sys/kernel/debug/softib/softib1/fault
+check "softib1: its next QP creation fails (fail_create_qp 1)" sh -c "echo fail_create_qp 1 > $FAULT"
+r=$(req $sid_linux rej "$(priv 0x00abcd 65524)" 2>&1)
+check "a valid REQ whose QP we cannot create -> REJ 3 (No Resources): $r" sh -c "printf '%s' '$r' | grep -q 'result=rej reason=3 '"
+check "... carrying our private data: our UD QPN and Receive MTU" \
+    sh -c "printf '%s' '$r' | grep -q 'rej_qpn=0x$(printf %x $myqpn) rej_mtu=65524 '"
+check "the fault was spent on our passive QP" sh -c "! grep -q fail_create_qp $FAULT"
+check_delta "counted as a setup failure" n -:icm1 cm_setup_failures -eq 1
+check_delta "... and one REJ 3 sent" n -:icm1 cm_rej_tx_3_no_resources -eq 1
 
 check "icm0 exists" test -e /sys/class/net/icm0
 ip link set icm1 down

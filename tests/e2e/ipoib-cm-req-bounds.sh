@@ -11,8 +11,17 @@
 # - a REQ within the bounds whose peer never answers our REP (Linux's timers: ib_cm alone would
 #   resend the REP for 65 s) is torn down by our own accepting deadline (10 s,
 #   cm_accept_timeouts);
+# - a peer that stretches the handshake with MRAs (IBA 12.6.6: ib_cm then waits the MRA's
+#   service timeout, 2.4 h at 31), both ways at once: our REP answered by an MRA and never by
+#   an RTU is torn down by the same accepting deadline (cm_accept_timeouts); our REQ to a
+#   listener the raw peer runs on softib0 (a static neighbour names its UD QPN and port GID,
+#   icm1 in connected mode, a 60000-byte ping) answered by an MRA and never by a REP is given up
+#   at our connect deadline (10 s at softib's lifetime 14, cm_connect_timeouts): its queue
+#   falls back (cm_fall_backs) and ib_cm's destroy cancels the REQ (the listener gets REJ 4,
+#   Timeout);
 # - the REQ that held rmmod for hours (timeouts 31, lifetime 30, no answer to a REP) is
-#   refused, and rmmod ib_ipoib_cm right after it takes seconds.
+#   refused, and rmmod ib_ipoib_cm right after it takes seconds, with an MRA'd REP (service
+#   timeout 23: 35 s, no retries) and an MRA'd REQ of ours still pending.
 # Bounds: docs/connected.md §3.
 # load: ib_core
 # load: ib_cm
@@ -25,7 +34,7 @@
 # kernels: stock debug
 # tier: core
 . /e2e/lib.sh
-plan 25
+plan 40
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 PAR=/sys/module/ipoib_cmreq_test/parameters
@@ -71,8 +80,47 @@ diag "accepting slot gone after about $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
 check_delta "counted as an accept timeout" a -:icm1 cm_accept_timeouts -eq 1
 check_delta "... not as a REP timeout" a -:icm1 cm_rep_timeouts -eq 0
 
+# MRAs both ways. The listener's UD QPN is its own choice; the address is an IPoIB one
+# (RFC 4391 §9.1.1) with the connected-mode flag (RFC 4755 §3.1), that QPN and softib0's GID.
+lqpn=00beef
+gid0=$(tr -d ':' < /sys/class/infiniband/softib0/ports/1/gids/0)
+lhw="80:$(echo $lqpn$gid0 | sed 's/../&:/g; s/:$//')"
+passive_gone() { ! grep -q 'dir=passive' $CONNS; }
+active_gone() { ! grep -q 'dir=active' $CONNS; }
+listened() { grep -q "listen_req=$1 listen_mra=$1 " $CTL; }
+check "the raw peer listens on softib0 for UD QPN 0x$lqpn, answering REQs with MRAs" sh -c "echo listen softib0 $lqpn > $CTL"
+check "icm1 -> connected mode, a static neighbour for the listener" sh -c "echo connected > /sys/class/net/icm1/mode &&
+    /sbin/ip addr add 10.0.9.1/24 dev icm1 && /sbin/ip neigh replace 10.0.9.2 lladdr $lhw nud permanent dev icm1"
+snap m -:icm1
+expect "Linux's timers, our REP answered by an MRA (service timeout 31) and no RTU" "result=rep .*mra=sent" 20 18 mra
+t0=$(cut -d. -f1 /proc/uptime)
+ping -c 1 -s 60000 -W 2 10.0.9.2 > /dev/null 2>&1 &
+check "... its connection shows as accepting" grep -q 'dir=passive.*state=accepting' $CONNS
+check "our REQ to the listener is answered by an MRA" wait_for 10 listened 1
+check "... our connection shows as connecting" grep -q 'dir=active.*state=connecting' $CONNS
+check "both MRAs reached our connections (ib_cm now waits 2.4 h for each)" wait_for 5 delta_eq m -:icm1 cm_mra_rx 2
+check "the MRA'd accepting one is gone within 15 s of its REQ: the MRA did not extend our deadline" wait_for 15 passive_gone
+check "... and the MRA'd connecting one: our connect deadline, not ib_cm's 2.4 h" wait_for 15 active_gone
+diag "both gone after about $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
+check_delta "counted as an accept timeout" m -:icm1 cm_accept_timeouts -eq 1
+check_delta "... and as a connect timeout" m -:icm1 cm_connect_timeouts -eq 1
+check_delta "the ping's queue fell back to the UD path" m -:icm1 cm_fall_backs -eq 1
+check "our REQ cancelled by ib_cm's destroy: the listener got REJ 4 (Timeout)" wait_for 5 grep -q 'listen_rej=1 listen_rej_reason=4$' $CTL
+diag "raw peer: $(cat $CTL)"
+
 expect "timeouts 31, lifetime 30, peer silent after a REP -> refused" "result=rej reason=5 " 31 30 vanish
-check "no connection kept for it" table_empty
+# (the listener's address is listed as dir=none state=fallback until its 1 s back-off ends)
+check "no connection kept for it" wait_for 5 table_empty || cm_show icm1
+# pending at rmmod: an MRA'd REP (REQ with Max CM Retries 0: under a REJ of ours from REP_SENT
+# ib_cm would wait its 35 s out in ib_destroy_cm_id) and an MRA'd REQ of ours
+echo 23 > $PAR/mra_timeout
+echo 20 > $PAR/cm_timeout; echo 18 > $PAR/life; echo 0 > $PAR/cm_retries
+r=$(echo "req softib0 $lidn $gid $sid mra $pd" > $CTL 2>&1 && cat $CTL)
+check "an MRA'd REP left pending ($r)" sh -c "printf '%s' '$r' | grep -q 'result=rep .*mra=sent'"
+# a ping every 0.2 s: those within the fall back's 1 s back-off take the UD path (refused above
+# its MTU), the first one after it connects again
+ping -c 25 -i 0.2 -s 60000 -W 1 10.0.9.2 > /dev/null 2>&1 &
+check "an MRA'd REQ of ours left pending (once the fall back's back-off is over)" wait_for 10 listened 2
 t0=$(cut -d. -f1 /proc/uptime)
 check "rmmod ib_ipoib_cm right after" rmmod ib_ipoib_cm
 t=$(( $(cut -d. -f1 /proc/uptime) - t0 ))

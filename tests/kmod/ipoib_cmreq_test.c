@@ -17,6 +17,9 @@
  *         rtu     send the RTU, then a DREQ after 200 ms, and wait for the DREP
  *         vanish  answer nothing (a peer that died mid-handshake): the id is kept silent
  *                 until the next command or rmmod
+ *         mra     answer with an MRA (IBA 12.6.6) for the REP, Service Timeout `mra_timeout`,
+ *                 and then nothing (no RTU): ib_cm at the REP's sender then waits that service
+ *                 timeout (31: 2.4 h) before it resends or gives up; kept silent as with vanish
  *       The write returns when the outcome is known (REJ, REP handled, error; at most 15 s).
  *
  * The REQ's timers are module parameters, writable at run time under
@@ -24,7 +27,8 @@
  * default 16), cm_retries (Max CM Retries, default 3), life (the path's packet lifetime,
  * default 14; ib_cm sends lifetime + 1 as the REQ's Local ACK Timeout, or the CA's ACK delay
  * when larger), so a scenario can send the hostile values a peer may choose; pkey (the REQ's
- * P_Key, default 0xffff; ib_cm needs it in the sending port's P_Key table).
+ * P_Key, default 0xffff; ib_cm needs it in the sending port's P_Key table), mra_timeout (the
+ * Service Timeout of the MRAs `mra` and `listen` send, IBA time value 0-31, default 31).
  *
  *   forge <src-dev> <dst-lid> <dst-gid> <service-id> <sgid-index> <private-data-hex>
  *       a peer with a real RC QP that claims another port's identity: the REQ's source GID is
@@ -45,12 +49,28 @@
  *   flood_end
  *       destroys the flood's ids.
  *
+ *   listen <dev> <ud-qpn>
+ *       a peer that stretches our handshake: listens on port 1 of <dev> for the IPoIB-CM
+ *       service ID of the UD QPN <ud-qpn> (hex; Linux's 0x1000000000000000 | QPN, the one a
+ *       REQ tries first), and answers every REQ it receives with an MRA (Service Timeout
+ *       `mra_timeout`) and then nothing: no REP, no REJ. A static neighbour whose 20-octet
+ *       address has the connected-mode flag, <ud-qpn> and <dev>'s port GID makes our driver
+ *       connect to it. The REQs' ids stay until `listen_end` or rmmod (their destroy sends
+ *       the REJ ib_cm owes), not across other commands. Replaces an earlier listener.
+ *   listen_end
+ *       stops listening and destroys the REQs' ids.
+ *
  * Reading the file gives the last outcome, one line:
  *   result=rej|rep|req_error|timeout|error reason=<REJ reason> rep_mtu=<Receive MTU in the REP
  *   private data> rep_qpn=<UD QPN in it> rep_len=<its length> close=drep|dreq_error|none
+ *   rej_qpn=<UD QPN in a REJ's private data (RFC 4755 §3.2, 0 when none)> rej_mtu=<Receive MTU
+ *   in it> mra=sent|failed|none (`mra`: the MRA for the REP)
  * followed, once a flood was sent, by " flood_sent=N flood_rep=N flood_rej=N flood_rej3=N
  * flood_rej_pd=N flood_err=N" (REPs, REJs, of them No Resources and those whose private data
- * names a UD QPN, REQ errors: the sum counts the answers so far).
+ * names a UD QPN, REQ errors: the sum counts the answers so far), and once a listener was
+ * started, by " listen_req=N listen_mra=N listen_rej=N listen_rej_reason=R" (REQs received,
+ * MRAs sent for them, REJs received on their ids and the last one's reason: ib_cm's REJ 4,
+ * Timeout, when the REQ's sender gives up and destroys its id).
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -66,7 +86,8 @@
 #define REQ_PRIV_MAX 92		/* IB_CM_REQ_PRIVATE_DATA_SIZE */
 #define WAIT_JIFFIES (15 * HZ)
 
-enum then { THEN_REJ, THEN_RTU, THEN_VANISH, THEN_FORGE, THEN_FLOOD };
+enum then { THEN_REJ, THEN_RTU, THEN_VANISH, THEN_MRA, THEN_FORGE, THEN_FLOOD };
+#define LISTEN_MAX 16
 #define FLOOD_MAX 4096
 
 #define FORGE_RECVS 16
@@ -93,7 +114,9 @@ struct probe {
 	char result[16];
 	int reason;
 	u32 rep_mtu, rep_qpn, rep_len;
+	u32 rej_mtu, rej_qpn;
 	char close[16];
+	const char *mra;
 	struct forge *fg;	/* THEN_FORGE */
 };
 
@@ -104,18 +127,29 @@ module_param(cm_retries, uint, 0644);
 MODULE_PARM_DESC(cm_retries, "REQ Max CM Retries (0-15)");
 module_param(life, uint, 0644);
 MODULE_PARM_DESC(life, "path packet lifetime (IBA time value, 0-30)");
+static unsigned int mra_timeout = 31;
+module_param(mra_timeout, uint, 0644);
+MODULE_PARM_DESC(mra_timeout, "Service Timeout of the MRAs sent (`mra`, `listen`; IBA time value, 0-31)");
 static unsigned int pkey = 0xffff;
 module_param(pkey, uint, 0644);
 MODULE_PARM_DESC(pkey, "the REQ's P_Key (in the sending port's table, e.g. softib pkeys=; default 0xffff)");
 
 static DEFINE_MUTEX(ctl_lock);
-static struct probe *silent;	/* a THEN_VANISH or THEN_FORGE probe, kept until the next command */
-static char last[160] = "result=none\n";
+static struct probe *silent;	/* THEN_VANISH, THEN_MRA, THEN_FORGE: kept until the next command */
+static char last[256] = "result=none\n";
 /* the flood's probes (THEN_FLOOD), kept until flood_end or rmmod, and what answered them */
 static struct probe **flood;
 static unsigned int flood_n;
 static atomic_t flood_rep, flood_rej, flood_rej3, flood_rej_pd, flood_err;
 static struct dentry *dir;
+/* the listener (listen): its id, the ids of the REQs it received, and what happened to them */
+static struct ib_cm_id *listener;
+static struct ib_device *listen_dev;
+static DEFINE_SPINLOCK(listen_lock);
+static struct ib_cm_id *listen_ids[LISTEN_MAX];
+static unsigned int listen_n;
+static bool listen_started;
+static atomic_t listen_req, listen_mra, listen_rej, listen_rej_reason;
 
 static void finish(struct probe *p, const char *result)
 {
@@ -266,6 +300,10 @@ static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	switch (ev->event) {
 	case IB_CM_REJ_RECEIVED:
 		p->reason = ev->param.rej_rcvd.reason;
+		if (pd) {	/* RFC 4755 §3.2: the rejecter's UD QPN and Receive MTU, as in a REP */
+			p->rej_qpn = (pd[1] << 16) | (pd[2] << 8) | pd[3];
+			p->rej_mtu = (pd[4] << 24) | (pd[5] << 16) | (pd[6] << 8) | pd[7];
+		}
 		finish(p, "rej");
 		break;
 	case IB_CM_REP_RECEIVED:
@@ -282,6 +320,9 @@ static int handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		} else if (p->then == THEN_FORGE) {
 			if (forge_rep(p))
 				strscpy(p->close, "rtu_failed", sizeof(p->close));
+		} else if (p->then == THEN_MRA) {
+			/* from REP_RCVD: ib_cm sends it (MRAed: REP) and resends it for a duplicate REP */
+			p->mra = ib_send_cm_mra(id, min(mra_timeout, 31u), NULL, 0) ? "failed" : "sent";
 		}
 		finish(p, "rep");
 		break;
@@ -393,6 +434,7 @@ static struct probe *probe_new(const char *devname, enum then then)
 	init_completion(&p->closed);
 	strscpy(p->close, "none", sizeof(p->close));
 	strscpy(p->result, "timeout", sizeof(p->result));
+	p->mra = "none";
 	p->then = then;
 	p->dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
 	if (!p->dev) {
@@ -462,8 +504,90 @@ static int run_flood(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 		if (gap_ms)
 			msleep(gap_ms);
 	}
-	snprintf(last, sizeof(last), "result=flood reason=%d rep_mtu=0 rep_qpn=0x0 rep_len=0 close=none\n", ret);
+	snprintf(last, sizeof(last),
+		 "result=flood reason=%d rep_mtu=0 rep_qpn=0x0 rep_len=0 close=none rej_qpn=0x0 rej_mtu=0 mra=none\n", ret);
 	return ret;
+}
+
+/* listen: a REQ for the listener's service ID (on a new id) or an event on one of those ids */
+static int listen_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	unsigned long flags;
+
+	switch (ev->event) {
+	case IB_CM_REQ_RECEIVED:
+		atomic_inc(&listen_req);
+		spin_lock_irqsave(&listen_lock, flags);
+		if (listen_n >= LISTEN_MAX) {
+			spin_unlock_irqrestore(&listen_lock, flags);
+			return -ENOMEM;	/* ib_cm destroys the id */
+		}
+		listen_ids[listen_n++] = id;
+		spin_unlock_irqrestore(&listen_lock, flags);
+		/* from REQ_RCVD (MRAed: REQ); then nothing, until the sender gives up */
+		if (!ib_send_cm_mra(id, min(mra_timeout, 31u), NULL, 0))
+			atomic_inc(&listen_mra);
+		return 0;
+	case IB_CM_REJ_RECEIVED:
+		atomic_set(&listen_rej_reason, ev->param.rej_rcvd.reason);
+		atomic_inc(&listen_rej);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void listen_free(void)
+{
+	struct ib_cm_id *ids[LISTEN_MAX];
+	unsigned long flags;
+	unsigned int i, n;
+
+	if (listener)
+		ib_destroy_cm_id(listener);	/* no new REQ reaches us after this */
+	listener = NULL;
+	spin_lock_irqsave(&listen_lock, flags);
+	n = listen_n;
+	memcpy(ids, listen_ids, n * sizeof(*ids));
+	listen_n = 0;
+	spin_unlock_irqrestore(&listen_lock, flags);
+	for (i = 0; i < n; i++)
+		ib_destroy_cm_id(ids[i]);	/* sends the REJ its state still owes */
+	if (listen_dev)
+		ib_device_put(listen_dev);
+	listen_dev = NULL;
+}
+
+/* listen: the IPoIB-CM service ID (Linux's) of ud_qpn on port 1 of devname; every REQ MRAed */
+static int run_listen(const char *devname, u32 ud_qpn)
+{
+	struct ib_device *dev;
+	struct ib_cm_id *id;
+	int ret;
+
+	listen_free();
+	dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
+	if (!dev)
+		return -ENODEV;
+	id = ib_create_cm_id(dev, listen_handler, NULL);
+	if (IS_ERR(id)) {
+		ib_device_put(dev);
+		return PTR_ERR(id);
+	}
+	ret = ib_cm_listen(id, cpu_to_be64(0x1000000000000000ULL | (ud_qpn & 0xffffff)));
+	if (ret) {
+		ib_destroy_cm_id(id);
+		ib_device_put(dev);
+		return ret;
+	}
+	atomic_set(&listen_req, 0);
+	atomic_set(&listen_mra, 0);
+	atomic_set(&listen_rej, 0);
+	atomic_set(&listen_rej_reason, 0);
+	listener = id;
+	listen_dev = dev;
+	listen_started = true;
+	return 0;
 }
 
 static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
@@ -503,9 +627,10 @@ static int run_req(const char *devname, u32 dlid, const char *gidhex, u64 sid,
 		else if (!wait_for_completion_timeout(&p->closed, WAIT_JIFFIES))
 			strscpy(p->close, "dreq_timeout", sizeof(p->close));
 	}
-	snprintf(last, sizeof(last), "result=%s reason=%d rep_mtu=%u rep_qpn=0x%x rep_len=%u close=%s\n",
-		 p->result, p->reason, p->rep_mtu, p->rep_qpn, p->rep_len, p->close);
-	if ((then == THEN_VANISH || then == THEN_FORGE) && !strcmp(p->result, "rep")) {
+	snprintf(last, sizeof(last),
+		 "result=%s reason=%d rep_mtu=%u rep_qpn=0x%x rep_len=%u close=%s rej_qpn=0x%x rej_mtu=%u mra=%s\n",
+		 p->result, p->reason, p->rep_mtu, p->rep_qpn, p->rep_len, p->close, p->rej_qpn, p->rej_mtu, p->mra);
+	if ((then == THEN_VANISH || then == THEN_MRA || then == THEN_FORGE) && !strcmp(p->result, "rep")) {
 		silent = p;	/* keep the id silent: no RTU, no REJ, until the next command */
 		return 0;
 	}
@@ -534,6 +659,22 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		flood_free();
 		mutex_unlock(&ctl_lock);
 		return len;
+	}
+	if (!strncmp(buf, "listen_end", 10)) {
+		mutex_lock(&ctl_lock);
+		listen_free();
+		mutex_unlock(&ctl_lock);
+		return len;
+	}
+	if (!strncmp(buf, "listen ", 7)) {
+		unsigned int ud_qpn;
+
+		if (sscanf(buf, "listen %31s %x", dev, &ud_qpn) != 2 || !ud_qpn || ud_qpn > 0xffffff)
+			return -EINVAL;
+		mutex_lock(&ctl_lock);
+		ret = run_listen(dev, ud_qpn);
+		mutex_unlock(&ctl_lock);
+		return ret ? ret : len;
 	}
 	if (!strncmp(buf, "flood ", 6)) {
 		unsigned int count, gap;
@@ -564,6 +705,8 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len, lo
 		t = THEN_RTU;
 	else if (!strcmp(then, "vanish"))
 		t = THEN_VANISH;
+	else if (!strcmp(then, "mra"))
+		t = THEN_MRA;
 	else
 		return -EINVAL;
 	mutex_lock(&ctl_lock);
@@ -578,7 +721,7 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 {
 	ssize_t r;
 
-	char line[sizeof(last) + 128];
+	char line[sizeof(last) + 256];
 
 	mutex_lock(&ctl_lock);
 	if (silent && silent->fg)
@@ -591,6 +734,10 @@ static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len, loff_t *o
 			 " flood_sent=%u flood_rep=%d flood_rej=%d flood_rej3=%d flood_rej_pd=%d flood_err=%d\n",
 			 flood_n, atomic_read(&flood_rep), atomic_read(&flood_rej), atomic_read(&flood_rej3),
 			 atomic_read(&flood_rej_pd), atomic_read(&flood_err));
+	if (listen_started)
+		snprintf(line + strcspn(line, "\n"), sizeof(line) - strcspn(line, "\n"),
+			 " listen_req=%d listen_mra=%d listen_rej=%d listen_rej_reason=%d\n", atomic_read(&listen_req),
+			 atomic_read(&listen_mra), atomic_read(&listen_rej), atomic_read(&listen_rej_reason));
 	r = simple_read_from_buffer(ubuf, len, off, line, strlen(line));
 	mutex_unlock(&ctl_lock);
 	return r;
@@ -617,6 +764,7 @@ static void __exit cmreq_exit(void)
 	probe_free(silent);
 	silent = NULL;
 	flood_free();
+	listen_free();
 	mutex_unlock(&ctl_lock);
 }
 
