@@ -6,7 +6,8 @@
  * struct kunit * in the kernel, a host record on the host) and report through the few
  * extern "C" functions below. Two implementations exist:
  *   kunit/kernel/ktest_kunit.c  KUnit (kunit_err/kunit_set_failure/kunit_mark_skipped),
- *                               plus probes that need kernel headers (lock state, sizes)
+ *                               plus probes that need kernel headers (lock state, sizes,
+ *                               a kernel socket)
  *   kunit/host/host.c           stdio + malloc, for `make -C kunit host`
  * Plain C, no kernel or libc header: included by C and by freestanding C++.
  */
@@ -76,6 +77,25 @@ int ktest_bh_disabled(void) KTEST_NOEXCEPT;
 /* The lockdep class key and name of a lock, or NULL when lockdep is off. */
 const void *ktest_spin_class(struct kapi_spinlock *l, const char **name) KTEST_NOEXCEPT;
 const void *ktest_mutex_class(struct kapi_mutex *m, const char **name) KTEST_NOEXCEPT;
+
+/*
+ * ---- a kernel socket and an skb charged to its send buffer (the module only) ----
+ * ktest_ksock_create: a kernel socket in init_net (sock_create_kern): raw != 0 an IPv4
+ * SOCK_RAW/IPPROTO_ICMP one, as inet_ctl_sock_create makes the control sockets, else a
+ * SOCK_DGRAM/UDP one. NULL on failure and always on the host, which has no sockets.
+ * ktest_ksock_skb: an skb of len bytes charged to it (sock_wmalloc: skb_set_owner_w).
+ * ktest_ksock_wmem: its send-buffer charge (sk_wmem_alloc_get); ktest_ksock_refs: its
+ * reference count (sk_refcnt).
+ * ktest_ksock_owns: 1 when skb->sk is that socket, 0 when it is another one or none.
+ * Free the skbs (kapi_skb_free) before ktest_ksock_release.
+ */
+struct ktest_ksock;
+struct ktest_ksock *ktest_ksock_create(int raw) KTEST_NOEXCEPT;
+void ktest_ksock_release(struct ktest_ksock *ks) KTEST_NOEXCEPT;
+struct kapi_skb *ktest_ksock_skb(struct ktest_ksock *ks, unsigned int len) KTEST_NOEXCEPT;
+long ktest_ksock_wmem(const struct ktest_ksock *ks) KTEST_NOEXCEPT;
+int ktest_ksock_owns(const struct ktest_ksock *ks, const struct kapi_skb *skb) KTEST_NOEXCEPT;
+long ktest_ksock_refs(const struct ktest_ksock *ks) KTEST_NOEXCEPT;
 
 /* ---- the real values behind kapi_sizes.h / kapi_consts.h, read at run time ---- */
 struct ktest_sizes {

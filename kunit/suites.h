@@ -56,4 +56,5 @@
 	X(path_queue)         \
 	X(kapi_sizes)          \
 	X(frag_shim)          \
+	X(hold_shim)          \
 	X(ud_repair)

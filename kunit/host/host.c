@@ -254,6 +254,14 @@ int ktest_bh_disabled(void) { return bh_off > 0; }
 const void *ktest_spin_class(struct kapi_spinlock *l, const char **name) { (void)l; *name = NULL; return NULL; }
 const void *ktest_mutex_class(struct kapi_mutex *m, const char **name) { (void)m; *name = NULL; return NULL; }
 
+/* no sockets on the host: the cases that need one skip */
+struct ktest_ksock *ktest_ksock_create(int raw) { (void)raw; return NULL; }
+void ktest_ksock_release(struct ktest_ksock *ks) { (void)ks; }
+struct kapi_skb *ktest_ksock_skb(struct ktest_ksock *ks, unsigned int len) { (void)ks; (void)len; return NULL; }
+long ktest_ksock_wmem(const struct ktest_ksock *ks) { (void)ks; return 0; }
+long ktest_ksock_refs(const struct ktest_ksock *ks) { (void)ks; return 0; }
+int ktest_ksock_owns(const struct ktest_ksock *ks, const struct kapi_skb *skb) { (void)ks; (void)skb; return 0; }
+
 void ktest_real_sizes(struct ktest_sizes *o)
 {
 	/* the host has no kernel: report the stand-in header, so only the C++ side is checked */

@@ -26,9 +26,13 @@
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/net.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include "ktest_api.h"
 #include "suites.h"
@@ -246,6 +250,49 @@ void ktest_real_sizes(struct ktest_sizes *o)
 	o->enomem = ENOMEM;
 	o->eopnotsupp = EOPNOTSUPP;
 	o->enametoolong = ENAMETOOLONG;
+}
+
+/* ---------------------------------------------------------------- a kernel socket */
+/* struct ktest_ksock is the struct socket itself. */
+static struct socket *to_socket(const struct ktest_ksock *ks)
+{
+	return (struct socket *)ks;
+}
+
+struct ktest_ksock *ktest_ksock_create(int raw)
+{
+	struct socket *sock;
+
+	if (sock_create_kern(&init_net, PF_INET, raw ? SOCK_RAW : SOCK_DGRAM,
+			     raw ? IPPROTO_ICMP : IPPROTO_UDP, &sock))
+		return NULL;
+	return (struct ktest_ksock *)sock;
+}
+
+void ktest_ksock_release(struct ktest_ksock *ks)
+{
+	sock_release(to_socket(ks));
+}
+
+struct kapi_skb *ktest_ksock_skb(struct ktest_ksock *ks, unsigned int len)
+{
+	/* force: not bounded by sk_sndbuf; charged with skb_set_owner_w (destructor sock_wfree) */
+	return (struct kapi_skb *)sock_wmalloc(to_socket(ks)->sk, len, 1, GFP_KERNEL);
+}
+
+long ktest_ksock_wmem(const struct ktest_ksock *ks)
+{
+	return sk_wmem_alloc_get(to_socket(ks)->sk);
+}
+
+long ktest_ksock_refs(const struct ktest_ksock *ks)
+{
+	return refcount_read(&to_socket(ks)->sk->sk_refcnt);
+}
+
+int ktest_ksock_owns(const struct ktest_ksock *ks, const struct kapi_skb *skb)
+{
+	return ((const struct sk_buff *)skb)->sk == to_socket(ks)->sk;
 }
 
 /* ---------------------------------------------------------------- running */
