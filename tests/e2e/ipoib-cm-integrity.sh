@@ -9,7 +9,9 @@
 # messages); then the same against the in-tree ipoib (C) at 2044 and 65520. Three softib
 # hosts, ours on softib0 (icm0, A) and softib1 (icm1, B), the in-tree on softib2 (ib2, C).
 # This file: SRQ everywhere; ipoib-cm-integrity-nosrq.sh sources it with srq=0 and every
-# ring held at exactly one buffer (nonsrq_min_recv=nonsrq_max_recv=1).
+# ring held at exactly one buffer (nonsrq_min_recv=nonsrq_max_recv=1). Each transfer must
+# complete within a time limit of its own (XFER_LIMIT, well within the scenario's): one that
+# stalls fails its check, saying what each end is missing, and the next one runs.
 # load: ib_core
 # load: ib_cm
 # load: ib_umad
@@ -20,7 +22,7 @@
 # timeout: 420
 # kernels: stock
 . /e2e/lib.sh
-plan 31
+plan 36
 
 SIZE=2000000
 dmesg_mark integrity
@@ -36,14 +38,55 @@ for n in A B C; do eval "sum_$n=\$(sha256sum /tmp/data.$n | cut -d' ' -f1)"; don
 mtu() { /sbin/ip -n A link set icm0 mtu "$1" && /sbin/ip -n B link set icm1 mtu "$1" && /sbin/ip -n C link set ib2 mtu "$1"; }
 size_of() { if [ -e "$1" ]; then wc -c < "$1"; else echo 0; fi; }
 got_all() { [ "$(size_of /tmp/got.$1)" -ge $SIZE ] && [ "$(size_of /tmp/got.$2)" -ge $SIZE ]; }
+# XFER_LIMIT: the seconds one transfer may take, from its listener's start until both nc have
+# exited. A clean stock run takes 1.3-2.2 s a transfer (the nosrq variant, whose one-buffer
+# rings make the MTU 2044 ones wait on RNR retries, up to 17 s: it sets 60). Past the limit
+# the transfer fails with what each end is missing, whatever is left of it is killed and the
+# next one starts: a transfer that stalls costs its limit, not the scenario's.
+XFER_LIMIT=${XFER_LIMIT:-30}
+# now_cs: uptime in hundredths of a second
+now_cs() { _u=$(cut -d' ' -f1 /proc/uptime); echo $(( ${_u%.*} * 100 + 1${_u#*.} - 100 )); }
+# running PID...: one of them still runs (a child that exited but is not reaped yet is a zombie)
+running() {
+    for _rp in "$@"; do
+        case $(cut -d' ' -f3 "/proc/$_rp/stat" 2>/dev/null) in ''|Z|X) ;; *) return 0 ;; esac
+    done
+    return 1
+}
+# until_cs DEADLINE cmd...: poll cmd every 0.2 s until it succeeds, or 1 once now_cs reaches DEADLINE
+until_cs() {
+    _uc=$1; shift
+    while ! "$@" >/dev/null 2>&1; do
+        [ "$(now_cs)" -ge "$_uc" ] && return 1
+        sleep 0.2
+    done
+    return 0
+}
+# ns_procs NS...: "PID COMM" of every process in these network namespaces
+ns_procs() { for _pn in "$@"; do for _np in $(ip netns pids $_pn 2>/dev/null); do echo "$_np $(cat /proc/$_np/comm 2>/dev/null)"; done; done; }
+# xfer_kill NS NS PID...: SIGKILL every process in the two namespaces (the transfer's nc) and
+# the PIDs (the writers, the shells around nc); prints what it killed; fails if any of them is
+# still there 5 s later
+xfer_kill() {
+    _kn="$1 $2"; shift 2
+    _kl=$(for _n in $_kn; do ns_procs $_n | sed "s/^/$_n:/"; done)
+    for _n in $_kn; do for _np in $(ip netns pids $_n); do kill -9 $_np 2>/dev/null; done; done
+    for _np in "$@"; do running $_np && { echo "$_np $(cat /proc/$_np/comm 2>/dev/null)"; kill -9 $_np 2>/dev/null; }; done
+    echo "$_kl"
+    xfer_gone() { [ -z "$(ns_procs $_kn)" ] && ! running "$@"; }
+    wait_for 5 xfer_gone "$@" && return 0
+    echo "still running: $(ns_procs $_kn | tr '\n' ' ')"; return 1
+}
 # xfer X IPX Y PORT LABEL: X listens on PORT, Y connects, and each writes its /tmp/data.N into
 # the one TCP connection at once (fifos hold both stdins open until both ends have all
-# SIZE bytes, since busybox nc quits at its stdin's EOF); then the digests of what each
-# received against the other's data
+# SIZE bytes, since busybox nc quits at its stdin's EOF). Checked: the transfer completed
+# within XFER_LIMIT (else what each end is missing, and nothing of it left running); then,
+# only if it did, the digests of what each received against the other's data.
 xfer() {
     _x=$1 _ix=$2 _y=$3 _p=$4 _l=$5
     rm -f /tmp/got.$_x /tmp/got.$_y /tmp/in.$_x /tmp/in.$_y
     mkfifo /tmp/in.$_x /tmp/in.$_y
+    _t0=$(now_cs); _end=$((_t0 + XFER_LIMIT * 100))
     ns_exec $_x busybox nc -l -p $_p < /tmp/in.$_x > /tmp/got.$_x 2>/tmp/nc.$_x &
     _lp=$!
     exec 8> /tmp/in.$_x
@@ -54,11 +97,38 @@ xfer() {
     exec 9> /tmp/in.$_y
     cat /tmp/data.$_x >&8 & _w1=$!
     cat /tmp/data.$_y >&9 & _w2=$!
-    wait $_w1 $_w2
-    wait_for 120 got_all $_x $_y
+    # both written and both received, or both nc gone (the connection failed: nothing more
+    # comes); then closing the fifos ends both nc
+    xfer_settled() { { ! running $_w1 $_w2 && got_all $_x $_y; } || ! running $_lp $_cp; }
+    until_cs $_end xfer_settled
+    _st=writing; running $_w1 $_w2 || _st=receiving
     exec 8>&- 9>&-
-    wait $_lp $_cp
-    diag "$_l: $_x got $(size_of /tmp/got.$_x) bytes, $_y got $(size_of /tmp/got.$_y) of $SIZE"
+    nc_gone() { ! running $_lp $_cp; }
+    until_cs $_end nc_gone && _st=closed
+    _dt=$(($(now_cs) - _t0)); _dt=$((_dt / 100)).$((_dt / 10 % 10))
+    _nx=$(size_of /tmp/got.$_x) _ny=$(size_of /tmp/got.$_y)
+    _got="$_x got $_nx, $_y got $_ny of $SIZE bytes"
+    if [ $_st = closed ] && got_all $_x $_y; then
+        ok "$_l: both directions complete within $XFER_LIMIT s ($_dt s; $_got)"
+    else
+        if [ $_st = closed ]; then
+            not_ok "$_l: both directions complete within $XFER_LIMIT s (both nc ended after $_dt s; $_got)"
+        else
+            not_ok "$_l: both directions complete within $XFER_LIMIT s (still $_st after $_dt s; $_got)"
+        fi
+        diag "$_l: $_x is missing $((SIZE - _nx)) bytes of $_y's, $_y is missing $((SIZE - _ny)) bytes of $_x's"
+        [ -s /tmp/nc.$_x ] && diag "nc in $_x: $(cat /tmp/nc.$_x)"
+        [ -s /tmp/nc.$_y ] && diag "nc in $_y: $(cat /tmp/nc.$_y)"
+        _k=$(xfer_kill $_x $_y $_w1 $_w2 $_lp $_cp); _kr=$?
+        diag "killed: $(printf '%s\n' "$_k" | grep . | tr '\n' ' ')"
+        [ $_kr = 0 ] && diag "nothing of it left running in $_x, $_y or here" || diag "$_k"
+    fi
+    running $_w1 $_w2 $_lp $_cp || wait $_w1 $_w2 $_lp $_cp 2>/dev/null
+    if [ $_st != closed ] || ! got_all $_x $_y; then
+        skip "$_l: $_y -> $_x, every byte (sha256)" "the transfer did not complete"
+        skip "$_l: $_x -> $_y, every byte (sha256)" "the transfer did not complete"
+        return
+    fi
     eval "_sx=\$sum_$_x _sy=\$sum_$_y"
     _gx=$(sha256sum /tmp/got.$_x | cut -d' ' -f1); _gy=$(sha256sum /tmp/got.$_y | cut -d' ' -f1)
     check "$_l: $_y -> $_x, every byte (sha256 ${_gx%${_gx#????????}} = sent ${_sy%${_sy#????????}})" test "$_gx" = "$_sy"
