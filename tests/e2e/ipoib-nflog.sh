@@ -23,6 +23,7 @@
 # load: nfnetlink_log
 # mem: 1280
 # timeout: 300
+# tier: core
 # kernels: stock debug
 . /e2e/lib.sh
 plan 26
