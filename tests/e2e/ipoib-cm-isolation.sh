@@ -20,7 +20,7 @@
 # is answered or dropped, and the connection's ring is full, so the rest wait on its queue, far
 # more than that socket's 2 x 64 KiB send buffer; meanwhile B's 5 pings to A are all answered
 # and A's Icmp OutErrors does not move (held packets give their send-buffer charge back,
-# ipoib_hold.h).
+# core/ipoib_hold.h).
 # A connection at its own send bound holds only its own peer's packets. Then four peers
 # (D, E, F, G) stall at once, as many as the RC bound has rings: the netdev queue runs on (UD,
 # ARP and RC pings to B answered, tx_timeouts unmoved), the last stalled one is refused
@@ -75,7 +75,7 @@ tcp_each_second() {
         END { printf "%d whole intervals, %d received nothing:%s\n", n1, z, v; exit !(n1 >= n && z == 0) }' "$1"
 }
 # A's replies to C held on its stalled connection keep no charge on A's ICMP control socket
-# (ipoib_hold.h): its send buffer (2 x 64 KiB) stays free for A's replies to B. C's burst
+# (core/ipoib_hold.h): its send buffer (2 x 64 KiB) stays free for A's replies to B. C's burst
 # (48 pings of 60000 bytes, 20 ms apart) ends within about 2 s; then what reached A and what
 # waits: every reply built (Icmp OutEchoReps), none answered nor dropped by A's driver, and
 # the connection's ring full (tx_inflight = rc_send conn_limit), so at least 48 - conn_limit

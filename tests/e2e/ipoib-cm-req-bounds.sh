@@ -34,7 +34,7 @@
 # kernels: stock debug
 # tier: core
 . /e2e/lib.sh
-plan 40
+plan 42
 
 CTL=/sys/kernel/debug/ipoib_cmreq_test/ctl
 PAR=/sys/module/ipoib_cmreq_test/parameters
@@ -99,8 +99,9 @@ check "... its connection shows as accepting" grep -q 'dir=passive.*state=accept
 check "our REQ to the listener is answered by an MRA" wait_for 10 listened 1
 check "... our connection shows as connecting" grep -q 'dir=active.*state=connecting' $CONNS
 check "both MRAs reached our connections (ib_cm now waits 2.4 h for each)" wait_for 5 delta_eq m -:icm1 cm_mra_rx 2
-check "the MRA'd accepting one is gone within 15 s of its REQ: the MRA did not extend our deadline" wait_for 15 passive_gone
-check "... and the MRA'd connecting one: our connect deadline, not ib_cm's 2.4 h" wait_for 15 active_gone
+check "the MRA'd accepting one is gone within the next 15 s (its REQ at most 30 s before): the MRA did not extend our deadline" wait_for 15 passive_gone
+diag "accepting one gone about $(( $(cut -d. -f1 /proc/uptime) - t0 )) s after its REQ"
+check "... and the MRA'd connecting one within the 15 s after that: our connect deadline, not ib_cm's 2.4 h" wait_for 15 active_gone
 diag "both gone after about $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
 check_delta "counted as an accept timeout" m -:icm1 cm_accept_timeouts -eq 1
 check_delta "... and as a connect timeout" m -:icm1 cm_connect_timeouts -eq 1
@@ -113,14 +114,20 @@ expect "timeouts 31, lifetime 30, peer silent after a REP -> refused" "result=re
 check "no connection kept for it" wait_for 5 table_empty || cm_show icm1
 # pending at rmmod: an MRA'd REP (REQ with Max CM Retries 0: under a REJ of ours from REP_SENT
 # ib_cm would wait its 35 s out in ib_destroy_cm_id) and an MRA'd REQ of ours
+# The REQ of ours first, the REP last, so that both are seconds old at rmmod, well inside our
+# deadlines, and each MRA is shown to have reached our connection (cm_mra_rx), not only sent.
 echo 23 > $PAR/mra_timeout
 echo 20 > $PAR/cm_timeout; echo 18 > $PAR/life; echo 0 > $PAR/cm_retries
-r=$(echo "req softib0 $lidn $gid $sid mra $pd" > $CTL 2>&1 && cat $CTL)
-check "an MRA'd REP left pending ($r)" sh -c "printf '%s' '$r' | grep -q 'result=rep .*mra=sent'"
+snap r -:icm1
 # a ping every 0.2 s: those within the fall back's 1 s back-off take the UD path (refused above
 # its MTU), the first one after it connects again
 ping -c 25 -i 0.2 -s 60000 -W 1 10.0.9.2 > /dev/null 2>&1 &
 check "an MRA'd REQ of ours left pending (once the fall back's back-off is over)" wait_for 10 listened 2
+r=$(echo "req softib0 $lidn $gid $sid mra $pd" > $CTL 2>&1 && cat $CTL)
+check "an MRA'd REP left pending ($r)" sh -c "printf '%s' '$r' | grep -q 'result=rep .*mra=sent'"
+check "... both MRAs reached our connections" wait_for 5 delta_eq r -:icm1 cm_mra_rx 2
+check "... both still pending: one accepting, one connecting" sh -c "grep -q 'dir=passive.*state=accepting' $CONNS &&
+    grep -q 'dir=active.*state=connecting' $CONNS"
 t0=$(cut -d. -f1 /proc/uptime)
 check "rmmod ib_ipoib_cm right after" rmmod ib_ipoib_cm
 t=$(( $(cut -d. -f1 /proc/uptime) - t0 ))

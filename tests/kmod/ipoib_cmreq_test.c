@@ -566,6 +566,11 @@ static int run_listen(const char *devname, u32 ud_qpn)
 	int ret;
 
 	listen_free();
+	/* before the listen: a REQ handled right after it must stay counted */
+	atomic_set(&listen_req, 0);
+	atomic_set(&listen_mra, 0);
+	atomic_set(&listen_rej, 0);
+	atomic_set(&listen_rej_reason, 0);
 	dev = ib_device_get_by_name(devname, RDMA_DRIVER_UNKNOWN);
 	if (!dev)
 		return -ENODEV;
@@ -580,10 +585,6 @@ static int run_listen(const char *devname, u32 ud_qpn)
 		ib_device_put(dev);
 		return ret;
 	}
-	atomic_set(&listen_req, 0);
-	atomic_set(&listen_mra, 0);
-	atomic_set(&listen_rej, 0);
-	atomic_set(&listen_rej_reason, 0);
 	listener = id;
 	listen_dev = dev;
 	listen_started = true;
