@@ -77,7 +77,7 @@ tcp_each_second() {
 # A's replies to C held on its stalled connection keep no charge on A's ICMP control socket
 # (core/ipoib_hold.h): its send buffer (2 x 64 KiB) stays free for A's replies to B. C's burst
 # (48 pings of 60000 bytes, 20 ms apart) ends within about 2 s; then what reached A and what
-# waits: every reply built (Icmp OutEchoReps), none answered nor dropped by A's driver, and
+# waits: every reply built (Icmp OutEchoReps), none answered nor dropped at the queue bounds, and
 # the connection's ring full (tx_inflight = rc_send conn_limit), so at least 48 - conn_limit
 # of them wait on the connection's queue; then B's 5 pings to A
 snmp_icmp() { /sbin/ip netns exec $1 awk -v f=$2 '/^Icmp:/ { if (!h) { for (k = 1; k <= NF; k++) n[$k] = k; h = 1 } else { print $n[f]; exit } }' /proc/net/snmp; }
@@ -91,10 +91,12 @@ ctl_burst() {
 ctl_b_pings() {
     wait $ctl_cp
     ctl_in=$(( $(snmp_icmp A InEchos) - ctl_in )); ctl_rep=$(( $(snmp_icmp A OutEchoReps) - ctl_rep ))
-    ctl_drop=$(( $(delta ctl A:icm0 cm_tx_drop_queue_full) + $(delta ctl A:icm0 rc_tx_drop_conn_queue) +
-        $(delta ctl A:icm0 cm_tx_drop_teardown) ))
+    # dropped at the queue's bound; a later teardown by the send watchdog (about 10 s into the
+    # stall: on a loaded host these reads can reach it) may drop what waits, as it should
+    ctl_drop=$(( $(delta ctl A:icm0 cm_tx_drop_queue_full) + $(delta ctl A:icm0 rc_tx_drop_conn_queue) ))
     ctl_ring=$(sed -n 's/^conn_limit=\([0-9]*\) .*/\1/p' $(cm_file icm0 rc_send))
-    ctl_infl=$(a_to_c | grep " rqpn=$qc " | sed -n '1s/.* tx_inflight=\([0-9]*\).*/\1/p')
+    # C's connection as debugfs showed it 4 s into the stall (/tmp/conn.forever), before the watchdog
+    ctl_infl=$(sed -n '1s/.* tx_inflight=\([0-9]*\).*/\1/p' /tmp/conn.$1)
     ns_ping_all B 10.0.9.1 5 > /tmp/ctl.b 2>&1 &
     ctl_bp=$!
 }
@@ -138,7 +140,7 @@ stalled() {
     [ $1 = forever ] && ctl_burst
     sleep 4
     a_to_c | grep " rqpn=$qc " > /tmp/conn.$1	# C's line only: two hosts may use one QPN
-    [ $1 = forever ] && ctl_b_pings
+    [ $1 = forever ] && ctl_b_pings $1
     ns_exec A /usr/bin/ping -b -c 10 -i 0.2 -W 2 10.0.9.255 > /tmp/ud.$1 2>&1
     wait $bp; wait $up; wait $tp
     [ $1 = forever ] && ctl_checks
